@@ -1,0 +1,46 @@
+package dev.sqlagent;
+
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.web.HttpVerticle;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deploys the service's verticles in order: the workers that hold the database and the model first, the
+ * HTTP edge last, so nothing is served before what it calls is ready.
+ */
+public final class MainVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MainVerticle.class);
+
+  private final AppConfig config;
+  private final DbTarget db;
+  private volatile HttpVerticle http;
+
+  public MainVerticle(AppConfig config, DbTarget db) {
+    this.config = config;
+    this.db = db;
+  }
+
+  @Override
+  public Future<?> start() {
+    LOG.info("effective configuration: {}", config.describe());
+    DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
+    http = new HttpVerticle();
+    return vertx.deployVerticle(http, opts)
+        .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
+  }
+
+  /** The bound HTTP port (useful when configured as 0). */
+  public int httpPort() {
+    return http.actualPort();
+  }
+
+  DbTarget db() {
+    return db;
+  }
+}

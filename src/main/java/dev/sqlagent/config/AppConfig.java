@@ -1,0 +1,217 @@
+package dev.sqlagent.config;
+
+import dev.sqlagent.db.AdminUrl;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * The service's settings, typed and checked once at start. Each comes from an environment variable, or
+ * the same key in a properties file named by {@code SQLAGENT_CONFIG}; the environment wins. A bad value
+ * stops the start with a message that names the key, the value and what is expected.
+ */
+public record AppConfig(
+    Optional<AdminUrl> dbUrl,
+    Path home,
+    String httpHost,
+    int httpPort,
+    String llmBaseUrl,
+    String llmModel,
+    List<String> llmApiKeys,
+    int rowCap,
+    double maxPlanCost,
+    int statementTimeoutMs,
+    int lockTimeoutMs,
+    int llmCallTimeoutMs,
+    int questionTimeoutMs,
+    double promptPricePerMTok,
+    double completionPricePerMTok,
+    boolean llmAnswerSummary,
+    Optional<String> apiToken) {
+
+  /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
+  public static final Map<String, String[]> KEYS = keys();
+
+  private static Map<String, String[]> keys() {
+    Map<String, String[]> k = new LinkedHashMap<>();
+    k.put("SQLAGENT_DB_URL", new String[] {null, "admin URL of an existing PostgreSQL 15+; unset: embedded PostgreSQL"});
+    k.put("SQLAGENT_HOME", new String[] {null, "state directory (embedded data, role passwords); default ~/.sql-agent"});
+    k.put("SQLAGENT_HTTP_HOST", new String[] {"127.0.0.1", "interface the HTTP server binds to"});
+    k.put("SQLAGENT_HTTP_PORT", new String[] {"8080", "HTTP port (0: any free port)"});
+    k.put("SQLAGENT_LLM_BASE_URL", new String[] {"http://localhost:11434/v1", "OpenAI-compatible API base"});
+    k.put("SQLAGENT_LLM_MODEL", new String[] {"qwen2.5-coder:7b", "model name"});
+    k.put("SQLAGENT_LLM_API_KEY", new String[] {null, "API key; a second one for failover may follow a comma"});
+    k.put("SQLAGENT_ROW_CAP", new String[] {"200", "most rows a query returns"});
+    k.put("SQLAGENT_MAX_PLAN_COST", new String[] {"1000000", "largest planner cost the gate lets run"});
+    k.put("SQLAGENT_STATEMENT_TIMEOUT_MS", new String[] {"5000", "per-query statement_timeout"});
+    k.put("SQLAGENT_LOCK_TIMEOUT_MS", new String[] {"1000", "per-query lock_timeout"});
+    k.put("SQLAGENT_LLM_TIMEOUT_MS", new String[] {"60000", "deadline of one model call"});
+    k.put("SQLAGENT_QUESTION_TIMEOUT_MS", new String[] {"180000", "deadline of one whole question"});
+    k.put("SQLAGENT_PROMPT_PRICE", new String[] {"0", "USD per million prompt tokens"});
+    k.put("SQLAGENT_COMPLETION_PRICE", new String[] {"0", "USD per million completion tokens"});
+    k.put("SQLAGENT_ANSWER_SUMMARY", new String[] {"model", "'model': a second model call words the answer; 'plain': a deterministic summary"});
+    k.put("SQLAGENT_API_TOKEN", new String[] {null, "bearer token required on /api, /ws, /eventbus and /mcp"});
+    return java.util.Collections.unmodifiableMap(k);
+  }
+
+  private static final List<String> SECRETS = List.of("SQLAGENT_LLM_API_KEY", "SQLAGENT_API_TOKEN");
+
+  /** Reads the process environment (and SQLAGENT_CONFIG's file, if set). */
+  public static AppConfig fromEnvironment() {
+    return load(System.getenv());
+  }
+
+  public static AppConfig load(Map<String, String> env) {
+    return from(merged(env));
+  }
+
+  /** The file's keys under the environment's; unknown SQLAGENT_ keys are refused, not ignored. */
+  static Map<String, String> merged(Map<String, String> env) {
+    Map<String, String> values = new HashMap<>();
+    String file = env.get("SQLAGENT_CONFIG");
+    if (file != null && !file.isBlank()) {
+      Properties p = new Properties();
+      try (Reader r = Files.newBufferedReader(Path.of(file))) {
+        p.load(r);
+      } catch (IOException e) {
+        throw new ConfigException("SQLAGENT_CONFIG=" + file + ": cannot read the file (" + e.getMessage() + ")");
+      }
+      for (String k : p.stringPropertyNames()) values.put(k.trim(), p.getProperty(k).trim());
+    }
+    env.forEach((k, v) -> {
+      if (k.startsWith("SQLAGENT_")) values.put(k, v);
+    });
+    for (String k : values.keySet()) {
+      if (!KEYS.containsKey(k) && !k.equals("SQLAGENT_CONFIG")) {
+        throw new ConfigException(k + " is not a setting of sql-agent; known: " + String.join(", ", KEYS.keySet()));
+      }
+    }
+    return values;
+  }
+
+  static AppConfig from(Map<String, String> v) {
+    Values r = new Values(v);
+    Optional<AdminUrl> db = r.optional("SQLAGENT_DB_URL").map(s -> {
+      try {
+        return AdminUrl.parse(s);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("SQLAGENT_DB_URL " + e.getMessage());
+      }
+    });
+    Path home = r.optional("SQLAGENT_HOME").map(Path::of).orElseGet(AppConfig::defaultHome);
+    String summary = r.string("SQLAGENT_ANSWER_SUMMARY");
+    if (!summary.equals("model") && !summary.equals("plain")) {
+      throw new ConfigException("SQLAGENT_ANSWER_SUMMARY=" + summary + ": expected 'model' or 'plain'");
+    }
+    String base = r.string("SQLAGENT_LLM_BASE_URL").replaceAll("/+$", "");
+    if (!base.startsWith("http://") && !base.startsWith("https://")) {
+      throw new ConfigException("SQLAGENT_LLM_BASE_URL=" + base + ": expected an http:// or https:// URL ending in /v1");
+    }
+    List<String> keys = r.optional("SQLAGENT_LLM_API_KEY")
+        .map(s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList())
+        .orElse(List.of());
+    if (keys.size() > 2) throw new ConfigException("SQLAGENT_LLM_API_KEY: at most two keys (primary,failover)");
+    return new AppConfig(db, home,
+        r.string("SQLAGENT_HTTP_HOST"),
+        r.integer("SQLAGENT_HTTP_PORT", 0, 65_535),
+        base,
+        r.string("SQLAGENT_LLM_MODEL"),
+        keys,
+        r.integer("SQLAGENT_ROW_CAP", 1, 10_000),
+        r.decimal("SQLAGENT_MAX_PLAN_COST", 1, 1e12),
+        r.integer("SQLAGENT_STATEMENT_TIMEOUT_MS", 100, 600_000),
+        r.integer("SQLAGENT_LOCK_TIMEOUT_MS", 10, 60_000),
+        r.integer("SQLAGENT_LLM_TIMEOUT_MS", 100, 3_600_000),
+        r.integer("SQLAGENT_QUESTION_TIMEOUT_MS", 100, 3_600_000),
+        r.decimal("SQLAGENT_PROMPT_PRICE", 0, 1e6),
+        r.decimal("SQLAGENT_COMPLETION_PRICE", 0, 1e6),
+        summary.equals("model"),
+        r.optional("SQLAGENT_API_TOKEN"));
+  }
+
+  static Path defaultHome() {
+    return Path.of(System.getProperty("user.home"), ".sql-agent");
+  }
+
+  /** The settings as the log line shows them: secrets masked. */
+  public String describe() {
+    List<String> parts = new ArrayList<>();
+    parts.add("db=" + dbUrl.map(AdminUrl::toString).orElse("embedded"));
+    parts.add("home=" + home);
+    parts.add("http=" + httpHost + ":" + httpPort);
+    parts.add("llm=" + llmBaseUrl + " model=" + llmModel + " keys=" + (llmApiKeys.isEmpty() ? "none" : llmApiKeys.size() + "x****"));
+    parts.add("rowCap=" + rowCap + " maxPlanCost=" + maxPlanCost);
+    parts.add("statementTimeoutMs=" + statementTimeoutMs + " lockTimeoutMs=" + lockTimeoutMs);
+    parts.add("llmTimeoutMs=" + llmCallTimeoutMs + " questionTimeoutMs=" + questionTimeoutMs);
+    parts.add("answerSummary=" + (llmAnswerSummary ? "model" : "plain"));
+    parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
+    return String.join(", ", parts);
+  }
+
+  @Override
+  public String toString() {
+    return "AppConfig[" + describe() + "]";
+  }
+
+  /** The settings verticles need, as deployment config (secrets included: it never leaves the process). */
+  public JsonObject toJson() {
+    return new JsonObject()
+        .put("httpHost", httpHost).put("httpPort", httpPort)
+        .put("llmBaseUrl", llmBaseUrl).put("llmModel", llmModel).put("llmApiKeys", new io.vertx.core.json.JsonArray(llmApiKeys))
+        .put("rowCap", rowCap).put("maxPlanCost", maxPlanCost)
+        .put("statementTimeoutMs", statementTimeoutMs).put("lockTimeoutMs", lockTimeoutMs)
+        .put("llmCallTimeoutMs", llmCallTimeoutMs).put("questionTimeoutMs", questionTimeoutMs)
+        .put("promptPricePerMTok", promptPricePerMTok).put("completionPricePerMTok", completionPricePerMTok)
+        .put("llmAnswerSummary", llmAnswerSummary)
+        .put("apiToken", apiToken.orElse(null));
+  }
+
+  public static boolean isSecret(String key) {
+    return SECRETS.contains(key);
+  }
+
+  /** Typed reads with the key's default and a precise message on a bad value. */
+  private record Values(Map<String, String> values) {
+    Optional<String> optional(String key) {
+      String v = values.get(key);
+      if (v == null || v.isBlank()) v = KEYS.get(key)[0];
+      return Optional.ofNullable(v).map(String::trim);
+    }
+
+    String string(String key) {
+      return optional(key).orElseThrow(() -> new ConfigException(key + " must be set"));
+    }
+
+    int integer(String key, int min, int max) {
+      String s = string(key);
+      try {
+        int n = Integer.parseInt(s);
+        if (n < min || n > max) throw new ConfigException(key + "=" + s + ": expected a whole number from " + min + " to " + max);
+        return n;
+      } catch (NumberFormatException e) {
+        throw new ConfigException(key + "=" + s + ": expected a whole number from " + min + " to " + max);
+      }
+    }
+
+    double decimal(String key, double min, double max) {
+      String s = string(key);
+      try {
+        double d = Double.parseDouble(s);
+        if (!(d >= min && d <= max)) throw new ConfigException(key + "=" + s + ": expected a number from " + min + " to " + max);
+        return d;
+      } catch (NumberFormatException e) {
+        throw new ConfigException(key + "=" + s + ": expected a number from " + min + " to " + max);
+      }
+    }
+  }
+}

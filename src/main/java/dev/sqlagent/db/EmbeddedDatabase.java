@@ -1,0 +1,91 @@
+package dev.sqlagent.db;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded PostgreSQL: real server binaries from the zonky Maven artifact, a persistent data
+ * directory under the service's home, so data and role passwords survive restarts.
+ *
+ * <p>What a plain zonky start does not give a real service, added here (as root, zonky itself runs the
+ * server in an unprivileged user namespace with {@code unshare -U}):
+ * <ul>
+ *   <li>Password authentication. initdb runs with {@code trust}; on first start the superuser gets a
+ *       generated password and pg_hba.conf is switched to scram-sha-256, so the agent's roles really are
+ *       separated by their passwords.</li>
+ * </ul>
+ */
+public final class EmbeddedDatabase implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
+  private static final String ADMIN = "postgres";
+
+  private final EmbeddedPostgres pg;
+  private final AdminUrl adminUrl;
+
+  private EmbeddedDatabase(EmbeddedPostgres pg, AdminUrl adminUrl) {
+    this.pg = pg;
+    this.adminUrl = adminUrl;
+  }
+
+  /** Starts (initialising on first use) the server whose data lives in {@code dataDir}. Blocking. */
+  public static EmbeddedDatabase start(Path dataDir, Path binDir, String adminPassword) throws IOException {
+    boolean fresh = !Files.exists(dataDir.resolve("postgresql.conf"));
+    Files.createDirectories(dataDir.getParent());
+    EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+        .setDataDirectory(dataDir)
+        .setCleanDataDirectory(false)
+        .setOverrideWorkingDirectory(binDir.toFile())
+        .setPGStartupWait(Duration.ofSeconds(60))
+        .setServerConfig("listen_addresses", "localhost")
+        .setServerConfig("unix_socket_directories", "")
+        .setServerConfig("synchronous_commit", "on")
+        .setServerConfig("max_connections", "100")
+        .setServerConfig("timezone", "UTC")
+        .setConnectConfig("password", adminPassword);
+    EmbeddedPostgres pg = builder.start();
+    if (fresh) {
+      secure(pg, dataDir, adminPassword);
+    }
+    AdminUrl url = new AdminUrl("localhost", pg.getPort(), ADMIN, adminPassword, AdminUrl.DEFAULT_DATABASE);
+    LOG.info("embedded PostgreSQL {} on port {} (data: {})", fresh ? "initialised" : "started", pg.getPort(), dataDir);
+    return new EmbeddedDatabase(pg, url);
+  }
+
+  public AdminUrl adminUrl() {
+    return adminUrl;
+  }
+
+  public int port() {
+    return pg.getPort();
+  }
+
+  @Override
+  public void close() throws IOException {
+    pg.close();
+  }
+
+  /** Superuser password and scram authentication for every TCP connection from now on. */
+  private static void secure(EmbeddedPostgres pg, Path dataDir, String adminPassword) throws IOException {
+    try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+      s.execute("SET password_encryption = 'scram-sha-256'");
+      s.execute("ALTER ROLE postgres PASSWORD '" + adminPassword.replace("'", "''") + "'");
+      Files.writeString(dataDir.resolve("pg_hba.conf"),
+          "# written by sql-agent: every connection authenticates with a password\n"
+              + "host all all 127.0.0.1/32 scram-sha-256\n"
+              + "host all all ::1/128 scram-sha-256\n");
+      s.execute("SELECT pg_reload_conf()");
+    } catch (java.sql.SQLException e) {
+      throw new IOException("could not secure the embedded PostgreSQL: " + e.getMessage(), e);
+    }
+  }
+
+
+}

@@ -1,0 +1,44 @@
+package dev.sqlagent.web;
+
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+/** The HTTP edge: thin routes onto event-bus addresses. */
+public final class HttpVerticle extends VerticleBase {
+
+  private HttpServer server;
+
+  @Override
+  public Future<?> start() {
+    Router router = Router.router(vertx);
+    router.get("/health").handler(this::liveness);
+    router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
+    router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
+        "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
+    return vertx.createHttpServer(new HttpServerOptions()
+            .setHost(config().getString("httpHost", "127.0.0.1"))
+            .setPort(config().getInteger("httpPort", 8080)))
+        .requestHandler(router)
+        .listen()
+        .onSuccess(s -> server = s);
+  }
+
+  public int actualPort() {
+    return server == null ? -1 : server.actualPort();
+  }
+
+  /** Liveness: the process and its event loop answer. Readiness lives at /api/health. */
+  private void liveness(RoutingContext ctx) {
+    ctx.json(new JsonObject().put("status", "UP"));
+  }
+
+  static void error(RoutingContext ctx, int status, String type, String message) {
+    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
+        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+  }
+}

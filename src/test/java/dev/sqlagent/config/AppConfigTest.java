@@ -1,0 +1,73 @@
+package dev.sqlagent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AppConfigTest {
+
+  @Test
+  void defaultsNeedNoSetting() {
+    AppConfig c = AppConfig.load(Map.of());
+    assertThat(c.dbUrl()).isEmpty();
+    assertThat(c.httpPort()).isEqualTo(8080);
+    assertThat(c.httpHost()).isEqualTo("127.0.0.1");
+    assertThat(c.llmBaseUrl()).isEqualTo("http://localhost:11434/v1");
+    assertThat(c.rowCap()).isEqualTo(200);
+  }
+
+  @Test
+  void secretsAreMaskedInTheLogLine() {
+    AppConfig c = AppConfig.load(Map.of(
+        "SQLAGENT_DB_URL", "postgresql://admin:hunter2@db.internal:5433/shop",
+        "SQLAGENT_LLM_API_KEY", "sk-primary-secret,sk-second-secret",
+        "SQLAGENT_API_TOKEN", "tok-secret"));
+    assertThat(c.describe()).doesNotContain("hunter2", "sk-primary-secret", "sk-second-secret", "tok-secret")
+        .contains("postgresql://admin:****@db.internal:5433/shop", "keys=2x****", "apiToken=****");
+    assertThat(c.toString()).doesNotContain("hunter2");
+    assertThat(c.llmApiKeys()).containsExactly("sk-primary-secret", "sk-second-secret");
+  }
+
+  @Test
+  void badValuesNameTheKeyAndWhatIsExpected() {
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_HTTP_PORT", "eighty")))
+        .isInstanceOf(ConfigException.class).hasMessage("SQLAGENT_HTTP_PORT=eighty: expected a whole number from 0 to 65535");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_HTTP_PORT", "70000")))
+        .hasMessageContaining("from 0 to 65535");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "mysql://root@localhost/x")))
+        .hasMessage("SQLAGENT_DB_URL must start with postgresql:// (got mysql://)");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://localhost/x")))
+        .hasMessageContaining("has no user");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "localhost:11434")))
+        .hasMessageContaining("SQLAGENT_LLM_BASE_URL=localhost:11434");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ROWCAP", "5")))
+        .hasMessageContaining("SQLAGENT_ROWCAP is not a setting of sql-agent");
+  }
+
+  @Test
+  void databaseNameComesFromTheUrlUnlessItIsTheMaintenanceDatabase() {
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h/postgres")).dbUrl().orElseThrow().database()).isEqualTo("shop");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h")).dbUrl().orElseThrow().database()).isEqualTo("shop");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a:p%40ss@h:6543/demo")).dbUrl().orElseThrow())
+        .satisfies(u -> {
+          assertThat(u.database()).isEqualTo("demo");
+          assertThat(u.password()).isEqualTo("p@ss");
+          assertThat(u.port()).isEqualTo(6543);
+        });
+  }
+
+  @Test
+  void aConfigFileSetsTheSameKeysAndTheEnvironmentWins() throws Exception {
+    Path f = Files.createTempFile("sqlagent", ".properties");
+    Files.writeString(f, "SQLAGENT_ROW_CAP=50\nSQLAGENT_HTTP_PORT=9000\n");
+    AppConfig c = AppConfig.load(Map.of("SQLAGENT_CONFIG", f.toString(), "SQLAGENT_HTTP_PORT", "9100"));
+    assertThat(c.rowCap()).isEqualTo(50);
+    assertThat(c.httpPort()).isEqualTo(9100);
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_CONFIG", "/nonexistent/x.properties")))
+        .hasMessageContaining("SQLAGENT_CONFIG=/nonexistent/x.properties: cannot read the file");
+  }
+}

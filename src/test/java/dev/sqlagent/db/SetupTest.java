@@ -1,0 +1,164 @@
+package dev.sqlagent.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sqlagent.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Setup against the real shared PostgreSQL: data, proofs, rebuilds. */
+class SetupTest {
+
+  /** Changing the seed data must be deliberate: update this value in the same commit. */
+  static final String FINGERPRINT = "32c811100f4e4b065a0ec2c1e0d455ec";
+
+  private final TestDatabase db = TestDatabase.get();
+
+  @Test
+  void seedsExactlyTheContractedVolumes() throws SQLException {
+    try (Connection c = db.target().roConnection()) {
+      assertThat(count(c, "SELECT count(*) FROM bills")).isEqualTo(1_400);
+      assertThat(count(c, "SELECT count(*) FROM bill_archive")).isEqualTo(900);
+      assertThat(count(c, "SELECT count(*) FROM categories")).isEqualTo(6);
+      assertThat(count(c, "SELECT count(*) FROM employees")).isEqualTo(12);
+      assertThat(count(c, "SELECT count(*) FROM employees WHERE role = 'OWNER' AND mgr_id IS NULL AND salary IS NULL")).isEqualTo(1);
+      assertThat(count(c, "SELECT count(*) FROM bills WHERE bill_dt < '2025-01-01' OR bill_dt >= '2026-11-01'")).isZero();
+      assertThat(count(c, "SELECT count(*) FROM bill_archive WHERE txn_dt < '2023-01-01' OR txn_dt >= '2025-01-01'")).isZero();
+      assertThat(count(c, "SELECT count(*) FROM customers")).isBetween(140, 160);
+      assertThat(count(c, "SELECT count(*) FROM products")).isBetween(110, 130);
+      assertThat(count(c, "SELECT count(*) FROM suppliers WHERE NOT is_active")).isPositive();
+      assertThat(count(c, "SELECT count(*) FROM suppliers WHERE gst_no IS NULL")).isPositive();
+    }
+  }
+
+  @Test
+  void seedKeepsTheDataRules() throws SQLException {
+    try (Connection c = db.target().roConnection()) {
+      // total_amt = sum(line_total) - discount_amt, for every bill
+      assertThat(count(c, """
+          SELECT count(*) FROM bills b
+          WHERE b.total_amt <> (SELECT sum(i.line_total) FROM bill_items i WHERE i.bill_id = b.bill_id) - b.discount_amt""")).isZero();
+      assertThat(count(c, "SELECT count(*) FROM bills b WHERE NOT EXISTS (SELECT 1 FROM bill_items i WHERE i.bill_id = b.bill_id)")).isZero();
+      assertThat(count(c, "SELECT max(n) FROM (SELECT count(*) n FROM bill_items GROUP BY bill_id) x")).isLessThanOrEqualTo(6);
+      int withCustomer = count(c, "SELECT count(*) FROM bills WHERE cust_id IS NOT NULL");
+      assertThat(withCustomer).isBetween(350, 490);                     // about 30%
+      int cancelled = count(c, "SELECT count(*) FROM bills WHERE status = 'CANCELLED'");
+      assertThat(cancelled).isBetween(20, 110);                         // a few per cent
+      assertThat(count(c, "SELECT count(*) FROM payments p JOIN bills b USING (bill_id) WHERE b.status = 'CANCELLED'")).isZero();
+      // PAID bills are paid in full, most in one row, some in two or three
+      assertThat(count(c, """
+          SELECT count(*) FROM bills b WHERE b.status = 'PAID'
+            AND b.total_amt <> (SELECT coalesce(sum(amt), 0) FROM payments p WHERE p.bill_id = b.bill_id)""")).isZero();
+      assertThat(count(c, "SELECT count(*) FROM (SELECT bill_id FROM payments GROUP BY bill_id HAVING count(*) > 1) x")).isPositive();
+      assertThat(count(c, """
+          SELECT count(*) FROM bills b WHERE b.status = 'PARTIAL'
+            AND (SELECT coalesce(sum(amt), 0) FROM payments p WHERE p.bill_id = b.bill_id) >= b.total_amt""")).isZero();
+      // losses negative, statuses upper case, the planted address values
+      assertThat(count(c, "SELECT count(*) FROM stock_adjustments WHERE reason IN ('DAMAGE', 'THEFT') AND qty_change >= 0")).isZero();
+      assertThat(count(c, "SELECT count(*) FROM bills WHERE status <> upper(status)")).isZero();
+      assertThat(count(c, "SELECT count(*) FROM customers WHERE address ILIKE '%ignore previous instructions%'")).isEqualTo(1);
+      assertThat(count(c, "SELECT count(*) FROM customers WHERE length(address) > 1000")).isEqualTo(1);
+      assertThat(count(c, "SELECT count(*) FROM customers WHERE is_credit_customer")).isBetween(40, 60);
+      assertThat(count(c, "SELECT count(*) FROM customers WHERE credit_limit IS NOT NULL AND NOT is_credit_customer")).isZero();
+    }
+  }
+
+  @Test
+  void everyTableAndColumnIsCommented() throws SQLException {
+    try (Connection c = db.target().roConnection()) {
+      assertThat(count(c, """
+          SELECT count(*) FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace
+          WHERE n.nspname = 'public' AND k.relkind = 'r' AND obj_description(k.oid, 'pg_class') IS NULL""")).isZero();
+      assertThat(count(c, """
+          SELECT count(*) FROM information_schema.columns
+          WHERE table_schema = 'public' AND col_description((table_schema || '.' || table_name)::regclass, ordinal_position) IS NULL""")).isZero();
+    }
+  }
+
+  @Test
+  void rebuildGivesTheSameRowsAndThePinnedFingerprint() throws SQLException {
+    String before;
+    try (Connection c = db.target().adminConnection(db.target().database())) {
+      before = Setup.fingerprint(c);
+    }
+    new Setup(db.target()).run();
+    try (Connection c = db.target().adminConnection(db.target().database())) {
+      assertThat(Setup.fingerprint(c)).isEqualTo(before).isEqualTo(FINGERPRINT);
+    }
+  }
+
+  @Test
+  void aForbiddenGrantFailsSetupNamingTheStatement() throws SQLException {
+    Setup setup = new Setup(db.target());
+    try (Connection c = db.target().adminConnection(db.target().database()); Statement s = c.createStatement()) {
+      s.execute("GRANT DELETE ON bill_items TO sql_agent_ro");
+    }
+    try {
+      assertThatThrownBy(setup::prove)
+          .isInstanceOf(Setup.SetupException.class)
+          .hasMessageContaining("sql_agent_ro was able to run `DELETE FROM bill_items`");
+    } finally {
+      setup.grantRoles();        // setup's own grant step puts it right again
+    }
+    assertThat(setup.prove()).hasSizeGreaterThan(10);
+    try (Connection c = db.target().roConnection()) {
+      assertThat(count(c, "SELECT count(*) FROM bill_items")).isPositive();   // nothing was deleted
+    }
+  }
+
+  @Test
+  void logRoleThatCanReadFailsSetup() throws SQLException {
+    Setup setup = new Setup(db.target());
+    try (Connection c = db.target().adminConnection(db.target().database()); Statement s = c.createStatement()) {
+      s.execute("GRANT SELECT ON agent_query_log TO sql_agent_log");
+    }
+    try {
+      assertThatThrownBy(setup::prove).hasMessageContaining("sql_agent_log was able to run `SELECT count(*) FROM agent_query_log`");
+    } finally {
+      setup.grantRoles();
+    }
+  }
+
+  @Test
+  void statusAttemptsEveryCheckAndAllPass() {
+    List<Status.Check> checks = Status.run(db.target());
+    assertThat(checks).allMatch(Status.Check::ok, "every status check ok");
+    assertThat(checks).filteredOn(c -> c.name().equals("write blocked (agent role)"))
+        .singleElement().extracting(Status.Check::detail).asString().contains("25006");
+    assertThat(checks).filteredOn(c -> c.name().equals("log role cannot read"))
+        .singleElement().extracting(Status.Check::detail).asString().contains("42501");
+    assertThat(checks).filteredOn(c -> c.name().equals("tables visible to the agent"))
+        .singleElement().extracting(Status.Check::detail).isEqualTo("15");
+    assertThat(checks).filteredOn(c -> c.name().equals("rows in bills"))
+        .singleElement().extracting(Status.Check::detail).isEqualTo("1400");
+  }
+
+  @Test
+  void agentRoleHasTheContractedLoginDefaults() throws SQLException {
+    try (Connection c = db.target().roConnection()) {
+      assertThat(text(c, "SHOW default_transaction_read_only")).isEqualTo("on");
+      assertThat(text(c, "SHOW statement_timeout")).isEqualTo("5s");
+      assertThat(text(c, "SHOW lock_timeout")).isEqualTo("1s");
+      assertThat(text(c, "SHOW idle_in_transaction_session_timeout")).isEqualTo("10s");
+    }
+  }
+
+  static int count(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  static String text(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+}
