@@ -1,5 +1,6 @@
 package dev.sqlagent;
 
+import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
 import dev.sqlagent.web.HttpVerticle;
@@ -31,7 +32,8 @@ public final class MainVerticle extends VerticleBase {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
     http = new HttpVerticle();
-    return vertx.deployVerticle(http, opts)
+    return vertx.deployVerticle(new AgentVerticle(), opts)
+        .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }
 
