@@ -1,5 +1,6 @@
 package dev.sqlagent;
 
+import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
 import dev.sqlagent.web.HttpVerticle;
@@ -19,19 +20,29 @@ public final class MainVerticle extends VerticleBase {
 
   private final AppConfig config;
   private final DbTarget db;
+  private final boolean withHttp;
   private volatile HttpVerticle http;
 
   public MainVerticle(AppConfig config, DbTarget db) {
+    this(config, db, true);
+  }
+
+  /** Without HTTP: the command-line tools (ask, eval, mcp) use the same verticles over the event bus. */
+  public MainVerticle(AppConfig config, DbTarget db, boolean withHttp) {
     this.config = config;
     this.db = db;
+    this.withHttp = withHttp;
   }
 
   @Override
   public Future<?> start() {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
+    Future<String> workers = vertx.deployVerticle(new AgentVerticle(), opts);
+    if (!withHttp) return workers;
     http = new HttpVerticle();
-    return vertx.deployVerticle(http, opts)
+    return workers
+        .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }
 

@@ -8,6 +8,20 @@ public final class Addresses {
   public static final String EXECUTE = "sqlagent.execution.run";
   /** The agent: request {question, mode}, reply the answer JSON. */
   public static final String ASK = "sqlagent.agent.ask";
+  /** Retrieval: request {question, widen}, reply the chosen tables with schema and samples. */
+  public static final String RETRIEVE = "sqlagent.retrieval.select";
+  /** The model: request {run_id, messages, stream}, reply the completion. */
+  public static final String GENERATE = "sqlagent.generation.complete";
+  /** A run's events so far: request {run_id, after_seq}. */
+  public static final String RUN_EVENTS = "sqlagent.agent.events";
+  /** Every finished run's answer is published here (the query log listens). */
+  public static final String ANSWERS = "sqlagent.agent.answers";
+
+  /** Streaming token deltas of one run's model calls. */
+  public static String generationDeltas(String runId) {
+    return "sqlagent.generation.delta." + runId;
+  }
+
   /** Every graph event of every run is published here... */
   public static final String EVENTS = "sqlagent.events";
 

@@ -1,0 +1,85 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/** {@code POST /api/ask} and {@code GET /api/runs/:id/events}: thin adapters onto the agent's addresses. */
+public final class AgentRoutes {
+
+  private final Vertx vertx;
+  private final long askTimeoutMs;
+
+  private AgentRoutes(Vertx vertx, JsonObject config) {
+    this.vertx = vertx;
+    this.askTimeoutMs = config.getLong("questionTimeoutMs", 180_000L) + 15_000L;
+  }
+
+  public static void mount(Router router, Vertx vertx, JsonObject config) {
+    AgentRoutes r = new AgentRoutes(vertx, config);
+    router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(r::ask);
+    router.get("/api/runs/:id/events").handler(r::events);
+  }
+
+  private void ask(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
+      return;
+    }
+    if (body == null) {
+      error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
+      return;
+    }
+    JsonObject request = new JsonObject().put("question", body.getValue("question"))
+        .put("mode", body.getValue("mode", "agent")).put("source", "http");
+    vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
+        .onSuccess(m -> ctx.json(m.body()))
+        .onFailure(err -> replyFailure(ctx, err));
+  }
+
+  private void events(RoutingContext ctx) {
+    long after;
+    try {
+      after = Long.parseLong(ctx.queryParams().get("after_seq") == null ? "0" : ctx.queryParams().get("after_seq"));
+    } catch (NumberFormatException e) {
+      error(ctx, 400, "bad_request", "after_seq must be a whole number");
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
+            new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after))
+        .onSuccess(m -> ctx.json(m.body()))
+        .onFailure(err -> replyFailure(ctx, err));
+  }
+
+  static void replyFailure(RoutingContext ctx, Throwable err) {
+    if (err instanceof ReplyException re) {
+      if (re.failureType() == ReplyFailure.TIMEOUT) {
+        error(ctx, 504, "timeout", "no answer in time");
+      } else if (re.failureType() == ReplyFailure.NO_HANDLERS) {
+        error(ctx, 503, "unavailable", "the agent is not running");
+      } else if (re.failureCode() == 400 || re.failureCode() == 404 || re.failureCode() == 429) {
+        error(ctx, re.failureCode(), re.failureCode() == 404 ? "not_found" : re.failureCode() == 429 ? "busy" : "bad_request",
+            re.getMessage());
+      } else {
+        error(ctx, 500, "error", "the request could not be completed");
+      }
+    } else {
+      error(ctx, 500, "error", "the request could not be completed");
+    }
+  }
+
+  static void error(RoutingContext ctx, int status, String type, String message) {
+    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
+        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+  }
+}

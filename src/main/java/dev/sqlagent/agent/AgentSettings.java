@@ -1,0 +1,16 @@
+package dev.sqlagent.agent;
+
+import io.vertx.core.json.JsonObject;
+
+/** What the agent reads from the service configuration. */
+record AgentSettings(String model, long questionTimeoutMs, long stepTimeoutMs, boolean modelSummary) {
+
+  static AgentSettings from(JsonObject config) {
+    return new AgentSettings(
+        config.getString("llmModel", "unknown"),
+        config.getLong("questionTimeoutMs", 180_000L),
+        // gate and retrieval steps: the statement timeout plus planning and queueing headroom
+        config.getLong("statementTimeoutMs", 5_000L) + 10_000L,
+        config.getBoolean("llmAnswerSummary", true));
+  }
+}

@@ -1,0 +1,120 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The graph's owner: takes questions on {@link Addresses#ASK}, runs each through {@link AgentRun}, replies
+ * with the answer JSON and publishes it on {@link Addresses#ANSWERS}. Keeps the events of recent runs so a
+ * client that joined late or missed some can fetch them ({@link Addresses#RUN_EVENTS}).
+ */
+public final class AgentVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AgentVerticle.class);
+
+  /** Longest question accepted; longer is refused with a clear message rather than sent to the model. */
+  public static final int MAX_QUESTION_CHARS = 2_000;
+  private static final int KEPT_RUNS = 500;
+  private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
+
+  private final FirstSqlMutator mutator;
+  private AgentSettings settings;
+
+  /** Runs' events, oldest dropped first; touched only on this verticle's context. */
+  private final Map<String, JsonArray> runs = new LinkedHashMap<>(64, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, JsonArray> eldest) {
+      return size() > KEPT_RUNS;
+    }
+  };
+
+  public AgentVerticle() {
+    this(null);
+  }
+
+  /** With a fault injector: evaluation only. */
+  public AgentVerticle(FirstSqlMutator mutator) {
+    this.mutator = mutator;
+  }
+
+  @Override
+  public Future<?> start() {
+    settings = AgentSettings.from(config());
+    return Future.all(
+        vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
+        vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion());
+  }
+
+  private void ask(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    String problem = invalid(body);
+    if (problem != null) {
+      msg.fail(400, problem);
+      return;
+    }
+    String question = body.getString("question").strip();
+    String mode = body.getString("mode", "agent");
+    String source = body.getString("source", "eventbus");
+    String runId = body.getString("run_id", UUID.randomUUID().toString());
+    JsonArray kept = new JsonArray();
+    runs.put(runId, kept);
+    RunEvents events = new RunEvents(vertx.eventBus(), runId, kept);
+    boolean inject = body.getBoolean("inject_fault", false);
+    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null).run()
+        .onSuccess(answer -> {
+          msg.reply(answer);
+          vertx.eventBus().publish(Addresses.ANSWERS, answer);
+          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.getBoolean("gave_up") ? "gave up"
+              : answer.getBoolean("refused") ? "refused" : "answered", answer.getLong("latency_ms"),
+              answer.getInteger("attempts"), answer.getJsonArray("history").isEmpty() ? "" : ", errors "
+              + answer.getJsonArray("history").stream().map(h -> ((JsonObject) h).getString("error_type")).toList());
+        })
+        .onFailure(err -> {
+          LOG.error("run {} failed unexpectedly", runId, err);
+          msg.fail(500, "the agent failed unexpectedly; run " + runId);
+        });
+  }
+
+  /** The request's problem in words, or null when it is fine. */
+  static String invalid(JsonObject body) {
+    Object q = body.getValue("question");
+    if (!(q instanceof String s) || s.isBlank()) return "question must be a non-empty string";
+    if (s.length() > MAX_QUESTION_CHARS) {
+      return "question is " + s.length() + " characters; the limit is " + MAX_QUESTION_CHARS;
+    }
+    Object mode = body.getValue("mode");
+    if (mode != null && !"agent".equals(mode) && !"baseline".equals(mode)) return "mode must be \"agent\" or \"baseline\"";
+    Object source = body.getValue("source");
+    if (source != null && !SOURCES.contains(source)) return "source must be one of " + SOURCES;
+    Object runId = body.getValue("run_id");
+    if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
+      return "run_id must be 8 to 64 letters, digits or dashes";
+    }
+    return null;
+  }
+
+  private void runEvents(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    JsonArray events = runs.get(body.getString("run_id", ""));
+    if (events == null) {
+      msg.fail(404, "no run " + body.getString("run_id") + " (only the last " + KEPT_RUNS + " runs are kept)");
+      return;
+    }
+    long after = body.getLong("after_seq", 0L);
+    JsonArray out = new JsonArray();
+    for (Object e : events) {
+      if (((JsonObject) e).getLong("seq") > after) out.add(e);
+    }
+    msg.reply(new JsonObject().put("run_id", body.getString("run_id")).put("events", out));
+  }
+}

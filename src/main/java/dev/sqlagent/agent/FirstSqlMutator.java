@@ -1,0 +1,15 @@
+package dev.sqlagent.agent;
+
+import java.util.Optional;
+
+/**
+ * Evaluation's fault injection: rewrites the model's first SQL of a question in a recorded way so the
+ * repair loop has something to repair. Absent in normal service.
+ */
+@FunctionalInterface
+public interface FirstSqlMutator {
+
+  record Mutation(String fault, String sql) {}
+
+  Optional<Mutation> mutate(String sql, String question);
+}

@@ -1,0 +1,45 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/** Publishes one run's events in order, numbering them, and keeps them for late joiners. */
+final class RunEvents {
+
+  private final EventBus bus;
+  private final String runId;
+  private final JsonArray kept;
+  private long seq;
+
+  RunEvents(EventBus bus, String runId, JsonArray kept) {
+    this.bus = bus;
+    this.runId = runId;
+    this.kept = kept;
+  }
+
+  void started(String node, String kind, int attempt, JsonObject data) {
+    publish(node, "started", kind, attempt, data);
+  }
+
+  void finished(String node, String kind, int attempt, JsonObject data) {
+    publish(node, "finished", kind, attempt, data);
+  }
+
+  void failed(String node, String kind, int attempt, JsonObject data) {
+    publish(node, "failed", kind, attempt, data);
+  }
+
+  void progress(String node, String kind, int attempt, JsonObject data) {
+    publish(node, "progress", kind, attempt, data);
+  }
+
+  private void publish(String node, String status, String kind, int attempt, JsonObject data) {
+    JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node, status, attempt, kind,
+        data == null ? new JsonObject() : data).toJson();
+    kept.add(event);
+    bus.publish(Addresses.events(runId), event);
+    bus.publish(Addresses.EVENTS, event);
+  }
+}
