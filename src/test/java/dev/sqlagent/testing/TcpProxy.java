@@ -19,6 +19,7 @@ public final class TcpProxy {
   private final NetClient client;
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private volatile boolean open = true;
+  private volatile boolean stalled;
 
   private TcpProxy(NetServer server, NetClient client) {
     this.server = server;
@@ -36,6 +37,12 @@ public final class TcpProxy {
   private void accept(NetSocket in, String host, int port) {
     if (!open) {
       in.close();
+      return;
+    }
+    if (stalled) {
+      // Accepted, then silence: a server that hangs rather than refuses.
+      sockets.add(in);
+      in.handler(b -> { });
       return;
     }
     in.pause();
@@ -66,8 +73,15 @@ public final class TcpProxy {
     sockets.forEach(NetSocket::close);
   }
 
+  /** The database hangs: connections are accepted and never answered. */
+  public void stall() {
+    stalled = true;
+    sockets.forEach(NetSocket::close);
+  }
+
   public void restore() {
     open = true;
+    stalled = false;
   }
 
   public Future<Void> close() {
