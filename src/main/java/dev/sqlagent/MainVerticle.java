@@ -3,6 +3,9 @@ package dev.sqlagent;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.drift.SchemaSnapshotVerticle;
+import dev.sqlagent.health.HealthVerticle;
+import dev.sqlagent.metrics.MetricsVerticle;
 import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.DeploymentOptions;
@@ -40,10 +43,13 @@ public final class MainVerticle extends VerticleBase {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
     Future<String> workers = vertx.deployVerticle(new QueryLogVerticle(db.logOptions()), opts)
+        .compose(id -> vertx.deployVerticle(new SchemaSnapshotVerticle(db, config.home()), opts))
         .compose(id -> vertx.deployVerticle(new AgentVerticle(), opts));
     if (!withHttp) return workers;
     http = new HttpVerticle();
     return workers
+        .compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(db, config.home()), opts))
         .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }

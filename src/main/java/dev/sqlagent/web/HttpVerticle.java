@@ -2,6 +2,7 @@ package dev.sqlagent.web;
 
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.health.HealthRoutes;
+import dev.sqlagent.metrics.MetricsRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -21,6 +22,7 @@ public final class HttpVerticle extends VerticleBase {
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
     HealthRoutes.mount(router, vertx, config());
+    MetricsRoutes.mount(router, vertx, config());
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
