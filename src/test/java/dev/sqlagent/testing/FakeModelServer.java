@@ -100,19 +100,19 @@ public final class FakeModelServer implements AutoCloseable {
         });
   }
 
-  /** Stops the server (open streams and hung requests are cut), and its own Vert.x if it has one. */
+  /** Stops the server; open streams and hung requests are cut. (A Vert.x given to it stays up.) */
   public Future<Void> stop() {
-    Future<Void> closed = server == null ? Future.succeededFuture() : server.close();
-    return ownsVertx ? closed.eventually(vertx::close) : closed;
+    return server == null ? Future.succeededFuture() : server.close();
   }
 
-  /** Blocking {@link #stop()}. */
+  /** Blocking: stops the server, and closes its own Vert.x if {@link #start()} made one. */
   @Override
   public void close() {
     try {
       stop().await(20, TimeUnit.SECONDS);
+      if (ownsVertx) vertx.close().await(20, TimeUnit.SECONDS);
     } catch (Exception e) {
-      throw new IllegalStateException("FakeModelServer did not stop: " + e.getMessage(), e);
+      throw new IllegalStateException("FakeModelServer did not stop: " + e, e);
     }
   }
 
