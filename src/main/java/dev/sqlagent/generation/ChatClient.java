@@ -86,6 +86,7 @@ public final class ChatClient {
     private int retryableFailures;
     private int keyIndex;
     private boolean textSent;
+    private boolean omitStreamOptions;
     private long deadlineTimer = -1;
     private long backoffTimer = -1;
     private ReplyBody current;
@@ -158,7 +159,7 @@ public final class ChatClient {
           .put("messages", messages)
           .put("temperature", 0)
           .put("stream", request.stream());
-      if (request.stream()) p.put("stream_options", new JsonObject().put("include_usage", true));
+      if (request.stream() && !omitStreamOptions) p.put("stream_options", new JsonObject().put("include_usage", true));
       return p;
     }
 
@@ -172,7 +173,9 @@ public final class ChatClient {
         streamed.checkStreamComplete(body.text());
         return streamed;
       }
-      CompletionParts whole = CompletionParts.fromBody(body.text());
+      String text = body.text();
+      if (text.startsWith("data:")) return CompletionParts.fromEventStream(text); // a stream nobody asked for
+      CompletionParts whole = CompletionParts.fromBody(text);
       if (request.stream() && !whole.content().isEmpty()) text(whole.content()); // plain JSON to a stream request
       return whole;
     }
@@ -191,7 +194,15 @@ public final class ChatClient {
             fail(Type.MODEL_QUOTA, options.apiKeys().size() > 1 ? message + " (the failover key too)" : message);
           }
         }
-        case GIVE_UP -> fail(f.type, message);
+        case GIVE_UP -> {
+          if (request.stream() && !omitStreamOptions && f.type == Type.MODEL_ERROR && message.contains("stream_options")) {
+            // An older server that does not know stream_options: ask again without it (usage is then estimated).
+            omitStreamOptions = true;
+            attempt();
+          } else {
+            fail(f.type, message);
+          }
+        }
         case RETRY -> retry(f, message);
       }
     }

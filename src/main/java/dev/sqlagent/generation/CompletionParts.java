@@ -50,6 +50,16 @@ final class CompletionParts {
     if (choice.getValue("finish_reason") instanceof String f) finishReason = f;
   }
 
+  /** A whole event stream read after the fact (a server that streamed without being asked). */
+  static CompletionParts fromEventStream(String text) {
+    CompletionParts p = new CompletionParts();
+    SseParser parser = new SseParser(data -> p.onStreamData(data, t -> {}));
+    parser.feed(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    parser.finish();
+    p.checkStreamComplete(text);
+    return p;
+  }
+
   /** A whole (non-streamed) completion body. */
   static CompletionParts fromBody(String body) {
     JsonObject json;

@@ -491,6 +491,45 @@ class GenerationVerticleTest {
   }
 
   @Test
+  void askHelperGivesTypedResultsAndFailures() throws Exception {
+    deploy(config());
+    model.enqueue(Reply.sql("SELECT 12").usage(3, 4), Reply.quotaExhausted());
+    ChatRequest req = ChatRequest.of("run-helper", false, Message.user("q"));
+    Completion c = Generation.ask(vertx, req, 10_000).await(20, TimeUnit.SECONDS);
+    outputs.add(c.toJson().encode());
+    assertThat(c.promptTokens()).isEqualTo(3);
+    assertThat(ModelReply.parse(c.content()).sql()).isEqualTo("SELECT 12");
+    try {
+      Generation.ask(vertx, req, 10_000).await(20, TimeUnit.SECONDS);
+      throw new AssertionError("expected model_quota");
+    } catch (ModelException e) {
+      assertThat(e.type()).isEqualTo(ModelException.Type.MODEL_QUOTA);
+    }
+  }
+
+  @Test
+  void serverWithoutStreamOptionsIsAskedAgainWithout() throws Exception {
+    deploy(config());
+    model.respondWith(req -> req.containsKey("stream_options")
+        ? Reply.badRequest("Unrecognized request argument supplied: stream_options")
+        : Reply.sql("SELECT 13").streamedIn(3));
+    JsonObject reply = ask(request("run-nostreamoptions", true));
+    assertThat(ModelReply.parse(reply.getString("content")).sql()).isEqualTo("SELECT 13");
+    assertThat(reply.getBoolean("usage_estimated")).isTrue();
+    assertThat(model.requestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aStreamNobodyAskedForIsStillRead() throws Exception {
+    deploy(config());
+    String sse = "data: {\"choices\":[{\"delta\":{\"content\":\"SELECT\"}}]}\n\n"
+        + "data: {\"choices\":[{\"delta\":{\"content\":\" 14\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    model.enqueue(Reply.garbage(sse).contentType("text/event-stream"));
+    JsonObject reply = ask(request("run-unasked-stream", false));
+    assertThat(reply.getString("content")).isEqualTo("SELECT 14");
+  }
+
+  @Test
   void completionRoundTripsThroughJson() {
     Completion c = new Completion("x", "m", 1, 2, true, 0.5, 3, 4, 1, "stop");
     assertThat(Completion.fromJson(c.toJson())).isEqualTo(c);

@@ -9,7 +9,11 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.util.concurrent.TimeUnit;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The fake model itself, from plain JUnit, spoken to with a bare web client. */
 class FakeModelServerTest {
@@ -73,6 +77,26 @@ class FakeModelServerTest {
       assertThat(pending.transform(ar -> io.vertx.core.Future.succeededFuture(ar.failed())).await(10, TimeUnit.SECONDS)).isTrue();
     } finally {
       vertx.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The same server inside a vertx-junit5 test: deploy without blocking, stop in the test's own flow. */
+  @Nested
+  @ExtendWith(VertxExtension.class)
+  class InsideVertxJunit5 {
+    @Test
+    void deployAnswerStop(Vertx vertx, VertxTestContext ctx) {
+      FakeModelServer.deploy(vertx).onComplete(ctx.succeeding(model -> {
+        model.enqueue(Reply.refusal("no such data"));
+        JsonObject req = new JsonObject().put("messages", new io.vertx.core.json.JsonArray()
+            .add(new JsonObject().put("role", "user").put("content", "weather?")));
+        WebClient.create(vertx).postAbs(model.baseUrl() + "/chat/completions").sendJsonObject(req)
+            .onComplete(ctx.succeeding(resp -> ctx.verify(() -> {
+              assertThat(resp.bodyAsString()).contains("no such data");
+              assertThat(model.lastRequest().lastUserMessage()).isEqualTo("weather?");
+              model.stop().onComplete(ctx.succeedingThenComplete());
+            })));
+      }));
     }
   }
 
