@@ -118,6 +118,15 @@ public final class ChatClient {
         sink.restart();
         textSent = false;
       }
+      try {
+        send();
+      } catch (RuntimeException e) {
+        // A request that cannot even be built (a malformed base URL) must still end the call.
+        fail(Type.MODEL_UNAVAILABLE, "cannot call the model server at " + options.baseUrl() + ": " + e.getMessage());
+      }
+    }
+
+    private void send() {
       long remaining = Math.max(1, deadline - System.currentTimeMillis());
       CompletionParts parts = new CompletionParts();
       ReplyBody body = new ReplyBody(request.stream() ? data -> parts.onStreamData(data, this::text) : null);

@@ -118,6 +118,8 @@ final class ReplyBody implements BodyCodec<Buffer> {
           sse.finish();
         } catch (AttemptFailure e) {
           return fail(e);
+        } catch (RuntimeException e) {
+          return fail(new AttemptFailure(Next.GIVE_UP, Type.MODEL_ERROR, "the model's reply could not be read: " + e.getMessage()));
         }
       }
       result.tryComplete(kept);
