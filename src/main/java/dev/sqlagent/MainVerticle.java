@@ -4,6 +4,7 @@ import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
+import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.health.HealthVerticle;
 import dev.sqlagent.metrics.MetricsVerticle;
 import dev.sqlagent.querylog.QueryLogVerticle;
@@ -42,7 +43,8 @@ public final class MainVerticle extends VerticleBase {
   public Future<?> start() {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
-    Future<String> workers = vertx.deployVerticle(new QueryLogVerticle(db.logOptions()), opts)
+    Future<String> workers = vertx.deployVerticle(new GenerationVerticle(), opts)
+        .compose(id -> vertx.deployVerticle(new QueryLogVerticle(db.logOptions()), opts))
         .compose(id -> vertx.deployVerticle(new SchemaSnapshotVerticle(db, config.home()), opts))
         .compose(id -> vertx.deployVerticle(new AgentVerticle(), opts));
     if (!withHttp) return workers;
