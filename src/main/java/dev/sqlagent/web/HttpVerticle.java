@@ -1,5 +1,6 @@
 package dev.sqlagent.web;
 
+import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.health.HealthRoutes;
 import dev.sqlagent.metrics.MetricsRoutes;
@@ -19,6 +20,7 @@ public final class HttpVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    AccessGuard.mount(router, vertx, config());
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
     HealthRoutes.mount(router, vertx, config());
