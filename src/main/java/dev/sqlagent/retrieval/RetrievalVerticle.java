@@ -60,10 +60,10 @@ public final class RetrievalVerticle extends VerticleBase {
           indexReady = buildIndex(first);
           var bus = vertx.eventBus();
           return Future.all(
-              bus.<JsonObject>consumer(Addresses.RETRIEVE, this::onRetrieve).completion(),
-              bus.<JsonObject>consumer(Addresses.SCHEMA, this::onSchema).completion(),
-              bus.<JsonObject>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
-              bus.<JsonObject>consumer(Addresses.SAMPLE, this::onSample).completion());
+              bus.<Object>consumer(Addresses.RETRIEVE, this::onRetrieve).completion(),
+              bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
+              bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
+              bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion());
         });
   }
 
@@ -75,7 +75,7 @@ public final class RetrievalVerticle extends VerticleBase {
       long t1 = System.nanoTime();
       int n = s.index(first);
       long t2 = System.nanoTime();
-      LOG.info("table index ready: model loaded in {} ms, {} tables embedded in {} ms",
+      LOG.info("table index ready: model loaded in {} ms, {} tables newly embedded in {} ms",
           (t1 - t0) / 1_000_000, n, (t2 - t1) / 1_000_000);
       return s;
     }, false).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
@@ -89,10 +89,10 @@ public final class RetrievalVerticle extends VerticleBase {
     return catalog.read().map(notes::annotate);
   }
 
-  private void onRetrieve(Message<JsonObject> msg) {
+  private void onRetrieve(Message<Object> msg) {
     Retrieval.Request req;
     try {
-      req = Retrieval.Request.fromJson(msg.body());
+      req = Retrieval.Request.fromJson(body(msg));
     } catch (IllegalArgumentException e) {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
@@ -114,15 +114,15 @@ public final class RetrievalVerticle extends VerticleBase {
             notes.conventionsFor(names), k));
   }
 
-  private void onSchema(Message<JsonObject> msg) {
+  private void onSchema(Message<Object> msg) {
     catalogue()
         .onSuccess(cat -> msg.reply(new JsonObject().put("tables",
             new JsonArray(cat.tables().stream().map(TableInfo::toJson).toList()))))
         .onFailure(e -> unavailable(msg, "schema", e));
   }
 
-  private void onDescribe(Message<JsonObject> msg) {
-    String name = tableName(msg.body());
+  private void onDescribe(Message<Object> msg) {
+    String name = tableName(body(msg));
     if (name == null || name.isBlank()) {
       msg.fail(BAD_REQUEST, "'name' must be a table name");
       return;
@@ -133,8 +133,8 @@ public final class RetrievalVerticle extends VerticleBase {
         .onFailure(e -> unavailable(msg, "describe", e));
   }
 
-  private void onSample(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+  private void onSample(Message<Object> msg) {
+    JsonObject body = body(msg) == null ? new JsonObject() : body(msg);
     String name = tableName(body);
     Object n = body.containsKey("n") ? body.getValue("n") : PROMPT_SAMPLE_ROWS;
     if (name == null || name.isBlank()) {
@@ -153,6 +153,11 @@ public final class RetrievalVerticle extends VerticleBase {
                 .onFailure(e -> unavailable(msg, "sample", e)),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
         .onFailure(e -> unavailable(msg, "sample", e));
+  }
+
+  /** The request body, or null when it is not a JSON object (a bad request, answered with 400). */
+  private static JsonObject body(Message<Object> msg) {
+    return msg.body() instanceof JsonObject j ? j : null;
   }
 
   private static String tableName(JsonObject body) {

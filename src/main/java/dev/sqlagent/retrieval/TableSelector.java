@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * call it from a worker, never an event loop.
  *
  * <p>A table's document is its name, note, comment and columns with their comments. Documents are embedded
- * once and kept by their text, so a changed table is re-embedded and an unchanged one never is.
+ * once per JVM (the model is per JVM too) and kept by their text, so a changed table is re-embedded and an
+ * unchanged one never is, however many times the verticle is deployed.
  *
  * <p>The choice is the plain top k by cosine similarity. Adding the tables a foreign key links to two
  * chosen ones was tried and dropped: this schema's hub tables (products, employees, suppliers) made it fire
@@ -31,13 +32,21 @@ public final class TableSelector {
   /** Questions longer than this are cut before embedding (bge reads 512 tokens at most). */
   static final int MAX_QUESTION_CHARS = 2_000;
 
-  private final EmbeddingModel model;
-  private final Map<String, Embedding> documents = new ConcurrentHashMap<>();
+  private static final Map<String, Embedding> EMBEDDED_DOCUMENTS = new ConcurrentHashMap<>();
 
-  /** Loads the model (about 34 MB of ONNX from the classpath; blocking). */
+  private final EmbeddingModel model;
+  private final Map<String, Embedding> documents;
+
+  /** Loads the model on first use in this JVM (about 34 MB of ONNX from the classpath; blocking). */
   public TableSelector() {
+    this(EMBEDDED_DOCUMENTS);
+  }
+
+  /** With its own document cache (the benchmark measures a build from nothing). */
+  TableSelector(Map<String, Embedding> documents) {
     // A direct executor: inference stays on the calling worker thread, no extra thread pool.
     this.model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
+    this.documents = documents;
   }
 
   /** The text a table is found by. */

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -81,7 +82,7 @@ class RetrievalBenchmark {
       TableSelector selector = null;
       for (int i = 0; i < 5; i++) {
         long t0 = System.nanoTime();
-        selector = new TableSelector();
+        selector = new TableSelector(new ConcurrentHashMap<>());
         selector.index(catalogue);
         builds.add(System.nanoTime() - t0);
       }

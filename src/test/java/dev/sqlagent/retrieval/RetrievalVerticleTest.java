@@ -43,7 +43,7 @@ class RetrievalVerticleTest {
     return vertx.eventBus().<JsonObject>request(address, body).await(60, TimeUnit.SECONDS).body();
   }
 
-  private static ReplyException failure(String address, JsonObject body) {
+  private static ReplyException failure(String address, Object body) {
     try {
       vertx.eventBus().request(address, body).await(60, TimeUnit.SECONDS);
     } catch (ReplyException e) {
@@ -86,6 +86,8 @@ class RetrievalVerticleTest {
   @Test
   void retrieveRefusesABadRequest() {
     assertThat(failure(Addresses.RETRIEVE, new JsonObject()).failureCode()).isEqualTo(400);
+    assertThat(failure(Addresses.RETRIEVE, "revenue in 2023").failureCode()).isEqualTo(400);
+    assertThat(failure(Addresses.DESCRIBE, "bills").failureCode()).isEqualTo(400);
     assertThat(failure(Addresses.RETRIEVE, new JsonObject().put("question", "  ")).getMessage()).contains("question");
     assertThat(failure(Addresses.RETRIEVE, new JsonObject().put("question", "x").put("widen", "yes")).getMessage())
         .contains("widen");
