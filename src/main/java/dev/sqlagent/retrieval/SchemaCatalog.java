@@ -64,14 +64,15 @@ public final class SchemaCatalog {
   }
 
   /**
-   * reltuples is -1 until the table is first analysed. Small tables are then counted exactly, in one
-   * statement; the SQL is ours, with quoted identifiers.
+   * reltuples is -1 until the table is first analysed (and 0 when it was analysed empty, which may be
+   * stale). Those tables are counted exactly when small, in one statement; the SQL is ours, with quoted
+   * identifiers. A table with no pages at all is empty and needs no count.
    */
   private Future<Map<String, Long>> exactCounts(SqlConnection conn, RowSet<Row> tables) {
     List<String> parts = new ArrayList<>();
     for (Row t : tables) {
-      boolean stored = !t.getString("kind").equals("v") && !t.getString("kind").equals("f");
-      if (t.getDouble("reltuples") < 0 && stored && t.getLong("bytes") <= EXACT_COUNT_MAX_BYTES) {
+      long bytes = t.getLong("bytes");
+      if (t.getDouble("reltuples") <= 0 && hasOwnStorage(t) && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES) {
         String name = t.getString("name");
         parts.add("SELECT '" + name.replace("'", "''") + "'::text AS name, count(*) AS n FROM public."
             + ReadOnly.quote(name));
@@ -83,6 +84,21 @@ public final class SchemaCatalog {
       for (Row r : rows) counts.put(r.getString("name"), r.getLong("n"));
       return counts;
     });
+  }
+
+  /** The planner's estimate when it has one, else the exact count, else 0 for an empty file, else unknown. */
+  private static Long rowCount(Row table, Long exact) {
+    double reltuples = table.getDouble("reltuples");
+    if (reltuples > 0) return Math.round(reltuples);
+    if (exact != null) return exact;
+    if (hasOwnStorage(table) && table.getLong("bytes") == 0) return 0L;
+    return null;
+  }
+
+  /** A plain table or materialised view: its size says how big a count would be (a view's or parent's does not). */
+  private static boolean hasOwnStorage(Row table) {
+    String kind = table.getString("kind");
+    return kind.equals("r") || kind.equals("m");
   }
 
   private static Catalogue assemble(RowSet<Row> tables, RowSet<Row> columns, RowSet<Row> keys,
@@ -107,8 +123,7 @@ public final class SchemaCatalog {
     for (Row t : tables) {
       long oid = t.getLong("oid");
       String name = t.getString("name");
-      double reltuples = t.getDouble("reltuples");
-      Long rows = reltuples >= 0 ? Long.valueOf(Math.round(reltuples)) : counts.get(name);
+      Long rows = rowCount(t, counts.get(name));
       byName.put(name, new TableInfo(name, t.getString("comment"), null, rows,
           List.copyOf(columnsOf.getOrDefault(oid, List.of())),
           primaryKeyOf.getOrDefault(oid, List.of()),
