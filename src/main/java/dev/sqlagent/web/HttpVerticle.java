@@ -4,6 +4,7 @@ import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.health.HealthRoutes;
 import dev.sqlagent.metrics.MetricsRoutes;
+import dev.sqlagent.retrieval.RetrievalRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -23,6 +24,7 @@ public final class HttpVerticle extends VerticleBase {
     AccessGuard.mount(router, vertx, config());
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
+    RetrievalRoutes.mount(router, vertx, config());
     HealthRoutes.mount(router, vertx, config());
     MetricsRoutes.mount(router, vertx, config());
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
