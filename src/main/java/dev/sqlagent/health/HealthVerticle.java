@@ -127,7 +127,8 @@ public final class HealthVerticle extends VerticleBase {
             JsonObject data = s.getData() == null ? new JsonObject() : s.getData();
             return s.setData(data.put("tried_at", Instant.now().toString()).put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000));
           })
-          .onComplete(promise);
+          // The library may have completed it already (the deadline passed): a late result is dropped.
+          .onSuccess(promise::tryComplete);
     });
   }
 
