@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>Token.</b> With {@code SQLAGENT_API_TOKEN} set, every request to {@code /api}, {@code /ws},
  *       {@code /eventbus} and {@code /mcp} must carry it as {@code Authorization: Bearer <token>}; browsers'
- *       WebSockets cannot set headers, so {@code /ws} and {@code /eventbus} also accept {@code ?token=<token>}.
+ *       WebSockets cannot set headers, so {@code /ws} and {@code /eventbus} also accept {@code ?token=<token>} (or {@code ?access_token=}, the
+ *       OAuth-style name the page uses).
  *       Compared in constant time. {@code /health}, {@code /metrics} and the page stay open.</li>
  *   <li><b>Watching every run.</b> Without a token configured, only loopback clients may watch all runs;
  *       the live edges ask {@link #mayWatchAll(RoutingContext)} before subscribing anyone to every event.</li>
@@ -123,6 +124,7 @@ public final class AccessGuard {
     String presented = bearer(ctx.request().getHeader("Authorization"));
     if (presented == null && QUERY_TOKEN_ALLOWED.matcher(ctx.normalizedPath()).matches()) {
       presented = ctx.request().getParam("token");
+      if (presented == null) presented = ctx.request().getParam("access_token");  // what the page sends
     }
     if (presented == null || !MessageDigest.isEqual(sha256(presented), tokenDigest)) {
       ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");

@@ -107,6 +107,8 @@ class AccessTest {
     // Browsers' WebSockets cannot set headers: ?token= is accepted on /ws and /eventbus, and only there.
     assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/ws?token=" + TOKEN)).statusCode()).isNotEqualTo(401);
     assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/eventbus/info?token=" + TOKEN)).statusCode()).isNotEqualTo(401);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/ws?access_token=" + TOKEN)).statusCode()).isNotEqualTo(401);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/ws?access_token=nope")).statusCode()).isEqualTo(401);
     assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/api/access?token=" + TOKEN)).statusCode()).isEqualTo(401);
     // Liveness, metrics and the page never ask for it.
     assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/health")).statusCode()).isEqualTo(200);
