@@ -21,7 +21,7 @@ import java.util.Locale;
  *
  * <p>Blocking (JDBC): call it from a worker thread ({@code executeBlocking(..., false)}), never an event loop.
  */
-public final class GoldExecutor implements AutoCloseable {
+public final class GoldExecutor implements Grader.SqlRunner, AutoCloseable {
 
   /** A harness query failed: the SQLSTATE and PostgreSQL's message. */
   public static final class QueryFailedException extends Exception {
@@ -45,6 +45,7 @@ public final class GoldExecutor implements AutoCloseable {
   }
 
   /** Runs one statement read-only and returns every row. */
+  @Override
   public synchronized QueryResult run(String sql) throws QueryFailedException {
     if (SqlText.hasSecondStatement(sql)) {
       throw new QueryFailedException("42601", "more than one statement: the harness runs exactly one");
