@@ -83,8 +83,7 @@ public final class Summary {
 
     Map<String, Integer> infraTypes = new TreeMap<>();
     vs.stream().filter(Verdict::infra).forEach(v -> infraTypes.merge(v.infraType(), 1, Integer::sum));
-    o.put("infra_failures", new JsonObject().put("total", count(vs, Verdict::infra))
-        .put("by_type", new JsonObject(new LinkedHashMap<>(infraTypes))));
+    o.put("infra_failures_by_type", new JsonObject(new LinkedHashMap<>(infraTypes)));
 
     List<Verdict> faulted = answerable.stream().filter(v -> v.faultType() != null).toList();
     if (!faulted.isEmpty()) o.put("faults", faults(faulted));
@@ -177,9 +176,9 @@ public final class Summary {
     rows.add(row("unsafe SQL reaching execution", names, m -> String.valueOf(modes.getJsonObject(m)
         .getInteger("unsafe_sql_reaching_execution"))));
     rows.add(row("infrastructure failures", names, m -> {
-      JsonObject inf = modes.getJsonObject(m).getJsonObject("infra_failures");
-      String by = inf.getJsonObject("by_type").isEmpty() ? "" : " " + inf.getJsonObject("by_type").encode();
-      return inf.getInteger("total") + by;
+      JsonObject mode = modes.getJsonObject(m);
+      JsonObject byType = mode.getJsonObject("infra_failures_by_type");
+      return mode.getInteger("infra_failures") + (byType.isEmpty() ? "" : " " + byType.encode());
     }));
     Set<String> faultTypes = new LinkedHashSet<>();
     names.forEach(m -> {
