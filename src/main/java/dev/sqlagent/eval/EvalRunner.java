@@ -132,19 +132,32 @@ public final class EvalRunner {
       return dir;
     }).compose(dir -> {
       List<Verdict> verdicts = new ArrayList<>();
-      return loop(tasks, 0, dir, verdicts).compose(v -> blocking(() -> finish(dir, meta, verdicts)));
+      return loop(tasks, 0, dir, verdicts)
+          .compose(v -> blocking(() -> finish(dir, meta, verdicts)))
+          .recover(err -> blocking(() -> {
+            removeIfNothingAsked(dir);
+            throw err instanceof Exception e ? e : new RuntimeException(err);
+          }));
     });
+  }
+
+  /** A run that stopped before any answer came back leaves nothing behind (answers are kept otherwise). */
+  private static void removeIfNothingAsked(Path dir) throws java.io.IOException {
+    if (java.nio.file.Files.exists(dir.resolve(RunStore.ANSWERS))) return;
+    java.nio.file.Files.deleteIfExists(dir.resolve(RunStore.QUESTIONS));
+    java.nio.file.Files.deleteIfExists(dir.resolve(RunStore.RUN));
+    java.nio.file.Files.deleteIfExists(dir);
   }
 
   private Future<Void> loop(List<Task> tasks, int i, Path dir, List<Verdict> verdicts) {
     if (i == tasks.size()) return Future.succeededFuture();
     Task t = tasks.get(i);
     return ask(t).compose(sample -> blocking(() -> {
-      RunStore.appendLine(dir.resolve(RunStore.ANSWERS), sample.toJson());
       if (sample.failure() != null && "no_agent".equals(sample.failure().getString("kind"))) {
         throw new NoAgentException("no agent is listening on " + options.askAddress()
             + ": deploy the service's verticles (MainVerticle) before evaluating");
       }
+      RunStore.appendLine(dir.resolve(RunStore.ANSWERS), sample.toJson());
       Verdict v = grader.grade(t.question(), sample);
       RunStore.appendLine(dir.resolve(RunStore.VERDICTS), v.toJson());
       verdicts.add(v);

@@ -90,22 +90,29 @@ public final class Summary {
     return o;
   }
 
-  /** Per fault type: injected m, rescued n (answered correctly after the fault), and n/m. */
+  /**
+   * Per fault type: injected m, rescued n (answered correctly despite the fault), and n/m; the same over
+   * all faults; and the samples where no fault applied (their plain accuracy).
+   */
   private static JsonObject faults(List<Verdict> faulted) {
     Map<String, List<Verdict>> byType = new LinkedHashMap<>();
     for (FaultType t : FaultType.values()) byType.put(t.wireName(), new ArrayList<>());
-    byType.put("none", new ArrayList<>());
-    for (Verdict v : faulted) byType.computeIfAbsent(v.faultType(), k -> new ArrayList<>()).add(v);
-    JsonObject out = new JsonObject();
-    byType.forEach((type, vs) -> {
-      int n = count(vs, Verdict::correct);
-      out.put(type, new JsonObject().put("injected", vs.size()).put("rescued", n).put("rescue_rate", ratio(n, vs.size())));
-    });
+    List<Verdict> notApplied = new ArrayList<>();
+    for (Verdict v : faulted) {
+      if ("none".equals(v.faultType())) notApplied.add(v);
+      else byType.computeIfAbsent(v.faultType(), k -> new ArrayList<>()).add(v);
+    }
+    JsonObject types = new JsonObject();
+    byType.forEach((type, vs) -> types.put(type, rescue(vs)));
     List<Verdict> injected = faulted.stream().filter(v -> !"none".equals(v.faultType())).toList();
-    int rescued = count(injected, Verdict::correct);
-    out.put("all", new JsonObject().put("injected", injected.size()).put("rescued", rescued)
-        .put("rescue_rate", ratio(rescued, injected.size())));
-    return out;
+    return new JsonObject().put("by_type", types).put("all", rescue(injected))
+        .put("not_applied", new JsonObject().put("samples", notApplied.size())
+            .put("correct", count(notApplied, Verdict::correct)));
+  }
+
+  private static JsonObject rescue(List<Verdict> vs) {
+    int n = count(vs, Verdict::correct);
+    return new JsonObject().put("injected", vs.size()).put("rescued", n).put("rescue_rate", ratio(n, vs.size()));
   }
 
   /** Accuracy over graded samples; infrastructure failures are neither right nor wrong. */
@@ -183,16 +190,19 @@ public final class Summary {
     Set<String> faultTypes = new LinkedHashSet<>();
     names.forEach(m -> {
       JsonObject f = modes.getJsonObject(m).getJsonObject("faults");
-      if (f != null) faultTypes.addAll(f.fieldNames());
+      if (f != null) faultTypes.addAll(f.getJsonObject("by_type").fieldNames());
     });
     for (String t : faultTypes) {
-      rows.add(row("rescued, fault " + t, names, m -> {
+      rows.add(row("rescued, fault " + t, names, m -> rescueCell(modes.getJsonObject(m), f -> f.getJsonObject("by_type")
+          .getJsonObject(t))));
+    }
+    if (!faultTypes.isEmpty()) {
+      rows.add(row("rescued, all faults", names, m -> rescueCell(modes.getJsonObject(m), f -> f.getJsonObject("all"))));
+      rows.add(row("no fault applicable: correct", names, m -> {
         JsonObject f = modes.getJsonObject(m).getJsonObject("faults");
-        JsonObject x = f == null ? null : f.getJsonObject(t);
-        if (x == null) return "-";
-        Double r = x.getDouble("rescue_rate");
-        return x.getInteger("rescued") + " of " + x.getInteger("injected")
-            + (r == null ? "" : String.format(Locale.ROOT, " (%.1f%%)", r * 100));
+        if (f == null) return "-";
+        JsonObject x = f.getJsonObject("not_applied");
+        return x.getInteger("correct") + " of " + x.getInteger("samples");
       }));
     }
     int w0 = rows.stream().mapToInt(r -> r[0].length()).max().orElse(10);
@@ -213,6 +223,15 @@ public final class Summary {
       if (r == 0) b.append("-".repeat(w0 + java.util.Arrays.stream(w).map(v -> v + 2).sum())).append(System.lineSeparator());
     }
     return b.toString();
+  }
+
+  private static String rescueCell(JsonObject mode, java.util.function.Function<JsonObject, JsonObject> pick) {
+    JsonObject f = mode.getJsonObject("faults");
+    JsonObject x = f == null ? null : pick.apply(f);
+    if (x == null) return "-";
+    Double r = x.getDouble("rescue_rate");
+    return x.getInteger("rescued") + " of " + x.getInteger("injected")
+        + (r == null ? "" : String.format(Locale.ROOT, " (%.1f%%)", r * 100));
   }
 
   private static String[] row(String label, List<String> modes, java.util.function.Function<String, String> cell) {

@@ -128,9 +128,9 @@ class EvalRunnerTest {
       assertThat(requests).filteredOn(r -> r.getBoolean("inject_fault", false))
           .extracting(r -> r.getString("fault_key")).containsExactly("s04", "h14");
       assertThat(run.summary().getBoolean("inject_faults")).isTrue();
-      // This stand-in injects nothing, so the faults table reports them as "none".
+      // This stand-in injects nothing, so the faults table reports them as not applied.
       assertThat(run.summary().getJsonObject("modes").getJsonObject("agent").getJsonObject("faults")
-          .getJsonObject("none").getInteger("injected")).isEqualTo(2);
+          .getJsonObject("not_applied").getInteger("samples")).isEqualTo(2);
     } finally {
       agent.unregister().await(5, TimeUnit.SECONDS);
     }
@@ -158,10 +158,11 @@ class EvalRunnerTest {
   }
 
   @Test
-  void withoutAnAgentTheRunStopsWithAClearMessage(@TempDir Path root) {
+  void withoutAnAgentTheRunStopsWithAClearMessageAndLeavesNothing(@TempDir Path root) {
     EvalRunner runner = new EvalRunner(vertx, db, options(root).withAskAddress("test.eval.nobody"));
     assertThatThrownBy(() -> runner.run(QuestionSet.shipped().subList(0, 1)).await(60, TimeUnit.SECONDS))
         .isInstanceOf(EvalRunner.NoAgentException.class).hasMessageContaining("no agent is listening on test.eval.nobody");
+    assertThat(new RunStore(root).names()).isEmpty();
   }
 
   @Test

@@ -85,14 +85,16 @@ class SummaryTest {
     assertThat(agent.getJsonObject("infra_failures_by_type").getInteger("model_unavailable")).isEqualTo(1);
 
     JsonObject faults = agent.getJsonObject("faults");
-    assertThat(faults.getJsonObject("misspelled_column").getInteger("injected")).isEqualTo(2);
-    assertThat(faults.getJsonObject("misspelled_column").getInteger("rescued")).isEqualTo(2);
-    assertThat(faults.getJsonObject("misspelled_column").getDouble("rescue_rate")).isEqualTo(1.0);
-    assertThat(faults.getJsonObject("group_by_missing").getDouble("rescue_rate")).isEqualTo(0.0);
-    assertThat(faults.getJsonObject("window_in_where").getValue("rescue_rate")).isNull();
-    assertThat(faults.getJsonObject("none").getInteger("injected")).isEqualTo(2);
+    JsonObject byType = faults.getJsonObject("by_type");
+    assertThat(byType.getJsonObject("misspelled_column").getInteger("injected")).isEqualTo(2);
+    assertThat(byType.getJsonObject("misspelled_column").getInteger("rescued")).isEqualTo(2);
+    assertThat(byType.getJsonObject("misspelled_column").getDouble("rescue_rate")).isEqualTo(1.0);
+    assertThat(byType.getJsonObject("group_by_missing").getDouble("rescue_rate")).isEqualTo(0.0);
+    assertThat(byType.getJsonObject("window_in_where").getValue("rescue_rate")).isNull();
     assertThat(faults.getJsonObject("all").getInteger("injected")).isEqualTo(3);
     assertThat(faults.getJsonObject("all").getInteger("rescued")).isEqualTo(2);
+    assertThat(faults.getJsonObject("not_applied").getInteger("samples")).isEqualTo(2);
+    assertThat(faults.getJsonObject("not_applied").getInteger("correct")).isEqualTo(1);
 
     JsonObject baseline = s.getJsonObject("modes").getJsonObject("baseline");
     assertThat(baseline.getDouble("accuracy")).isEqualTo(0.5);
@@ -124,6 +126,7 @@ class SummaryTest {
         "correct refusals", "1 of 3", "false refusals", "first-attempt failures", "rescued by repair", "2 of 3",
         "mean attempts to success", "median latency", "100 ms", "tokens prompt / completion", "cost",
         "unsafe SQL reaching execution", "infrastructure failures", "model_unavailable",
-        "rescued, fault misspelled_column", "2 of 2 (100.0%)");
+        "rescued, fault misspelled_column", "2 of 2 (100.0%)",
+        "rescued, all faults", "2 of 3 (66.7%)", "no fault applicable: correct");
   }
 }
