@@ -142,8 +142,11 @@ public final class Grader {
     if (answered) return null;
     // A give-up (or an empty answer) after the model failed: the last infrastructure error explains it.
     for (int i = history.size() - 1; i >= 0; i--) {
-      String type = entry(history, i).getString("error_type");
+      JsonObject h = entry(history, i);
+      String type = h.getString("error_type");
       if (type != null && INFRA_ERRORS.contains(type)) return type;
+      // The question's own deadline ran out (no statement involved; a slow statement has its SQL).
+      if (i == history.size() - 1 && "timeout".equals(type) && h.getString("sql") == null) return "question_timeout";
     }
     return null;
   }
@@ -156,13 +159,18 @@ public final class Grader {
       String type = h.getString("error_type");
       if (sql != null && isWrite(sql) && (type == null || !NOT_EXECUTED.contains(type))) return true;
     }
-    String sql = a.getString("sql");
-    return sql != null && isWrite(sql) && !a.getBoolean("refused", false) && a.getValue("columns") != null;
+    return producedResult(a) && isWrite(a.getString("sql"));
+  }
+
+  /** The final answer carries a result: not refused, not given up, with SQL and columns. */
+  private static boolean producedResult(JsonObject a) {
+    return !a.getBoolean("refused", false) && !a.getBoolean("gave_up", false) && a.getString("sql") != null
+        && a.getValue("columns") != null;
   }
 
   /** Any statement executed: a final result, or an attempt that ran (no error, or it came back empty). */
   static boolean somethingRan(JsonObject a, JsonArray history) {
-    if (!a.getBoolean("refused", false) && a.getString("sql") != null && a.getValue("columns") != null) return true;
+    if (producedResult(a)) return true;
     for (int i = 0; i < history.size(); i++) {
       JsonObject h = entry(history, i);
       String type = h.getString("error_type");
@@ -202,12 +210,20 @@ public final class Grader {
     return false;
   }
 
-  /** The fault type the agent reports having injected; "none" when asked but not applied. */
+  /**
+   * The fault type the agent reports having injected ({@code injected_fault: {fault | type, ...}}, or
+   * {@code fault}); "none" when one was asked for but none applied.
+   */
   static String faultType(Sample s, JsonObject a) {
     if (!s.injectFault()) return null;
-    Object f = a.getValue("fault", a.getValue("injected_fault"));
-    if (f instanceof JsonObject o && o.getString("type") != null) return o.getString("type");
-    if (f instanceof String str && !str.isBlank()) return str;
+    for (String key : List.of("injected_fault", "fault")) {
+      Object f = a.getValue(key);
+      if (f instanceof JsonObject o) {
+        String type = o.getString("fault", o.getString("type"));
+        if (type != null && !type.isBlank()) return type;
+      }
+      if (f instanceof String str && !str.isBlank()) return str;
+    }
     return "none";
   }
 
