@@ -24,7 +24,7 @@ import java.util.zip.CRC32;
  * mistake models really make and is built to fail in one known way:
  * <ul>
  *   <li>{@code wrong_case_status}: a status (or other upper-case code) literal in lower case,
- *       {@code status = 'PAID'} becomes {@code status = 'paid'}: no error, the filter matches nothing;</li>
+ *       {@code status = 'PAID'} becomes {@code status = 'paid'}: no error, the query returns no rows;</li>
  *   <li>{@code ambiguous_column}: a table alias dropped from a column that two joined tables share: 42702;</li>
  *   <li>{@code misspelled_column}: a column named the way English would ({@code bill_dt} → {@code bill_date}):
  *       42703;</li>
@@ -159,12 +159,18 @@ public final class FaultInjector {
 
   // ---- wrong case --------------------------------------------------------------------------------
 
+  /**
+   * Only where the emptied filter empties the whole result, which is the signal a repair loop can see: a
+   * filter of the outermost query that is not a single-row aggregate (count over nothing is still a row).
+   */
   private void wrongCase(Analysis a, List<Fault> out) {
     SqlText t = a.text;
     Set<Integer> done = new HashSet<>();
     for (Token lit : t.sig) {
       if (lit.kind != Kind.STRING || done.contains(lit.index) || !CODE_LITERAL.matcher(lit.text).matches()) continue;
       if (!Set.of("where", "from", "having").contains(lit.clause)) continue;
+      ScopeInfo scope = a.scope(lit.scope);
+      if (scope == null || scope.scope.depth() != 0 || ungroupedAggregate(t, scope)) continue;
       int i = lit.index;
       List<Token> literals = new ArrayList<>();
       String column = null;
@@ -199,6 +205,12 @@ public final class FaultInjector {
       }
       out.add(new Fault(FaultType.WRONG_CASE_STATUS, column + ": " + String.join(", ", changed), t.sql, e.apply()));
     }
+  }
+
+  private static boolean ungroupedAggregate(SqlText t, ScopeInfo s) {
+    if (!t.clauseTokens(s.scope.id(), "group").isEmpty()) return false;
+    return t.clauseTokens(s.scope.id(), "select").stream().anyMatch(x -> x.kind == Kind.WORD
+        && AGGREGATES.contains(x.lower()) && t.sig(x.index + 1) != null && t.sig(x.index + 1).isPunct("("));
   }
 
   /** The coded column name when tokens up to {@code end} read [qualifier.]column, else null. */
