@@ -70,7 +70,8 @@ public final class AgentVerticle extends VerticleBase {
     runs.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept);
     boolean inject = body.getBoolean("inject_fault", false);
-    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null).run()
+    String faultKey = body.getString("fault_key", question);
+    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey).run()
         .onSuccess(answer -> {
           msg.reply(answer);
           vertx.eventBus().publish(Addresses.ANSWERS, answer);
