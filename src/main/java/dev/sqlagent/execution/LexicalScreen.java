@@ -32,6 +32,13 @@ final class LexicalScreen {
   private LexicalScreen() {}
 
   private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "table");
+  /** First words of PostgreSQL's other statements: refused as such, not as typos. */
+  private static final Set<String> OTHER_STATEMENTS = Set.of("insert", "update", "delete", "merge", "drop", "create",
+      "alter", "truncate", "grant", "revoke", "copy", "set", "reset", "show", "begin", "start", "commit", "rollback",
+      "end", "abort", "savepoint", "release", "prepare", "execute", "deallocate", "declare", "fetch", "move", "close",
+      "listen", "unlisten", "notify", "lock", "vacuum", "analyze", "analyse", "cluster", "reindex", "checkpoint",
+      "discard", "do", "call", "explain", "comment", "security", "refresh", "import", "load", "reassign", "upsert",
+      "replace", "use", "exec", "attach", "detach", "pragma");
   private static final Set<String> MODIFYING = Set.of("insert", "update", "delete", "merge");
   private static final Set<String> LOCK_WORDS = Set.of("update", "share", "no", "key");
   private static final Set<String> SYSTEM_SCHEMAS = Set.of("pg_catalog", "pg_toast", "information_schema");
@@ -62,10 +69,14 @@ final class LexicalScreen {
     while (first < t.size() && t.get(first).isPunct("(")) first++;
     Token head = first < t.size() ? t.get(first) : t.get(0);
     if (head.kind() != PgLexer.Kind.WORD || !QUERY_STARTS.contains(head.name())) {
-      String what = head.kind() == PgLexer.Kind.WORD ? head.text().toUpperCase(java.util.Locale.ROOT) + " statement"
-          : "statement starting with '" + head.text() + "'";
-      return Optional.of(GateError.rejected("Only a single read-only query may run; this is a " + what + ".",
-          "Write one SELECT (or WITH ... SELECT, VALUES, TABLE) statement.", head.start() + 1));
+      if (head.kind() == PgLexer.Kind.WORD && OTHER_STATEMENTS.contains(head.name())) {
+        return Optional.of(GateError.rejected("Only a single read-only query may run; this is a "
+            + head.text().toUpperCase(java.util.Locale.ROOT) + " statement.",
+            "Write one SELECT (or WITH ... SELECT, VALUES, TABLE) statement.", head.start() + 1));
+      }
+      // Not a statement PostgreSQL knows: a typo the model can repair.
+      return Optional.of(GateError.of(ErrorType.SYNTAX_ERROR, "Syntax error at or near \"" + head.text()
+          + "\": a query starts with SELECT, WITH, VALUES or TABLE.", "Start the query with SELECT.", head.start() + 1));
     }
     Set<String> cteNames = cteNames(t);
     for (int i = 0; i < t.size(); i++) {
