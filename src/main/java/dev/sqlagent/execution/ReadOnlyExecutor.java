@@ -46,7 +46,9 @@ public final class ReadOnlyExecutor {
     this.begin = "BEGIN TRANSACTION READ ONLY; "
         + "SET LOCAL statement_timeout = " + Math.max(1, statementTimeoutMs) + "; "
         + "SET LOCAL lock_timeout = " + Math.max(1, lockTimeoutMs) + "; "
-        + "SET LOCAL standard_conforming_strings = on";
+        + "SET LOCAL standard_conforming_strings = on; "
+        // A first query takes the snapshot, after which PostgreSQL refuses SET TRANSACTION READ WRITE.
+        + "SELECT 1";
   }
 
   /** The pool, for trusted catalogue reads (never for user SQL). */
