@@ -2,6 +2,7 @@ package dev.sqlagent;
 
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -31,7 +32,8 @@ public final class MainVerticle extends VerticleBase {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
     http = new HttpVerticle();
-    return vertx.deployVerticle(http, opts)
+    return vertx.deployVerticle(new ExecutionVerticle(db), opts)
+        .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }
 
