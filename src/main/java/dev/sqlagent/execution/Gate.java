@@ -185,6 +185,11 @@ public final class Gate {
         position = null;
       }
     }
+    if (position == null && "42601".equals(state) && type == ErrorType.SYNTAX_ERROR && pg.getPosition() != null) {
+      // PostgreSQL tripped over the LIMIT the gate appended: the submitted query ended too early.
+      message = "syntax error at end of input: the query is incomplete";
+      position = sql.stripTrailing().length();
+    }
     VisibleSchema schema = check.schema();
     String hint = pg.getHint();
     switch (type) {

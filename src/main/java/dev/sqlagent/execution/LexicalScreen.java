@@ -70,8 +70,8 @@ final class LexicalScreen {
     Token head = first < t.size() ? t.get(first) : t.get(0);
     if (head.kind() != PgLexer.Kind.WORD || !QUERY_STARTS.contains(head.name())) {
       if (head.kind() == PgLexer.Kind.WORD && OTHER_STATEMENTS.contains(head.name())) {
-        return Optional.of(GateError.rejected("Only a single read-only query may run; this is a "
-            + head.text().toUpperCase(java.util.Locale.ROOT) + " statement.",
+        return Optional.of(GateError.rejected("Only a single read-only query may run, and "
+            + head.text().toUpperCase(java.util.Locale.ROOT) + " is not one.",
             "Write one SELECT (or WITH ... SELECT, VALUES, TABLE) statement.", head.start() + 1));
       }
       // Not a statement PostgreSQL knows: a typo the model can repair.
@@ -128,7 +128,7 @@ final class LexicalScreen {
     boolean afterDot = prev != null && prev.isPunct(".");
     Optional<String> denied = DenyList.reason(tok.name());
     if (denied.isPresent() && (call || afterDot)) {
-      return Optional.of(GateError.rejected("The function " + tok.name() + " may not be called: " + denied.get() + ".",
+      return Optional.of(GateError.rejected("The function " + tok.name().toLowerCase(java.util.Locale.ROOT) + " may not be called: " + denied.get() + ".",
           "Use only functions that compute values from the tables' rows.", pos));
     }
     boolean qualifier = next != null && next.isPunct(".");

@@ -112,8 +112,8 @@ public final class StaticCheck {
     }
     Statement statement = parsed.get(0);
     if (!(statement instanceof Select)) {
-      return Verdict.refused(GateError.rejected("Only a single read-only query may run; this is a "
-          + statement.getClass().getSimpleName() + " statement.", "Write one SELECT statement.", null));
+      return Verdict.refused(GateError.rejected("Only a single read-only query may run, and this "
+          + statement.getClass().getSimpleName() + " statement is not one.", "Write one SELECT statement.", null));
     }
     Optional<GateError> tree = checkTree(AstFacts.of(statement), lexed);
     return tree.map(Verdict::refused).orElseGet(() -> new Verdict(null, lexed, true, null));

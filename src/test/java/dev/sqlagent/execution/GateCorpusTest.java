@@ -47,10 +47,12 @@ class GateCorpusTest {
 
     Vertx vertx = Vertx.vertx();
     List<String> wrong = new ArrayList<>();
+    StringBuilder report = new StringBuilder();
     try {
       Gate gate = start(vertx);
       for (JsonObject a : attacks) {
         JsonObject r = gate.submit(a.getString("sql"), true, null).await(60, TimeUnit.SECONDS);
+        report.append(new JsonObject().put("id", a.getString("id")).mergeIn(r).encode()).append('\n');
         String got = r.getBoolean("ok") ? "ACCEPTED" : r.getString("error_type");
         if (!a.getString("expected").equals(got)) {
           wrong.add(a.getString("id") + " expected " + a.getString("expected") + " got " + got + ": " + a.getString("sql")
@@ -68,6 +70,8 @@ class GateCorpusTest {
     } finally {
       vertx.close().await(10, TimeUnit.SECONDS);
     }
+    // What each refusal said, for reading (target/gate-attacks-replies.jsonl).
+    java.nio.file.Files.writeString(java.nio.file.Path.of("target", "gate-attacks-replies.jsonl"), report);
     assertThat(wrong).as("attacks with the wrong outcome").isEmpty();
 
     DatabaseState.awaitAgentSessionsGone(db.target());

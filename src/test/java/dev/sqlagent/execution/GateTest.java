@@ -156,6 +156,10 @@ class GateTest {
     assertThat(r.getString("error_type")).isEqualTo("syntax_error");
     assertThat(r.getString("sqlstate")).isEqualTo("42601");
     assertThat(r.getInteger("position")).isEqualTo(sql.indexOf("WHERE cust_id") + 1);
+    JsonObject incomplete = run("SELECT * FROM bills WHERE");
+    assertThat(incomplete.getString("error_type")).isEqualTo("syntax_error");
+    assertThat(incomplete.getString("message")).contains("end of input");
+    assertThat(incomplete.getInteger("position")).isEqualTo(25);
     JsonObject wrapped = run("SELECT cust_name COLLATE \"C\" FROM customerz LIMIT (SELECT 1)");
     assertThat(wrapped.getString("error_type")).isEqualTo("unknown_table");
     assertThat(wrapped.getInteger("position")).isEqualTo(35);
