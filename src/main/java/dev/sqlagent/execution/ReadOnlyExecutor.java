@@ -80,12 +80,13 @@ public final class ReadOnlyExecutor {
 
   /**
    * Prepares {@code sql} (extended protocol: one statement only) and fetches at most {@code maxRows} rows
-   * through a portal, whatever the statement's own LIMIT says.
+   * through a portal, whatever the statement's own LIMIT says. The portal and the statement are not
+   * closed one by one: ROLLBACK and DISCARD ALL end both, two round trips fewer per query.
    */
   public Future<RowSet<Row>> fetch(SqlConnection conn, String sql, int maxRows) {
     return conn.prepare(sql).compose(ps -> {
       Cursor cursor = ps.cursor();
-      return cursor.read(maxRows).eventually(cursor::close).eventually(ps::close);
+      return cursor.read(maxRows);
     });
   }
 
