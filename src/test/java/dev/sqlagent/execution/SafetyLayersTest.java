@@ -50,6 +50,10 @@ class SafetyLayersTest {
   }
 
   static PgConnectOptions admin() {
+    return adminOptions(db);
+  }
+
+  static PgConnectOptions adminOptions(TestDatabase db) {
     AdminUrl a = db.adminUrl();
     return new PgConnectOptions().setHost(a.host()).setPort(a.port()).setDatabase(db.target().database())
         .setUser(a.user()).setPassword(a.password());
