@@ -3,6 +3,7 @@ package dev.sqlagent.web;
 import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.eval.EvalRoutes;
+import dev.sqlagent.execution.QueryRoutes;
 import dev.sqlagent.health.HealthRoutes;
 import dev.sqlagent.metrics.MetricsRoutes;
 import dev.sqlagent.retrieval.RetrievalRoutes;
@@ -29,6 +30,7 @@ public final class HttpVerticle extends VerticleBase {
     HealthRoutes.mount(router, vertx, config());
     MetricsRoutes.mount(router, vertx, config());
     EvalRoutes.mount(router, vertx, config());
+    QueryRoutes.mount(router, vertx, config());
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
