@@ -47,13 +47,18 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL of its own (started here, on a fixed port so a restart is the same server), so the suite's
  * shared database is never disturbed.
  *
- * <p>Size: {@code -Dload.questions=120 -Dload.concurrency=12} (the defaults). Prints its numbers and writes
+ * <p>Size: {@code -Dload.questions=120 -Dload.concurrency=12 -Dload.seconds=15} (the defaults): the questions
+ * start evenly over that time, at most that many in flight; the database stops a third of the way in and
+ * starts again 4 s later. Prints its numbers and writes
  * them to {@code target/load-and-faults.txt}.
  */
 class LoadAndFaultsTest {
 
   static final int QUESTIONS = Integer.getInteger("load.questions", 120);
   static final int CONCURRENCY = Integer.getInteger("load.concurrency", 12);
+  /** Questions are spread over this long, so the outage falls in the middle of a steady stream. */
+  static final int SECONDS = Integer.getInteger("load.seconds", 15);
+  static final long OUTAGE_MS = 4_000;
 
   static Path home;
   static int port;
@@ -117,7 +122,7 @@ class LoadAndFaultsTest {
 
   record Sample(long atMs, int status, JsonObject body) {}
 
-  record Outcome(int index, long latencyMs, int status, String kind, String detail) {}
+  record Outcome(int index, long startedMs, long latencyMs, int status, String kind, String detail) {}
 
   static HttpResponse<Buffer> get(String path) throws Exception {
     return client.get(service.httpPort(), "127.0.0.1", path).timeout(10_000).send().await(15, TimeUnit.SECONDS);
@@ -134,7 +139,8 @@ class LoadAndFaultsTest {
     throw new AssertionError("/api/health never answered " + status + " (last " + last + ")");
   }
 
-  static Outcome ask(int i) {
+  static Outcome ask(int i, long testStart) {
+    long startedMs = System.currentTimeMillis() - testStart;
     String question = "How many bills are there? #" + i + (i % 5 == 0 ? " [trap]" : "");
     long t0 = System.nanoTime();
     try {
@@ -145,17 +151,18 @@ class LoadAndFaultsTest {
       try {
         b = r.bodyAsJsonObject();
       } catch (RuntimeException e) {
-        return new Outcome(i, ms, r.statusCode(), "not_json", r.bodyAsString());
+        return new Outcome(i, startedMs, ms, r.statusCode(), "not_json", r.bodyAsString());
       }
       if (r.statusCode() == 200) {
         String kind = b.getBoolean("refused", false) ? "refused" : b.getBoolean("gave_up", false) ? "gave_up" : "answered";
         String detail = kind.equals("gave_up") && !b.getJsonArray("history").isEmpty()
-            ? b.getJsonArray("history").getJsonObject(b.getJsonArray("history").size() - 1).getString("error_type") : null;
-        return new Outcome(i, ms, 200, kind, detail);
+            ? b.getJsonArray("history").getJsonObject(b.getJsonArray("history").size() - 1).getString("error_type")
+            : kind.equals("answered") && b.getInteger("attempts", 1) > 1 ? "repaired" : null;
+        return new Outcome(i, startedMs, ms, 200, kind, detail);
       }
-      return new Outcome(i, ms, r.statusCode(), "error", b.getString("error_type"));
+      return new Outcome(i, startedMs, ms, r.statusCode(), "error", b.getString("error_type"));
     } catch (Exception e) {
-      return new Outcome(i, (System.nanoTime() - t0) / 1_000_000, -1, "client_error", String.valueOf(e));
+      return new Outcome(i, startedMs, (System.nanoTime() - t0) / 1_000_000, -1, "client_error", String.valueOf(e));
     }
   }
 
@@ -182,14 +189,14 @@ class LoadAndFaultsTest {
       return null;
     });
 
-    // The fault: when a third of the questions are done, stop the database; start it again 4 s later.
+    // The fault: a third of the way in, stop the database; start it again 4 s later.
     Map<String, Long> faultTimes = new TreeMap<>();
     Future<?> fault = pool.submit(() -> {
-      while (done.get() < QUESTIONS / 3) Thread.sleep(20);
+      Thread.sleep(SECONDS * 1000L / 3);
       faultTimes.put("stopping", System.currentTimeMillis() - t0);
       pg.close();
       faultTimes.put("stopped", System.currentTimeMillis() - t0);
-      Thread.sleep(4_000);
+      Thread.sleep(OUTAGE_MS);
       pg = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), adminPassword, port);
       faultTimes.put("started", System.currentTimeMillis() - t0);
       return null;
@@ -197,10 +204,14 @@ class LoadAndFaultsTest {
 
     ExecutorService askers = Executors.newFixedThreadPool(CONCURRENCY);
     List<Future<Outcome>> futures = new ArrayList<>();
+    long spacingMs = SECONDS * 1000L / QUESTIONS;
     for (int i = 0; i < QUESTIONS; i++) {
       int n = i;
+      long due = t0 + n * spacingMs;
       futures.add(askers.submit(() -> {
-        Outcome o = ask(n);
+        long wait = due - System.currentTimeMillis();
+        if (wait > 0) Thread.sleep(wait);
+        Outcome o = ask(n, t0);
         done.incrementAndGet();
         return o;
       }));
@@ -216,7 +227,7 @@ class LoadAndFaultsTest {
 
     // The service stays up and answers again once the database is back.
     assertThat(get("/health").statusCode()).isEqualTo(200);
-    Outcome after = ask(QUESTIONS);
+    Outcome after = ask(QUESTIONS, t0);
     outcomes.add(after);
     assertThat(after.kind()).as(after.toString()).isEqualTo("answered");
 
@@ -240,6 +251,15 @@ class LoadAndFaultsTest {
     assertThat(log.getLong("dropped")).isZero();
     assertThat(rows).isEqualTo(answeredOverHttp);
 
+    // Questions asked once readiness was back are answered: the pools found the restarted server by themselves.
+    long backAt = health.get(indexOf(health, 200, indexOf(health, 503, 0))).atMs();
+    assertThat(outcomes.stream().filter(o -> o.startedMs() > backAt)).as("questions after recovery")
+        .isNotEmpty().allSatisfy(o -> assertThat(o.kind()).as(o.toString()).isEqualTo("answered"));
+    // And those finished before the database stopped were answered too.
+    long stoppingAt = faultTimes.get("stopping");
+    assertThat(outcomes.stream().filter(o -> o.startedMs() + o.latencyMs() < stoppingAt))
+        .isNotEmpty().allSatisfy(o -> assertThat(o.kind()).as(o.toString()).isEqualTo("answered"));
+
     // Readiness went 200 -> 503 -> 200, and while down every flag had been tried (not assumed).
     int firstDown = indexOf(health, 503, 0);
     assertThat(indexOf(health, 200, 0)).isLessThan(firstDown);
@@ -252,6 +272,14 @@ class LoadAndFaultsTest {
       assertThat(((JsonObject) c).getJsonObject("data").containsKey("tried_at")
           || ((JsonObject) c).getJsonObject("data").containsKey("procedure-execution-failure")).as(c.toString()).isTrue();
     }
+
+    // The metrics saw the same: every question, every log row, no drop.
+    String metrics = get("/metrics").bodyAsString();
+    assertThat(metrics).contains("sqlagent_query_log_rows_written_total " + rows + ".0")
+        .contains("sqlagent_query_log_rows_dropped_total 0.0");
+    double questions = metrics.lines().filter(l -> l.startsWith("sqlagent_questions_total{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    assertThat(questions).isEqualTo((double) answeredOverHttp);
 
     String report = report(outcomes, health, faultTimes, rows, log);
     System.out.println(report);
@@ -278,8 +306,8 @@ class LoadAndFaultsTest {
       if (s.status() != last) transitions.append(" ").append(s.status()).append("@").append(s.atMs()).append("ms");
       last = s.status();
     }
-    return "load and faults: " + outcomes.size() + " questions (" + QUESTIONS + " under load + 1 after), concurrency "
-        + CONCURRENCY + "\n"
+    return "load and faults: " + outcomes.size() + " questions (" + QUESTIONS + " started evenly over " + SECONDS
+        + " s, at most " + CONCURRENCY + " in flight, + 1 after), database stopped for " + OUTAGE_MS + " ms a third of the way in\n"
         + "  latency p50 " + pct(latencies, 50) + " ms, p90 " + pct(latencies, 90) + " ms, p99 " + pct(latencies, 99)
         + " ms, max " + latencies.get(latencies.size() - 1) + " ms\n"
         + "  outcomes: " + byKind + "\n"
