@@ -196,6 +196,16 @@ class QueryLogTest {
   }
 
   @Test
+  void stoppingRightAfterAnAnswerStillWritesIt() throws Exception {
+    // What `sql-agent ask` does: the answer arrives, the command closes Vert.x at once.
+    deploy(Map.of());
+    JsonObject a = answer("cli");
+    vertx.eventBus().publish(Addresses.ANSWERS, a);
+    vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
+    assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);
+  }
+
+  @Test
   void stoppingWithUnwrittenRowsReportsThemAsDropped() throws Exception {
     deploy(Map.of());
     proxy.cut();
