@@ -25,6 +25,13 @@ public final class Addresses {
   /** Every graph event of every run is published here... */
   public static final String EVENTS = "sqlagent.events";
 
+  /** Every visible table: request {}, reply {tables: [{name, note, row_count, columns}]}. */
+  public static final String SCHEMA = "sqlagent.retrieval.schema";
+  /** One table as CREATE TABLE: request {name}, reply {name, ddl}; unknown table fails 404. */
+  public static final String DESCRIBE = "sqlagent.retrieval.describe";
+  /** A few rows of one table: request {name, n}, reply {name, columns, rows}, values clipped. */
+  public static final String SAMPLE = "sqlagent.retrieval.sample";
+
   /** ...and on the run's own address. */
   public static String events(String runId) {
     return EVENTS + "." + runId;
