@@ -234,13 +234,10 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     }
     Live live = session(ctx);
     if (live == null) return;
-    Context context = Vertx.currentContext();
-    ResponseStream stream = new ResponseStream(ctx.response(), context, true, live);
+    ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), true, live);
     stream.open();
     var listening = live.session.listeningStream(stream);
-    long keepAlive = context.owner().setPeriodic(KEEP_ALIVE_MS, t -> stream.comment("keep-alive"));
     ctx.response().closeHandler(v -> {
-      context.owner().cancelTimer(keepAlive);
       listening.close();
       stream.close();
     });
@@ -343,6 +340,7 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     private final Context context;
     private final boolean sse;
     private final Live live;
+    private final long keepAlive;
     private boolean started;
     private boolean closed;
 
@@ -352,6 +350,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       this.sse = sse;
       this.live = live;
       live.openStreams.incrementAndGet();
+      // A quiet SSE stream (a long ask, an idle listening stream) must not look dead to proxies and clients.
+      this.keepAlive = sse ? context.owner().setPeriodic(KEEP_ALIVE_MS, t -> context.runOnContext(v -> comment("keep-alive"))) : -1;
     }
 
     /** Sends the SSE headers now (a listening stream may stay quiet for a long time). */
@@ -443,6 +443,7 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     private void end() {
       if (closed) return;
       closed = true;
+      if (keepAlive >= 0) context.owner().cancelTimer(keepAlive);
       live.openStreams.decrementAndGet();
       live.lastSeen = System.nanoTime();
       if (response.ended() || response.closed()) return;
