@@ -1,8 +1,10 @@
 package dev.sqlagent;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.retrieval.RetrievalVerticle;
 import dev.sqlagent.web.HttpVerticle;
@@ -26,6 +28,7 @@ public final class MainVerticle extends VerticleBase {
   private final AppConfig config;
   private final DbTarget db;
   private final boolean withHttp;
+  private final FirstSqlMutator faultInjector;
   private volatile HttpVerticle http;
 
   public MainVerticle(AppConfig config, DbTarget db) {
@@ -34,9 +37,15 @@ public final class MainVerticle extends VerticleBase {
 
   /** Without HTTP: the command-line tools (ask, eval, mcp) use the same verticles over the event bus. */
   public MainVerticle(AppConfig config, DbTarget db, boolean withHttp) {
+    this(config, db, withHttp, null);
+  }
+
+  /** With a fault injector for the agent: evaluation's {@code --inject-faults} only. */
+  public MainVerticle(AppConfig config, DbTarget db, boolean withHttp, FirstSqlMutator faultInjector) {
     this.config = config;
     this.db = db;
     this.withHttp = withHttp;
+    this.faultInjector = faultInjector;
   }
 
   @Override
@@ -45,9 +54,10 @@ public final class MainVerticle extends VerticleBase {
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> workers = List.of(
+        () -> new ExecutionVerticle(db),
         () -> new RetrievalVerticle(db.roOptions()),
         GenerationVerticle::new,
-        AgentVerticle::new);
+        () -> new AgentVerticle(faultInjector));
     Future<String> deployed = Future.succeededFuture();
     for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));
     if (!withHttp) return deployed;

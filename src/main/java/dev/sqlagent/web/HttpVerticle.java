@@ -1,6 +1,8 @@
 package dev.sqlagent.web;
 
 import dev.sqlagent.agent.AgentRoutes;
+import dev.sqlagent.eval.EvalRoutes;
+import dev.sqlagent.execution.QueryRoutes;
 import dev.sqlagent.retrieval.RetrievalRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -21,6 +23,8 @@ public final class HttpVerticle extends VerticleBase {
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
     RetrievalRoutes.mount(router, vertx, config());
+    EvalRoutes.mount(router, vertx, config());
+    QueryRoutes.mount(router, vertx, config());
     dev.sqlagent.mcp.McpRoutes.mount(router, vertx, config());
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
