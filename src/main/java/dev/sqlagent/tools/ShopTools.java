@@ -116,10 +116,14 @@ public final class ShopTools {
         .otherwise(ShopTools::failure);
   }
 
-  /** One SELECT through the whole gate: the rows, or the gate's structured error. */
+  /**
+   * One SELECT through the whole gate: the rows, or the gate's structured error. Any string goes to the gate,
+   * blank ones too, so every refusal (an empty statement is {@code rejected}) is the gate's, exactly as
+   * through the HTTP API; only a missing or non-string sql is refused here.
+   */
   public Future<ToolResult> runQuery(Object sql) {
-    if (!(sql instanceof String s) || s.isBlank()) {
-      return Future.succeededFuture(badArgument("sql must be one SELECT statement as a non-empty string"));
+    if (!(sql instanceof String s)) {
+      return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
     return request(Addresses.EXECUTE, new JsonObject().put("sql", s).put("run", true), quick, "the query gate")
         .map(reply -> reply.getBoolean("ok", false) ? ToolResult.ok(reply) : ToolResult.error(reply))
