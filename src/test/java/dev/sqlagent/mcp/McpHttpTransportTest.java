@@ -3,6 +3,7 @@ package dev.sqlagent.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.TestDatabase;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -23,6 +24,7 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -43,7 +45,11 @@ class McpHttpTransportTest {
   static void start() throws Exception {
     TestDatabase db = TestDatabase.get();
     vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(Map.of()), db.target());
+    FakeModelServer model = FakeModelServer.start(vertx);
+    McpToolScenario.script(model);
+    Map<String, String> env = new HashMap<>(model.env());
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    main = new MainVerticle(db.config(env), db.target());
     vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
     web = WebClient.create(vertx);
   }
@@ -79,10 +85,20 @@ class McpHttpTransportTest {
       assertThat(((McpSchema.TextContent) bad.content().get(0)).text()).contains("n must be a whole number from 1 to 10");
       assertThat(((Map<?, ?>) bad.structuredContent()).get("error_type")).isEqualTo("bad_argument");
 
-      var empty = client.callTool(new McpSchema.CallToolRequest("run_query", Map.of("sql", "")));
-      assertThat(empty.isError()).isTrue();
+      var noSql = client.callTool(new McpSchema.CallToolRequest("run_query", Map.of()));
+      assertThat(noSql.isError()).isTrue();
       // The server is still there after every refusal.
       assertThat(client.listTools().tools()).hasSize(5);
+    } finally {
+      client.closeGracefully();
+    }
+  }
+
+  @Test
+  void everyToolAnswersOverHttpAndTheGateHolds() {
+    McpSyncClient client = sdkClient(main.httpPort(), HttpRequest.newBuilder());
+    try {
+      new McpToolScenario(client).runAll();
     } finally {
       client.closeGracefully();
     }

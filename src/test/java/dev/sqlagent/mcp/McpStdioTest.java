@@ -2,6 +2,7 @@ package dev.sqlagent.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.TestDatabase;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -18,9 +19,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,12 +39,27 @@ class McpStdioTest {
     return List.of(java, "-Xmx512m", "-cp", classpath, "dev.sqlagent.cli.Main", "mcp");
   }
 
+  static FakeModelServer model;
+
+  @BeforeAll
+  static void startModel() {
+    model = FakeModelServer.start();
+    McpToolScenario.script(model);
+  }
+
+  @AfterAll
+  static void stopModel() {
+    model.close();
+  }
+
   static Map<String, String> env() {
-    return TestDatabase.get().env(Map.of());
+    Map<String, String> env = new HashMap<>(model.env());
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    return TestDatabase.get().env(env);
   }
 
   @Test
-  void theSdkClientListsTheFiveToolsOverStdio() {
+  void theSdkClientUsesEveryToolOverStdio() {
     List<String> cmd = command();
     ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(env()).build();
     StdioClientTransport transport = new StdioClientTransport(params, ShopMcpServer.jsonMapper());
@@ -57,6 +76,8 @@ class McpStdioTest {
       var bad = client.callTool(new McpSchema.CallToolRequest("ask", Map.of("question", "x".repeat(2_001))));
       assertThat(bad.isError()).isTrue();
       assertThat(((McpSchema.TextContent) bad.content().get(0)).text()).contains("the limit is 2000");
+
+      new McpToolScenario(client).runAll();
     } finally {
       client.closeGracefully();
     }
