@@ -10,7 +10,9 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.vertx.core.Future;
+import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientOptions;
@@ -56,8 +58,22 @@ class McpHttpTransportTest {
 
   @AfterAll
   static void stop() throws Exception {
+    awaitRetrievalIndex(vertx);
     vertx.close().await(30, TimeUnit.SECONDS);
   }
+  /**
+   * Waits for retrieval's background table index (RETRIEVE waits for it) before Vert.x closes: a JVM that
+   * exits while ONNX is still loading the embedding model can die in native code.
+   */
+  static void awaitRetrievalIndex(Vertx vertx) {
+    try {
+      vertx.eventBus().request(Addresses.RETRIEVE, new JsonObject().put("question", "bills").put("widen", false),
+          new DeliveryOptions().setSendTimeout(180_000)).await(200, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // Best effort: the close below goes ahead either way.
+    }
+  }
+
 
   static McpSyncClient sdkClient(int port, HttpRequest.Builder request) {
     var transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port).endpoint("/mcp")

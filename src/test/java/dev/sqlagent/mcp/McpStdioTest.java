@@ -100,21 +100,28 @@ class McpStdioTest {
       send(in, new JsonObject().put("jsonrpc", "2.0").put("id", 2).put("method", "tools/list"));
       send(in, new JsonObject().put("jsonrpc", "2.0").put("id", 3).put("method", "tools/call")
           .put("params", new JsonObject().put("name", "sample_rows").put("arguments", new JsonObject().put("name", "bills").put("n", 0))));
+      // ask waits for retrieval's table index: the process is then fully up when stdin closes.
+      send(in, new JsonObject().put("jsonrpc", "2.0").put("id", 4).put("method", "tools/call")
+          .put("params", new JsonObject().put("name", "ask").put("arguments", new JsonObject().put("question", "How many bills?"))));
 
       BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       List<JsonObject> replies = new ArrayList<>();
-      while (replies.size() < 3) {
+      while (replies.size() < 4) {
         String line = out.readLine();
         assertThat(line).as("stdout ended early; stderr:\n%s", Files.readString(stderr)).isNotNull();
         JsonObject message = new JsonObject(line);  // anything that is not JSON fails here
         assertThat(message.getString("jsonrpc")).isEqualTo("2.0");
         if (message.containsKey("id")) replies.add(message);
       }
-      assertThat(replies).extracting(r -> r.getInteger("id")).containsExactly(1, 2, 3);
+      replies.sort(java.util.Comparator.comparing(r -> r.getInteger("id")));
+      assertThat(replies).extracting(r -> r.getInteger("id")).containsExactly(1, 2, 3, 4);
       assertThat(replies.get(1).getJsonObject("result").getJsonArray("tools")).hasSize(5);
       JsonObject call = replies.get(2).getJsonObject("result");
       assertThat(call.getBoolean("isError")).isTrue();
       assertThat(call.getJsonObject("structuredContent").getString("message")).contains("n must be a whole number from 1 to 10");
+      JsonObject answer = replies.get(3).getJsonObject("result");
+      assertThat(answer.getBoolean("isError")).isFalse();
+      assertThat(answer.getJsonObject("structuredContent").getString("sql")).containsIgnoringCase("FROM bills");
 
       in.close();
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the process ends when stdin closes").isTrue();

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -44,8 +46,22 @@ class ShopToolsGuardrailTest {
 
   @AfterAll
   static void stop() throws Exception {
+    awaitRetrievalIndex(vertx);
     vertx.close().await(30, TimeUnit.SECONDS);
   }
+  /**
+   * Waits for retrieval's background table index (RETRIEVE waits for it) before Vert.x closes: a JVM that
+   * exits while ONNX is still loading the embedding model can die in native code.
+   */
+  static void awaitRetrievalIndex(Vertx vertx) {
+    try {
+      vertx.eventBus().request(Addresses.RETRIEVE, new JsonObject().put("question", "bills").put("widen", false),
+          new DeliveryOptions().setSendTimeout(180_000)).await(200, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // Best effort: the close below goes ahead either way.
+    }
+  }
+
 
   private static ToolResult call(String tool, JsonObject args) throws Exception {
     return tools.call(tool, args).await(60, TimeUnit.SECONDS);
