@@ -170,6 +170,9 @@ public final class ShopTools {
         .recover(err -> Future.failedFuture(new ServiceFailure(what, err)));
   }
 
+  /** The services whose 404 means the table named is not one of the shop's. */
+  private static final Set<String> UNKNOWN_NAMES = Set.of("the schema catalogue", "the sampler");
+
   /** A service that refused the request, failed or did not answer, as a tool error. */
   private static ToolResult failure(Throwable err) {
     String what = err instanceof ServiceFailure sf ? sf.what : "the service";
@@ -187,9 +190,6 @@ public final class ShopTools {
     }
     return ToolResult.error("error", what + " failed: " + cause.getMessage());
   }
-
-  /** The services whose 404 means the table named is not one of the shop's. */
-  private static final Set<String> UNKNOWN_NAMES = Set.of("the schema catalogue", "the sampler");
 
   private static final class ServiceFailure extends RuntimeException {
     final String what;
