@@ -31,6 +31,7 @@ public final class HttpVerticle extends VerticleBase {
     MetricsRoutes.mount(router, vertx, config());
     EvalRoutes.mount(router, vertx, config());
     QueryRoutes.mount(router, vertx, config());
+    dev.sqlagent.mcp.McpRoutes.mount(router, vertx, config());
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));

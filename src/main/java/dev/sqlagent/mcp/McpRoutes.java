@@ -1,0 +1,57 @@
+package dev.sqlagent.mcp;
+
+import dev.sqlagent.tools.ShopTools;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /mcp}: the shop tools over MCP Streamable HTTP on the running service. Routes are added where this
+ * is called, so a bearer-token check mounted on {@code /mcp} before it guards every method.
+ */
+public final class McpRoutes {
+
+  private static final Logger LOG = LoggerFactory.getLogger(McpRoutes.class);
+
+  public static final String PATH = "/mcp";
+  /** A JSON-RPC message is small; a question is at most 2,000 characters. */
+  static final int BODY_LIMIT = 64 * 1024;
+  static final int MAX_SESSIONS = 1_000;
+  static final Duration IDLE = Duration.ofMinutes(30);
+
+  private McpRoutes() {}
+
+  public static void mount(Router router, Vertx vertx, JsonObject config) {
+    ShopTools tools = new ShopTools(vertx, config);
+    // Building the SDK server loads Jackson 3, reactor and the schema validator: seconds of class loading,
+    // so on a worker. Requests that arrive meanwhile wait for it.
+    Future<VertxStreamableHttpTransport> ready = vertx.executeBlocking(() -> {
+      VertxStreamableHttpTransport transport = new VertxStreamableHttpTransport(ShopMcpServer.jsonMapper(), MAX_SESSIONS);
+      McpAsyncServer server = ShopMcpServer.build(McpServer.async(transport), tools, requestTimeout(config));
+      ShopMcpServer.warmUp();
+      LOG.debug("MCP Streamable HTTP at {} ({} {})", PATH, server.getServerInfo().name(), server.getServerInfo().version());
+      return transport;
+    }, false);
+    ready.onFailure(e -> LOG.error("the MCP server could not be built; {} answers 503", PATH, e));
+    router.post(PATH).handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
+    router.route(PATH).handler(ctx -> ready
+        .onSuccess(transport -> transport.handle(ctx))
+        .onFailure(e -> ctx.response().setStatusCode(503).putHeader("content-type", "application/json")
+            .end(new JsonObject().put("jsonrpc", "2.0").putNull("id").put("error",
+                new JsonObject().put("code", -32603).put("message", "the MCP server is unavailable")).encode())));
+    // Created in the HTTP verticle's start: the timer goes when the verticle is undeployed.
+    vertx.setPeriodic(Duration.ofMinutes(1).toMillis(), t -> ready.onSuccess(transport -> transport.expireIdle(IDLE)));
+  }
+
+  /** The SDK's own deadline for a tool call: longer than the agent's, so the agent's timeout speaks first. */
+  static Duration requestTimeout(JsonObject config) {
+    return Duration.ofMillis(config.getLong("questionTimeoutMs", 180_000L) + 30_000L);
+  }
+}

@@ -1,0 +1,164 @@
+package dev.sqlagent.mcp;
+
+import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.tools.ToolResult;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+
+/**
+ * The MCP face of {@link ShopTools}: the five tools with their descriptions and input schemas, registered
+ * on an SDK server over whichever transport the caller gives (stdio or Vert.x Streamable HTTP). The tool
+ * bodies live in ShopTools; this class only describes and registers them.
+ */
+public final class ShopMcpServer {
+
+  private ShopMcpServer() {}
+
+  static final String NAME = "sql-agent";
+  static final String VERSION = "0.1.0";
+
+  private static final String INSTRUCTIONS = """
+      Read-only access to a PostgreSQL shop database (customers, products, orders, bills, ...). \
+      Start with list_tables, read a table with describe_table and sample_rows, then either run one \
+      SELECT with run_query or let the agent answer a plain-English question with ask. Nothing here can \
+      change data: every query passes the same gate (one SELECT, a forced LIMIT, a cost limit, a \
+      read-only role).""";
+
+  /** The SDK's JSON mapper (Jackson 3, found through its service loader). */
+  public static McpJsonMapper jsonMapper() {
+    return McpJsonDefaults.getMapper();
+  }
+
+  /** Registers the tools on a server being built and builds it. */
+  public static McpAsyncServer build(McpServer.AsyncSpecification<?> spec, ShopTools tools, Duration requestTimeout) {
+    McpJsonMapper json = jsonMapper();
+    return spec
+        .serverInfo(NAME, VERSION)
+        .instructions(INSTRUCTIONS)
+        .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+        .jsonMapper(json)
+        // ShopTools checks arguments itself, with messages that say what to send instead.
+        .validateToolInputs(false)
+        .requestTimeout(requestTimeout)
+        .tools(specifications(tools, json))
+        .build();
+  }
+
+  /** Loads what the first request would otherwise load on an event loop (serialising a tool list). */
+  static void warmUp() {
+    try {
+      jsonMapper().writeValueAsString(new McpSchema.ListToolsResult(
+          specifications(null, jsonMapper()).stream().map(AsyncToolSpecification::tool).toList(), null));
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static List<AsyncToolSpecification> specifications(ShopTools tools, McpJsonMapper json) {
+    return List.of(
+        spec(tools, json, tool(ShopTools.LIST_TABLES, "List tables",
+            "List every table of the shop database with a one-line note on what it holds and its approximate "
+                + "row count. Start here: the other tools take these names.",
+            Map.of(), List.of(), true)),
+        spec(tools, json, tool(ShopTools.DESCRIBE_TABLE, "Describe a table",
+            "Describe one table as a CREATE TABLE statement: columns with types and nullability, primary and "
+                + "foreign keys, and the comments that explain columns and codes. An unknown name is an error "
+                + "that lists the real tables.",
+            Map.of("name", Map.of("type", "string", "description", "table name, as list_tables shows it")),
+            List.of("name"), true)),
+        spec(tools, json, tool(ShopTools.SAMPLE_ROWS, "Sample rows",
+            "Show a few real rows of one table (values clipped to 40 characters) so value formats, codes and "
+                + "spellings are read rather than guessed. n is 1 to " + ShopTools.MAX_SAMPLE_ROWS
+                + ", default " + ShopTools.DEFAULT_SAMPLE_ROWS + ".",
+            Map.of("name", Map.of("type", "string", "description", "table name, as list_tables shows it"),
+                "n", Map.of("type", "integer", "minimum", 1, "maximum", ShopTools.MAX_SAMPLE_ROWS,
+                    "default", ShopTools.DEFAULT_SAMPLE_ROWS, "description", "how many rows")),
+            List.of("name"), true)),
+        spec(tools, json, tool(ShopTools.RUN_QUERY, "Run a query",
+            "Run one read-only SELECT (a WITH, UNION or VALUES query is fine) and get the columns and rows. "
+                + "The whole gate applies: exactly one statement, nothing that writes or locks, only the shop "
+                + "tables, a LIMIT forced to the row cap (the result says truncated when more rows exist), a "
+                + "planner-cost limit and a statement timeout. A refused or failed query is an error carrying "
+                + "error_type (rejected, syntax_error, unknown_column, unknown_table, timeout, ...), the "
+                + "database's message, a hint and whether rewriting can fix it.",
+            Map.of("sql", Map.of("type", "string", "description", "one SELECT statement")),
+            List.of("sql"), true)),
+        spec(tools, json, tool(ShopTools.ASK, "Ask the agent",
+            "Ask a plain-English question about the shop data. The agent picks the tables, writes one SELECT, "
+                + "runs it through the same gate, repairs it from the database's error (at most three attempts) "
+                + "and returns the answer JSON: the answer, the SQL that produced it, columns and rows, and the "
+                + "history of every failed attempt with its error type. A question is at most "
+                + ShopTools.MAX_QUESTION_CHARS + " characters; an answer can take up to a few minutes.",
+            Map.of("question", Map.of("type", "string", "maxLength", ShopTools.MAX_QUESTION_CHARS,
+                "description", "the question, in plain English")),
+            List.of("question"), false)));
+  }
+
+  private static Tool tool(String name, String title, String description, Map<String, Object> properties,
+      List<String> required, boolean idempotent) {
+    return Tool.builder()
+        .name(name)
+        .title(title)
+        .description(description)
+        .inputSchema(new McpSchema.JsonSchema("object", properties, required, false, null, null))
+        // Declared so clients may read structuredContent; loose on purpose: the text content says the rest.
+        .outputSchema(Map.of("type", "object", "properties", OUTPUT.get(name)))
+        .annotations(new ToolAnnotations(title, true, false, idempotent, false, null))
+        .build();
+  }
+
+  /** The main fields of each tool's result (any may be null: a loose contract, the text says the rest). */
+  private static final Map<String, Map<String, Object>> OUTPUT = Map.of(
+      ShopTools.LIST_TABLES, Map.of("tables", field("array")),
+      ShopTools.DESCRIBE_TABLE, Map.of("name", field("string"), "ddl", field("string")),
+      ShopTools.SAMPLE_ROWS, Map.of("name", field("string"), "columns", field("array"), "rows", field("array")),
+      ShopTools.RUN_QUERY, Map.of("sql", field("string"), "columns", field("array"), "rows", field("array"),
+          "row_count", field("integer"), "truncated", field("boolean")),
+      ShopTools.ASK, Map.of("answer", field("string"), "sql", field("string"), "rows", field("array"),
+          "history", field("array")));
+
+  private static Map<String, Object> field(String type) {
+    return Map.of("type", List.of(type, "null"));
+  }
+
+  private static AsyncToolSpecification spec(ShopTools tools, McpJsonMapper json, Tool tool) {
+    return AsyncToolSpecification.builder()
+        .tool(tool)
+        .callHandler((exchange, request) -> Mono
+            .fromCompletionStage(() -> tools.call(tool.name(), arguments(request.arguments())).toCompletionStage())
+            .map(result -> toCallToolResult(result, json)))
+        .build();
+  }
+
+  private static JsonObject arguments(Map<String, Object> arguments) {
+    return arguments == null ? new JsonObject() : new JsonObject(arguments);
+  }
+
+  /** Text for any client, the same JSON as structured content for clients that read it. */
+  static CallToolResult toCallToolResult(ToolResult result, McpJsonMapper json) {
+    Map<String, Object> structured;
+    try {
+      structured = json.readValue(result.data().encode(), new TypeRef<Map<String, Object>>() {});
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("a tool result that is not JSON", e);
+    }
+    return CallToolResult.builder()
+        .addTextContent(result.text())
+        .structuredContent(structured)
+        .isError(result.error())
+        .build();
+  }
+}

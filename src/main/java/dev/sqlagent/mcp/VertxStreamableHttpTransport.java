@@ -1,0 +1,459 @@
+package dev.sqlagent.mcp;
+
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.spec.HttpHeaders;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCResponse;
+import io.modelcontextprotocol.spec.McpStreamableServerSession;
+import io.modelcontextprotocol.spec.McpStreamableServerTransport;
+import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.ProtocolVersions;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The MCP SDK's Streamable HTTP server transport on a Vert.x route (the SDK ships only servlet ones).
+ *
+ * <ul>
+ *   <li>{@code POST}: one JSON-RPC message. {@code initialize} creates a session and answers with its id in
+ *       {@code Mcp-Session-Id}; later messages must carry it. A request is answered as an SSE stream when the
+ *       client accepts {@code text/event-stream} (progress and log notifications can then precede the
+ *       response), otherwise as one {@code application/json} body. Notifications and responses get 202.</li>
+ *   <li>{@code GET}: the session's server-to-client SSE stream.</li>
+ *   <li>{@code DELETE}: ends the session.</li>
+ * </ul>
+ *
+ * <p>Never blocks the event loop: the SDK's Monos are subscribed, and every write to a response goes
+ * through the context of the request that opened it. A cross-site page cannot drive it through a
+ * browser: an {@code Origin} that is neither loopback nor the server's own host is refused (the spec's
+ * DNS-rebinding advice). Authentication is not done here: mount the API's bearer check in front.
+ */
+public final class VertxStreamableHttpTransport implements McpStreamableServerTransportProvider {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VertxStreamableHttpTransport.class);
+
+  private static final String EVENT_STREAM = "text/event-stream";
+  private static final String APPLICATION_JSON = "application/json";
+  private static final long KEEP_ALIVE_MS = 25_000;
+
+  private final McpJsonMapper json;
+  private final int maxSessions;
+  private final Map<String, Live> sessions = new ConcurrentHashMap<>();
+  private volatile McpStreamableServerSession.Factory sessionFactory;
+  private volatile boolean closing;
+
+  /** A session and when it was last used. */
+  private static final class Live {
+    final McpStreamableServerSession session;
+    volatile long lastSeen = System.nanoTime();
+    final AtomicInteger openStreams = new AtomicInteger();
+
+    Live(McpStreamableServerSession session) {
+      this.session = session;
+    }
+  }
+
+  public VertxStreamableHttpTransport(McpJsonMapper json, int maxSessions) {
+    this.json = json;
+    this.maxSessions = maxSessions;
+  }
+
+  @Override
+  public List<String> protocolVersions() {
+    return List.of(ProtocolVersions.MCP_2024_11_05, ProtocolVersions.MCP_2025_03_26,
+        ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_11_25);
+  }
+
+  @Override
+  public void setSessionFactory(McpStreamableServerSession.Factory sessionFactory) {
+    this.sessionFactory = sessionFactory;
+  }
+
+  @Override
+  public Mono<Void> notifyClients(String method, Object params) {
+    return Flux.fromIterable(sessions.values())
+        .flatMap(live -> live.session.sendNotification(method, params)
+            .onErrorResume(e -> {
+              LOG.debug("notification {} to session {} failed: {}", method, live.session.getId(), e.toString());
+              return Mono.empty();
+            }))
+        .then();
+  }
+
+  @Override
+  public Mono<Void> closeGracefully() {
+    return Mono.defer(() -> {
+      closing = true;
+      return Flux.fromIterable(sessions.values())
+          .flatMap(live -> live.session.closeGracefully().onErrorResume(e -> Mono.empty()))
+          .then(Mono.fromRunnable(sessions::clear));
+    });
+  }
+
+  /** Sessions currently open (for tests and the log). */
+  public int sessionCount() {
+    return sessions.size();
+  }
+
+  /** Ends sessions unused for longer than {@code idle} that have no open stream. */
+  public void expireIdle(Duration idle) {
+    long cutoff = System.nanoTime() - idle.toNanos();
+    sessions.forEach((id, live) -> {
+      if (live.openStreams.get() == 0 && live.lastSeen - cutoff < 0 && sessions.remove(id, live)) {
+        LOG.info("MCP session {} expired after {} idle", id, idle);
+        live.session.closeGracefully().onErrorResume(e -> Mono.empty()).subscribe();
+      }
+    });
+  }
+
+  /** The route handler for every method on the MCP endpoint. */
+  public void handle(RoutingContext ctx) {
+    HttpServerRequest req = ctx.request();
+    if (closing) {
+      error(ctx, 503, ErrorCodes.INTERNAL_ERROR, "the MCP server is shutting down");
+      return;
+    }
+    if (!originAllowed(req)) {
+      error(ctx, 403, ErrorCodes.INVALID_REQUEST, "Origin " + req.getHeader("Origin") + " may not use this MCP server");
+      return;
+    }
+    HttpMethod method = req.method();
+    if (method.equals(HttpMethod.POST)) {
+      post(ctx);
+    } else if (method.equals(HttpMethod.GET)) {
+      get(ctx);
+    } else if (method.equals(HttpMethod.DELETE)) {
+      delete(ctx);
+    } else {
+      ctx.response().putHeader("Allow", "GET, POST, DELETE");
+      error(ctx, 405, ErrorCodes.INVALID_REQUEST, "the MCP endpoint takes POST, GET and DELETE");
+    }
+  }
+
+  private void post(RoutingContext ctx) {
+    String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
+    boolean sse = accepts(accept, EVENT_STREAM);
+    if (!sse && !accepts(accept, APPLICATION_JSON)) {
+      error(ctx, 406, ErrorCodes.INVALID_REQUEST, "Accept must include application/json or text/event-stream");
+      return;
+    }
+    String body = ctx.body() == null ? null : ctx.body().asString();
+    if (body == null || body.isBlank()) {
+      error(ctx, 400, ErrorCodes.PARSE_ERROR, "the body must be one JSON-RPC message");
+      return;
+    }
+    JSONRPCMessage message;
+    try {
+      message = McpSchema.deserializeJsonRpcMessage(json, body);
+    } catch (Exception e) {
+      error(ctx, 400, ErrorCodes.PARSE_ERROR, "the body must be one JSON-RPC message (a batch is not accepted): "
+          + firstLine(e.getMessage()));
+      return;
+    }
+    if (message instanceof JSONRPCRequest request && McpSchema.METHOD_INITIALIZE.equals(request.method())) {
+      initialize(ctx, request);
+      return;
+    }
+    Live live = session(ctx);
+    if (live == null) return;
+    McpTransportContext transportContext = transportContext(ctx);
+    if (message instanceof JSONRPCRequest request) {
+      ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), sse, live);
+      live.session.responseStream(request, stream)
+          .contextWrite(c -> c.put(McpTransportContext.KEY, transportContext))
+          .subscribe(null, err -> stream.failed(request.id(), err));
+    } else {
+      Mono<Void> accepted = message instanceof JSONRPCResponse response
+          ? live.session.accept(response)
+          : live.session.accept((JSONRPCNotification) message);
+      Context context = Vertx.currentContext();
+      accepted.contextWrite(c -> c.put(McpTransportContext.KEY, transportContext))
+          .subscribe(null,
+              err -> context.runOnContext(v -> error(ctx, 400, ErrorCodes.INVALID_REQUEST, firstLine(err.getMessage()))),
+              () -> context.runOnContext(v -> ctx.response().setStatusCode(202).end()));
+    }
+  }
+
+  private void initialize(RoutingContext ctx, JSONRPCRequest request) {
+    if (sessionFactory == null) {
+      error(ctx, 503, ErrorCodes.INTERNAL_ERROR, "the MCP server is not ready");
+      return;
+    }
+    if (sessions.size() >= maxSessions) {
+      error(ctx, 503, ErrorCodes.INTERNAL_ERROR, "too many open MCP sessions; close one (DELETE) or retry later");
+      return;
+    }
+    McpSchema.InitializeRequest init;
+    try {
+      init = json.convertValue(request.params(), new TypeRef<McpSchema.InitializeRequest>() {});
+    } catch (RuntimeException e) {
+      error(ctx, 400, ErrorCodes.INVALID_PARAMS, "initialize params: " + firstLine(e.getMessage()));
+      return;
+    }
+    var started = sessionFactory.startSession(init);
+    String id = started.session().getId();
+    sessions.put(id, new Live(started.session()));
+    Context context = Vertx.currentContext();
+    started.initResult().subscribe(
+        result -> context.runOnContext(v -> {
+          ctx.response().putHeader(HttpHeaders.MCP_SESSION_ID, id);
+          writeJson(ctx.response(), 200, new JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), result, null));
+        }),
+        err -> {
+          sessions.remove(id);
+          context.runOnContext(v -> error(ctx, 500, ErrorCodes.INTERNAL_ERROR, "initialize failed: " + firstLine(err.getMessage())));
+        });
+  }
+
+  private void get(RoutingContext ctx) {
+    if (!accepts(ctx.request().getHeader(HttpHeaders.ACCEPT), EVENT_STREAM)) {
+      error(ctx, 406, ErrorCodes.INVALID_REQUEST, "GET opens the server's event stream: Accept must include text/event-stream");
+      return;
+    }
+    Live live = session(ctx);
+    if (live == null) return;
+    ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), true, live);
+    stream.open();
+    var listening = live.session.listeningStream(stream);
+    ctx.response().closeHandler(v -> {
+      listening.close();
+      stream.close();
+    });
+  }
+
+  private void delete(RoutingContext ctx) {
+    String id = ctx.request().getHeader(HttpHeaders.MCP_SESSION_ID);
+    if (id == null || id.isBlank()) {
+      error(ctx, 400, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header required");
+      return;
+    }
+    Live live = sessions.remove(id);
+    if (live == null) {
+      error(ctx, 404, ErrorCodes.INVALID_REQUEST, "no MCP session " + id);
+      return;
+    }
+    Context context = Vertx.currentContext();
+    live.session.delete().subscribe(null,
+        err -> context.runOnContext(v -> ctx.response().setStatusCode(200).end()),
+        () -> context.runOnContext(v -> ctx.response().setStatusCode(200).end()));
+  }
+
+  /** The session the request names; null after answering 400 (none named) or 404 (unknown: initialize again). */
+  private Live session(RoutingContext ctx) {
+    String id = ctx.request().getHeader(HttpHeaders.MCP_SESSION_ID);
+    if (id == null || id.isBlank()) {
+      error(ctx, 400, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header required: send initialize first");
+      return null;
+    }
+    String version = ctx.request().getHeader(HttpHeaders.PROTOCOL_VERSION);
+    if (version != null && !protocolVersions().contains(version)) {
+      error(ctx, 400, ErrorCodes.INVALID_REQUEST, "unsupported MCP-Protocol-Version " + version + "; supported: " + protocolVersions());
+      return null;
+    }
+    Live live = sessions.get(id);
+    if (live == null) {
+      error(ctx, 404, ErrorCodes.INVALID_REQUEST, "no MCP session " + id + " (it ended or expired): initialize again");
+      return null;
+    }
+    live.lastSeen = System.nanoTime();
+    return live;
+  }
+
+  private static McpTransportContext transportContext(RoutingContext ctx) {
+    return McpTransportContext.create(Map.of("remote", String.valueOf(ctx.request().remoteAddress())));
+  }
+
+  /** Browsers send Origin; only loopback pages and the server's own host may call (DNS rebinding). */
+  static boolean originAllowed(HttpServerRequest req) {
+    String origin = req.getHeader("Origin");
+    if (origin == null || origin.isBlank()) return true;
+    String host;
+    try {
+      host = URI.create(origin.trim()).getHost();
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    if (host == null) return false;
+    host = host.toLowerCase(Locale.ROOT);
+    if (host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]") || host.equals("::1")) return true;
+    return req.authority() != null && host.equalsIgnoreCase(req.authority().host());
+  }
+
+  static boolean accepts(String accept, String type) {
+    if (accept == null || accept.isBlank()) return type.equals(APPLICATION_JSON);
+    String a = accept.toLowerCase(Locale.ROOT);
+    return a.contains(type) || a.contains("*/*") && type.equals(APPLICATION_JSON);
+  }
+
+  private void writeJson(HttpServerResponse response, int status, Object body) {
+    String text;
+    try {
+      text = json.writeValueAsString(body);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    response.setStatusCode(status).putHeader("content-type", APPLICATION_JSON).end(text);
+  }
+
+  /** A JSON-RPC error object (id null: the transport could not read or route the message). */
+  private static void error(RoutingContext ctx, int status, int code, String message) {
+    if (ctx.response().ended()) return;
+    ctx.response().setStatusCode(status).putHeader("content-type", APPLICATION_JSON)
+        .end(new JsonObject().put("jsonrpc", "2.0").putNull("id")
+            .put("error", new JsonObject().put("code", code).put("message", message)).encode());
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) return "unreadable";
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  /**
+   * One HTTP response as the SDK's per-stream transport: an SSE stream, or (for a client that takes only
+   * JSON) the single JSON-RPC response. Writes happen on the request's context, in order.
+   */
+  private final class ResponseStream implements McpStreamableServerTransport {
+    private final HttpServerResponse response;
+    private final Context context;
+    private final boolean sse;
+    private final Live live;
+    private final long keepAlive;
+    private boolean started;
+    private boolean closed;
+
+    ResponseStream(HttpServerResponse response, Context context, boolean sse, Live live) {
+      this.response = response;
+      this.context = context;
+      this.sse = sse;
+      this.live = live;
+      live.openStreams.incrementAndGet();
+      // A quiet SSE stream (a long ask, an idle listening stream) must not look dead to proxies and clients.
+      this.keepAlive = sse ? context.owner().setPeriodic(KEEP_ALIVE_MS, t -> context.runOnContext(v -> comment("keep-alive"))) : -1;
+    }
+
+    /** Sends the SSE headers now (a listening stream may stay quiet for a long time). */
+    void open() {
+      context.runOnContext(v -> comment("stream open"));
+    }
+
+    void comment(String text) {
+      if (closed || response.closed()) return;
+      startSse();
+      response.write(": " + text + "\n\n");
+    }
+
+    private void startSse() {
+      if (started) return;
+      started = true;
+      response.setStatusCode(200).setChunked(true)
+          .putHeader("content-type", EVENT_STREAM)
+          .putHeader("cache-control", "no-cache")
+          .putHeader("x-accel-buffering", "no");
+    }
+
+    @Override
+    public Mono<Void> sendMessage(JSONRPCMessage message) {
+      return sendMessage(message, null);
+    }
+
+    @Override
+    public Mono<Void> sendMessage(JSONRPCMessage message, String messageId) {
+      return Mono.create(sink -> context.runOnContext(v -> {
+        try {
+          write(message, messageId);
+          sink.success();
+        } catch (Exception e) {
+          sink.error(e);
+        }
+      }));
+    }
+
+    private void write(JSONRPCMessage message, String messageId) throws java.io.IOException {
+      if (closed || response.closed() || response.ended()) {
+        LOG.debug("MCP session {}: message dropped, the client's stream is gone", live.session.getId());
+        return;
+      }
+      String text = json.writeValueAsString(message);
+      if (sse) {
+        startSse();
+        StringBuilder event = new StringBuilder();
+        if (messageId != null) event.append("id: ").append(messageId).append('\n');
+        event.append("event: message\n");
+        event.append("data: ").append(text).append("\n\n");
+        response.write(event.toString());
+      } else if (message instanceof JSONRPCResponse) {
+        closed = true;
+        live.openStreams.decrementAndGet();
+        response.setStatusCode(200).putHeader("content-type", APPLICATION_JSON).end(text);
+      } else {
+        LOG.debug("MCP session {}: notification not sent, the client accepts only JSON", live.session.getId());
+      }
+    }
+
+    /** The SDK could not even produce an error response: answer with one. */
+    void failed(Object requestId, Throwable err) {
+      LOG.warn("MCP session {}: request {} failed: {}", live.session.getId(), requestId, err.toString());
+      JSONRPCResponse response = new JSONRPCResponse(McpSchema.JSONRPC_VERSION, requestId, null,
+          new JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, "the request could not be handled"));
+      sendMessage(response, null).then(closeGracefully()).subscribe();
+    }
+
+    @Override
+    public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+      return json.convertValue(data, typeRef);
+    }
+
+    @Override
+    public Mono<Void> closeGracefully() {
+      return Mono.create(sink -> context.runOnContext(v -> {
+        end();
+        sink.success();
+      }));
+    }
+
+    /** Queued behind the writes already asked for, so nothing sent before is cut off. */
+    @Override
+    public void close() {
+      context.runOnContext(v -> end());
+    }
+
+    private void end() {
+      if (closed) return;
+      closed = true;
+      if (keepAlive >= 0) context.owner().cancelTimer(keepAlive);
+      live.openStreams.decrementAndGet();
+      live.lastSeen = System.nanoTime();
+      if (response.ended() || response.closed()) return;
+      if (sse) {
+        startSse();
+        response.end();
+      } else {
+        // A request whose handler produced no response at all.
+        response.setStatusCode(202).end();
+      }
+    }
+  }
+}
