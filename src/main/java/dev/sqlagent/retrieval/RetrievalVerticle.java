@@ -70,6 +70,12 @@ public final class RetrievalVerticle extends VerticleBase {
         });
   }
 
+  /** The model loads on a worker: a process that exits mid-load crashes inside onnxruntime, so wait for it. */
+  @Override
+  public Future<?> stop() {
+    return indexReady == null ? Future.succeededFuture() : indexReady.otherwiseEmpty();
+  }
+
   /** Loads the model and embeds every table, on a worker; logs how long each took. */
   private Future<Void> buildIndex(Catalogue first) {
     return vertx.executeBlocking(() -> {
