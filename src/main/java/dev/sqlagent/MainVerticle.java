@@ -4,8 +4,12 @@ import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.generation.GenerationVerticle;
+import dev.sqlagent.health.HealthVerticle;
+import dev.sqlagent.metrics.MetricsVerticle;
+import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.retrieval.RetrievalVerticle;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.Deployable;
@@ -57,12 +61,16 @@ public final class MainVerticle extends VerticleBase {
         () -> new ExecutionVerticle(db),
         () -> new RetrievalVerticle(db.roOptions()),
         GenerationVerticle::new,
+        () -> new QueryLogVerticle(db.logOptions()),
+        () -> new SchemaSnapshotVerticle(db, config.home()),
         () -> new AgentVerticle(faultInjector));
     Future<String> deployed = Future.succeededFuture();
     for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));
     if (!withHttp) return deployed;
     http = new HttpVerticle();
     return deployed
+        .compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(db, config.home()), opts))
         .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }

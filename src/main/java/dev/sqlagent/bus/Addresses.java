@@ -17,6 +17,10 @@ public final class Addresses {
   public static final String DESCRIBE = "sqlagent.retrieval.describe";
   /** A few rows of one table: request {name, n}, reply {name, columns, rows}, values clipped. */
   public static final String SAMPLE = "sqlagent.retrieval.sample";
+  /** Retrieval's index: request {} → {"built": bool, "tables": n, "built_at": ISO-8601 instant or null}. */
+  public static final String RETRIEVAL_STATUS = "sqlagent.retrieval.status";
+  /** Published by retrieval each time its index is (re)built, with the same body as RETRIEVAL_STATUS. */
+  public static final String RETRIEVAL_BUILT = "sqlagent.retrieval.built";
 
   // --- the model ------------------------------------------------------------------------------
   /** Request {run_id, messages, stream}, reply the completion (or fail with error_type). */
@@ -41,4 +45,20 @@ public final class Addresses {
   public static String events(String runId) {
     return EVENTS + "." + runId;
   }
+
+  // --- operations (dev.sqlagent.querylog, health, metrics, drift) ---------------------------------
+
+  /** The query log's state: request {} → {buffered, capacity, written, dropped, failed_writes, last_error, ...}. */
+  public static final String QUERY_LOG_STATUS = "sqlagent.querylog.status";
+  /** Write what is buffered now: request {timeout_ms} → the status once the buffer is empty or the time is up. */
+  public static final String QUERY_LOG_FLUSH = "sqlagent.querylog.flush";
+  /** Published after every change of the query log's totals: {written, dropped, buffered}. */
+  public static final String QUERY_LOG_FACTS = "sqlagent.querylog.facts";
+
+  /** Readiness: request {} → {"ok": bool, flags..., "checks": [...]} (what /api/health serves). */
+  public static final String HEALTH_READINESS = "sqlagent.health.readiness";
+  /** Prometheus text exposition of every metric: request {} → String. */
+  public static final String METRICS_SCRAPE = "sqlagent.metrics.scrape";
+  /** Published by the web edge when a live client connects or leaves: {"transport": "ws"|"eventbus", "delta": 1|-1}. */
+  public static final String LIVE_CLIENTS = "sqlagent.web.clients";
 }

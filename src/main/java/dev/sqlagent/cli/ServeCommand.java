@@ -3,6 +3,7 @@ package dev.sqlagent.cli;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Database;
+import dev.sqlagent.metrics.MetricsVerticle;
 import io.vertx.core.Vertx;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,7 @@ public final class ServeCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     AppConfig config = AppConfig.fromEnvironment();
     Database db = Database.open(config);
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = MetricsVerticle.newVertx();  // Vert.x's own metrics must be chosen when it is created
     try {
       vertx.deployVerticle(new MainVerticle(config, db.target())).await(5, TimeUnit.MINUTES);
     } catch (Exception e) {

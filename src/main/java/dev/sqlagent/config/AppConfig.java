@@ -37,7 +37,12 @@ public record AppConfig(
     double promptPricePerMTok,
     double completionPricePerMTok,
     boolean llmAnswerSummary,
-    Optional<String> apiToken) {
+    Optional<String> apiToken,
+    int logBufferRows,
+    int logRetryMaxMs,
+    int healthTimeoutMs,
+    int maxBodyBytes,
+    int askPerClient) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -60,7 +65,15 @@ public record AppConfig(
     k.put("SQLAGENT_PROMPT_PRICE", new String[] {"0", "USD per million prompt tokens"});
     k.put("SQLAGENT_COMPLETION_PRICE", new String[] {"0", "USD per million completion tokens"});
     k.put("SQLAGENT_ANSWER_SUMMARY", new String[] {"model", "'model': a second model call words the answer; 'plain': a deterministic summary"});
-    k.put("SQLAGENT_API_TOKEN", new String[] {null, "bearer token required on /api, /ws, /eventbus and /mcp"});
+    k.put("SQLAGENT_API_TOKEN", new String[] {null, "bearer token required on /api, /ws, /eventbus and /mcp "
+        + "(Authorization: Bearer; browsers' WebSockets may pass ?token= on /ws and /eventbus); unset: no token, "
+        + "and watching every run is for loopback clients only"});
+    k.put("SQLAGENT_LOG_BUFFER_ROWS", new String[] {"5000", "query-log rows held in memory while the database is unavailable; "
+        + "beyond that a row is dropped, counted and reported"});
+    k.put("SQLAGENT_LOG_RETRY_MAX_MS", new String[] {"30000", "longest wait between query-log write retries (backoff from 250 ms)"});
+    k.put("SQLAGENT_HEALTH_TIMEOUT_MS", new String[] {"2000", "deadline of each readiness check; keep it below the probe's timeout and period"});
+    k.put("SQLAGENT_MAX_BODY_BYTES", new String[] {"65536", "largest request body accepted (413 above)"});
+    k.put("SQLAGENT_ASK_PER_CLIENT", new String[] {"2", "questions one client (address) may have in flight on POST /api/ask (429 above)"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -136,7 +149,12 @@ public record AppConfig(
         r.decimal("SQLAGENT_PROMPT_PRICE", 0, 1e6),
         r.decimal("SQLAGENT_COMPLETION_PRICE", 0, 1e6),
         summary.equals("model"),
-        r.optional("SQLAGENT_API_TOKEN"));
+        r.optional("SQLAGENT_API_TOKEN"),
+        r.integer("SQLAGENT_LOG_BUFFER_ROWS", 1, 1_000_000),
+        r.integer("SQLAGENT_LOG_RETRY_MAX_MS", 250, 600_000),
+        r.integer("SQLAGENT_HEALTH_TIMEOUT_MS", 100, 60_000),
+        r.integer("SQLAGENT_MAX_BODY_BYTES", 4_096, 16 * 1024 * 1024),
+        r.integer("SQLAGENT_ASK_PER_CLIENT", 1, 1_000));
   }
 
   static Path defaultHome() {
@@ -155,6 +173,8 @@ public record AppConfig(
     parts.add("llmTimeoutMs=" + llmCallTimeoutMs + " questionTimeoutMs=" + questionTimeoutMs);
     parts.add("answerSummary=" + (llmAnswerSummary ? "model" : "plain"));
     parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
+    parts.add("logBufferRows=" + logBufferRows + " logRetryMaxMs=" + logRetryMaxMs + " healthTimeoutMs=" + healthTimeoutMs);
+    parts.add("maxBodyBytes=" + maxBodyBytes + " askPerClient=" + askPerClient);
     return String.join(", ", parts);
   }
 
@@ -174,7 +194,9 @@ public record AppConfig(
         .put("llmCallTimeoutMs", llmCallTimeoutMs).put("questionTimeoutMs", questionTimeoutMs)
         .put("promptPricePerMTok", promptPricePerMTok).put("completionPricePerMTok", completionPricePerMTok)
         .put("llmAnswerSummary", llmAnswerSummary)
-        .put("apiToken", apiToken.orElse(null));
+        .put("apiToken", apiToken.orElse(null))
+        .put("logBufferRows", logBufferRows).put("logRetryMaxMs", logRetryMaxMs).put("healthTimeoutMs", healthTimeoutMs)
+        .put("maxBodyBytes", maxBodyBytes).put("askPerClient", askPerClient);
   }
 
   public static boolean isSecret(String key) {

@@ -37,6 +37,14 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   /** Starts (initialising on first use) the server whose data lives in {@code dataDir}. Blocking. */
   public static EmbeddedDatabase start(Path dataDir, Path binDir, String adminPassword) throws IOException {
+    return start(dataDir, binDir, adminPassword, 0);
+  }
+
+  /**
+   * As {@link #start(Path, Path, String)} on a given port (0: any free one). Starting again on the same data
+   * directory and port after {@link #close()} is a restart: clients that reconnect find the same server.
+   */
+  public static EmbeddedDatabase start(Path dataDir, Path binDir, String adminPassword, int port) throws IOException {
     boolean fresh = !Files.exists(dataDir.resolve("postgresql.conf"));
     Files.createDirectories(dataDir.getParent());
     EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
@@ -50,6 +58,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         .setServerConfig("max_connections", "100")
         .setServerConfig("timezone", "UTC")
         .setConnectConfig("password", adminPassword);
+    if (port > 0) builder.setPort(port);
     EmbeddedPostgres pg = builder.start();
     if (fresh) {
       secure(pg, dataDir, adminPassword);

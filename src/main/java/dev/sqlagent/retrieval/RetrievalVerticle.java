@@ -41,6 +41,8 @@ public final class RetrievalVerticle extends VerticleBase {
   private TableNotes notes;
   private TableSelector selector;
   private Future<Void> indexReady;
+  private String indexBuiltAt;
+  private int indexedTables;
 
   /** @param readOnlyRole connect options of {@code sql_agent_ro} ({@code DbTarget.roOptions()}) */
   public RetrievalVerticle(PgConnectOptions readOnlyRole) {
@@ -63,7 +65,8 @@ public final class RetrievalVerticle extends VerticleBase {
               bus.<Object>consumer(Addresses.RETRIEVE, this::onRetrieve).completion(),
               bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
               bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
-              bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion());
+              bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion(),
+              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion());
         });
   }
 
@@ -87,8 +90,16 @@ public final class RetrievalVerticle extends VerticleBase {
     }, false).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
         .map(s -> {
           selector = s;
+          indexBuiltAt = java.time.Instant.now().toString();
+          indexedTables = first.tables().size();
+          vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus());  // the schema snapshot is taken now
           return null;
         });
+  }
+
+  /** {@link Addresses#RETRIEVAL_STATUS}: whether the index is built, over how many tables, since when. */
+  private JsonObject indexStatus() {
+    return new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt);
   }
 
   private Future<Catalogue> catalogue() {

@@ -1,8 +1,11 @@
 package dev.sqlagent.web;
 
+import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.eval.EvalRoutes;
 import dev.sqlagent.execution.QueryRoutes;
+import dev.sqlagent.health.HealthRoutes;
+import dev.sqlagent.metrics.MetricsRoutes;
 import dev.sqlagent.retrieval.RetrievalRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -20,9 +23,12 @@ public final class HttpVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    AccessGuard.mount(router, vertx, config());
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
     RetrievalRoutes.mount(router, vertx, config());
+    HealthRoutes.mount(router, vertx, config());
+    MetricsRoutes.mount(router, vertx, config());
     EvalRoutes.mount(router, vertx, config());
     QueryRoutes.mount(router, vertx, config());
     dev.sqlagent.mcp.McpRoutes.mount(router, vertx, config());

@@ -1,0 +1,204 @@
+package dev.sqlagent.access;
+
+import dev.sqlagent.agent.AgentVerticle;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.core.shareddata.Shareable;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+
+/**
+ * Who may use the service, mounted first on the router:
+ * <ul>
+ *   <li><b>Token.</b> With {@code SQLAGENT_API_TOKEN} set, every request to {@code /api}, {@code /ws},
+ *       {@code /eventbus} and {@code /mcp} must carry it as {@code Authorization: Bearer <token>}; browsers'
+ *       WebSockets cannot set headers, so {@code /ws} and {@code /eventbus} also accept {@code ?token=<token>} (or {@code ?access_token=}, the
+ *       OAuth-style name the page uses).
+ *       Compared in constant time. {@code /health}, {@code /metrics} and the page stay open.</li>
+ *   <li><b>Watching every run.</b> Without a token configured, only loopback clients may watch all runs;
+ *       the live edges ask {@link #mayWatchAll(RoutingContext)} before subscribing anyone to every event.</li>
+ *   <li><b>Sizes.</b> A body larger than {@code maxBodyBytes} is refused (413) before it is read; a question
+ *       longer than the agent accepts is refused at the edge with a message that says how long it was.</li>
+ *   <li><b>Fair share.</b> {@code POST /api/ask} admits {@code askPerClient} questions in flight per client
+ *       address; one more gets 429 with {@code Retry-After}, so one client cannot starve the others.</li>
+ * </ul>
+ */
+public final class AccessGuard {
+
+  /** RoutingContext key: whether this request may watch every run (set on every guarded request). */
+  public static final String WATCH_ALL = "sqlagent.access.watch_all";
+  public static final int RETRY_AFTER_SECONDS = 2;
+  static final int ASK_BODY_BYTES = 16 * 1024;
+
+  private static final Pattern GUARDED = Pattern.compile("^/(api|ws|eventbus|mcp)(/.*)?$");
+  private static final Pattern QUERY_TOKEN_ALLOWED = Pattern.compile("^/(ws|eventbus)(/.*)?$");
+
+  private final byte[] tokenDigest;
+  private final int maxBodyBytes;
+  private final int askPerClient;
+  private final AskSlots slots;
+
+  private AccessGuard(Vertx vertx, JsonObject config) {
+    String token = config.getString("apiToken");
+    this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
+    this.maxBodyBytes = config.getInteger("maxBodyBytes", 65_536);
+    this.askPerClient = config.getInteger("askPerClient", 2);
+    // One table per Vert.x instance, shared by every HTTP verticle instance.
+    this.slots = (AskSlots) vertx.sharedData().<String, AskSlots>getLocalMap("sqlagent.access")
+        .computeIfAbsent("ask-slots", k -> new AskSlots());
+  }
+
+  public static void mount(Router router, Vertx vertx, JsonObject config) {
+    AccessGuard g = new AccessGuard(vertx, config);
+    router.route().handler(g::limitBody);
+    router.routeWithRegex(GUARDED.pattern()).handler(g::authenticate);
+    // A question needs far less than the general limit; the agent's own route uses 16 KiB too.
+    router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
+        .handler(g::checkQuestion).handler(g::admitAsk);
+    router.get("/api/access").handler(g::describe);
+  }
+
+  /** What this client may do here: the page reads it once to know whether to offer "watch every run". */
+  private void describe(RoutingContext ctx) {
+    ctx.json(new JsonObject().put("token_required", tokenDigest != null).put("watch_all", mayWatchAll(ctx))
+        .put("ask_per_client", askPerClient).put("max_body_bytes", maxBodyBytes)
+        .put("max_question_chars", AgentVerticle.MAX_QUESTION_CHARS));
+  }
+
+  /** Whether the client of this request may watch every run (see the class comment). */
+  public static boolean mayWatchAll(RoutingContext ctx) {
+    Boolean decided = ctx.get(WATCH_ALL);
+    return decided != null ? decided : isLoopback(ctx.request().remoteAddress());
+  }
+
+  /** The same decision for a connection seen outside a route (e.g. a SockJS bridge event's socket). */
+  public static boolean mayWatchAll(SocketAddress remote, boolean tokenConfiguredAndPresented) {
+    return tokenConfiguredAndPresented || isLoopback(remote);
+  }
+
+  public static boolean isLoopback(SocketAddress remote) {
+    if (remote == null || remote.host() == null) return false;
+    try {
+      // A literal address: no name lookup happens.
+      return InetAddress.getByName(remote.host()).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private void limitBody(RoutingContext ctx) {
+    String length = ctx.request().getHeader("Content-Length");
+    if (length != null) {
+      long n;
+      try {
+        n = Long.parseLong(length.trim());
+      } catch (NumberFormatException e) {
+        refuse(ctx, 400, "bad_request", "Content-Length is not a number");
+        return;
+      }
+      if (n > maxBodyBytes) {
+        refuse(ctx, 413, "body_too_large", "the request body is " + n + " bytes; the limit is " + maxBodyBytes + " bytes");
+        return;
+      }
+    }
+    ctx.next();
+  }
+
+  private void authenticate(RoutingContext ctx) {
+    if (tokenDigest == null) {
+      ctx.put(WATCH_ALL, isLoopback(ctx.request().remoteAddress()));
+      ctx.next();
+      return;
+    }
+    String presented = bearer(ctx.request().getHeader("Authorization"));
+    if (presented == null && QUERY_TOKEN_ALLOWED.matcher(ctx.normalizedPath()).matches()) {
+      presented = ctx.request().getParam("token");
+      if (presented == null) presented = ctx.request().getParam("access_token");  // what the page sends
+    }
+    if (presented == null || !MessageDigest.isEqual(sha256(presented), tokenDigest)) {
+      ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");
+      refuse(ctx, 401, "unauthorized", presented == null
+          ? "this service requires its API token: send \"Authorization: Bearer <token>\" (WebSocket clients of /ws and /eventbus may add ?token=<token> instead)"
+          : "the API token is not valid");
+      return;
+    }
+    ctx.put(WATCH_ALL, true);
+    ctx.next();
+  }
+
+  /** The agent refuses long questions too; here the refusal says plainly what happened and what to do. */
+  private void checkQuestion(RoutingContext ctx) {
+    Object q = null;
+    try {
+      JsonObject body = ctx.body().asJsonObject();
+      q = body == null ? null : body.getValue("question");
+    } catch (DecodeException | ClassCastException e) {
+      // Not JSON: the agent's route says what it expects.
+    }
+    if (q instanceof String s && s.length() > AgentVerticle.MAX_QUESTION_CHARS) {
+      ctx.response().setStatusCode(400).putHeader("content-type", "application/json").end(new JsonObject()
+          .put("ok", false).put("error_type", "question_too_long")
+          .put("message", "the question is " + s.length() + " characters long; the limit is " + AgentVerticle.MAX_QUESTION_CHARS
+              + ". Ask something shorter (one question at a time) and try again.")
+          .put("length", s.length()).put("limit", AgentVerticle.MAX_QUESTION_CHARS).encode());
+      return;
+    }
+    ctx.next();
+  }
+
+  private void admitAsk(RoutingContext ctx) {
+    String client = ctx.request().remoteAddress() == null ? "unknown" : ctx.request().remoteAddress().host();
+    AtomicInteger inFlight = slots.byClient.computeIfAbsent(client, k -> new AtomicInteger());
+    if (inFlight.incrementAndGet() > askPerClient) {
+      inFlight.decrementAndGet();
+      ctx.response().putHeader("Retry-After", String.valueOf(RETRY_AFTER_SECONDS));
+      refuse(ctx, 429, "too_many_requests", "this client already has " + askPerClient + " question"
+          + (askPerClient == 1 ? "" : "s") + " in progress, the most one client may have; wait for an answer, then ask again");
+      return;
+    }
+    // Released when the response ends or the connection closes, whichever comes first (once).
+    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    ctx.addEndHandler(ar -> {
+      if (released.compareAndSet(false, true)) {
+        inFlight.decrementAndGet();
+        slots.byClient.computeIfPresent(client, (k, v) -> v.get() <= 0 ? null : v);
+      }
+    });
+    ctx.next();
+  }
+
+  /** In-flight questions per client address. */
+  private static final class AskSlots implements Shareable {
+    final ConcurrentHashMap<String, AtomicInteger> byClient = new ConcurrentHashMap<>();
+  }
+
+  private static String bearer(String header) {
+    if (header == null) return null;
+    String h = header.trim();
+    return h.regionMatches(true, 0, "Bearer ", 0, 7) ? h.substring(7).trim() : null;
+  }
+
+  private static void refuse(RoutingContext ctx, int status, String type, String message) {
+    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
+        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+  }
+
+  private static byte[] sha256(String s) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.sqlagent.cli;
+
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.db.Database;
+import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.drift.Drift;
+import dev.sqlagent.drift.SchemaReader;
+import dev.sqlagent.drift.SchemaShape;
+import dev.sqlagent.drift.SnapshotStore;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sql-agent drift}: the live schema against the snapshot taken when the schema index was built. */
+@Command(name = "drift", mixinStandardHelpOptions = true,
+    description = "Compare the live schema (what sql_agent_ro can read) with the snapshot written when the schema "
+        + "index was built. Exit 0: no drift (value-preserving widenings and additions are listed but allowed); "
+        + "1: drift (a table or column dropped or renamed, or a type change that changes values); "
+        + "2: no snapshot yet, or the database cannot be read.")
+public final class DriftCommand implements Callable<Integer> {
+
+  public static final int NO_DRIFT = 0;
+  public static final int DRIFTED = 1;
+  public static final int NO_SNAPSHOT = 2;
+
+  @Option(names = "--json", description = "print the differences as JSON")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    AppConfig config = AppConfig.fromEnvironment();
+    try (Database db = Database.open(config, false)) {
+      return check(db.target(), new SnapshotStore(config.home()), json, System.out, System.err);
+    }
+  }
+
+  /** The comparison itself: prints what moved and returns the exit code. Blocking (JDBC, file). */
+  public static int check(DbTarget target, SnapshotStore store, boolean json, PrintStream out, PrintStream err)
+      throws Exception {
+    Optional<SchemaShape> snapshot = store.read(target.admin());
+    if (snapshot.isEmpty()) {
+      err.println("sql-agent drift: no schema snapshot for " + target.admin() + " (expected " + store.path(target.admin())
+          + "). The service writes one when its schema index is built: start it once (sql-agent serve), then run drift again.");
+      return NO_SNAPSHOT;
+    }
+    SchemaShape live;
+    try (Connection c = target.roConnection()) {
+      live = SchemaReader.read(c, target.admin());
+    }
+    Drift drift = Drift.between(snapshot.get(), live);
+    if (json) {
+      out.println(drift.toJson().put("snapshot", store.path(target.admin()).toString())
+          .put("snapshot_taken_at", snapshot.get().takenAt()).encodePrettily());
+      return drift.drifted() ? DRIFTED : NO_DRIFT;
+    }
+    out.println("snapshot: " + store.path(target.admin()) + " (taken " + snapshot.get().takenAt() + ", "
+        + snapshot.get().tables().size() + " tables, " + snapshot.get().columnCount() + " columns)");
+    out.println("live:     " + live.tables().size() + " tables, " + live.columnCount() + " columns");
+    print(out, "DRIFT", drift.drift());
+    print(out, "compatible (not drift)", drift.compatible());
+    out.println(drift.drifted()
+        ? "drift: the schema moved since the index was built; restart the service to rebuild the index, and check the questions that used these tables"
+        : "no drift");
+    return drift.drifted() ? DRIFTED : NO_DRIFT;
+  }
+
+  private static void print(PrintStream out, String title, List<Drift.Change> changes) {
+    if (changes.isEmpty()) return;
+    out.println(title + " (" + changes.size() + "):");
+    for (Drift.Change c : changes) out.println("  - " + c.describe());
+  }
+}

@@ -1,0 +1,88 @@
+package dev.sqlagent.drift;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.db.DbTarget;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the schema snapshot each time retrieval's index is built: it listens for
+ * {@link Addresses#RETRIEVAL_BUILT} and also asks {@link Addresses#RETRIEVAL_STATUS} (every 2 s until the
+ * index is built, then every 30 s), so the snapshot always describes the schema the index was built from.
+ * {@code sql-agent drift} and the readiness check compare the live schema with it.
+ */
+public final class SchemaSnapshotVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SchemaSnapshotVerticle.class);
+  static final long POLL_UNTIL_BUILT_MS = 2_000;
+  static final long POLL_AFTER_BUILT_MS = 30_000;
+
+  private final DbTarget db;
+  private final SnapshotStore store;
+  private Pool pool;
+  private String snapshotFor;
+  private boolean writing;
+  private long timer = -1;
+
+  public SchemaSnapshotVerticle(DbTarget db, Path home) {
+    this.db = db;
+    this.store = new SnapshotStore(home);
+  }
+
+  @Override
+  public Future<?> start() {
+    pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
+        .with(new PoolOptions().setMaxSize(1).setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS))
+        .connectingTo(db.roOptions()).using(vertx).build();
+    return vertx.executeBlocking(() -> store.read(db.admin()).map(SchemaShape::indexBuiltAt).orElse(null), false)
+        .otherwise(e -> {
+          LOG.warn("schema snapshot: {}", e.getMessage());
+          return null;
+        })
+        .compose(existing -> {
+          snapshotFor = existing;
+          return vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> onStatus(m.body())).completion();
+        })
+        .onSuccess(v -> poll());
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (timer != -1) vertx.cancelTimer(timer);
+    return pool.close();
+  }
+
+  private void poll() {
+    vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject(), new DeliveryOptions().setSendTimeout(5_000))
+        .onSuccess(m -> onStatus(m.body()))
+        .onComplete(ar -> timer = vertx.setTimer(snapshotFor == null ? POLL_UNTIL_BUILT_MS : POLL_AFTER_BUILT_MS, t -> poll()));
+  }
+
+  private void onStatus(JsonObject status) {
+    if (status == null || !status.getBoolean("built", false) || writing) return;
+    String builtAt = Objects.requireNonNullElse(status.getString("built_at"), "unknown");
+    if (builtAt.equals(snapshotFor)) return;
+    writing = true;
+    SchemaReader.read(pool, db.admin())
+        .compose(shape -> vertx.executeBlocking(() -> store.write(db.admin(), shape.withIndexBuiltAt(builtAt)), false)
+            .map(path -> {
+              LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
+                  shape.tables().size(), shape.columnCount(), path, builtAt);
+              return path;
+            }))
+        .onSuccess(p -> snapshotFor = builtAt)
+        .onFailure(e -> LOG.warn("schema snapshot could not be written (will retry): {}", e.getMessage()))
+        .onComplete(ar -> writing = false);
+  }
+}

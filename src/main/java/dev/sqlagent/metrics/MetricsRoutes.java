@@ -1,0 +1,22 @@
+package dev.sqlagent.metrics;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+
+/** {@code GET /metrics}: the Prometheus text exposition (version 0.0.4). */
+public final class MetricsRoutes {
+
+  private MetricsRoutes() {}
+
+  public static void mount(Router router, Vertx vertx, JsonObject config) {
+    router.get("/metrics").handler(ctx -> vertx.eventBus()
+        .<String>request(Addresses.METRICS_SCRAPE, new JsonObject(), new DeliveryOptions().setSendTimeout(5_000))
+        .onSuccess(m -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(m.body()))
+        .onFailure(e -> ctx.response().setStatusCode(503).putHeader("content-type", "application/json")
+            .end(new JsonObject().put("ok", false).put("error_type", "unavailable")
+                .put("message", "metrics are not running").encode())));
+  }
+}

@@ -1,0 +1,195 @@
+package dev.sqlagent.metrics;
+
+import dev.sqlagent.bus.Addresses;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.micrometer.Label;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.backends.BackendRegistries;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+/**
+ * The service's metrics for Prometheus, derived only from what is published on the event bus: finished
+ * answers ({@link Addresses#ANSWERS}), graph events ({@link Addresses#EVENTS}), the query log's totals
+ * ({@link Addresses#QUERY_LOG_FACTS}) and live clients ({@link Addresses#LIVE_CLIENTS}). Nothing in the agent
+ * knows it exists. {@link Addresses#METRICS_SCRAPE} replies the text exposition that {@code /metrics} serves.
+ *
+ * <p>When the Vert.x instance was built with {@link #newVertx()} (the service does), the same registry also
+ * holds Vert.x's own metrics (HTTP server, event bus, pools) and the JVM's; otherwise (tests, tools) this
+ * verticle keeps a registry of its own with the agent's metrics only.
+ */
+public final class MetricsVerticle extends VerticleBase {
+
+  public static final String REGISTRY = "sql-agent";
+
+  /** Labels come from the bus; anything unexpected is folded so a label can never grow without bound. */
+  private static final Pattern LABEL = Pattern.compile("[a-z][a-z0-9_]{0,39}");
+  private static final Pattern MODEL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:/@-]{0,79}");
+  private static final int MAX_LABEL_VALUES = 64;
+  private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
+  private static final Duration[] LATENCY_BUCKETS = {
+      Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+      Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(120)};
+
+  private PrometheusMeterRegistry registry;
+  private final Set<String> seenLabels = ConcurrentHashMap.newKeySet();
+  private final AtomicLong logWritten = new AtomicLong();
+  private final AtomicLong logDropped = new AtomicLong();
+  private final AtomicLong logBuffered = new AtomicLong();
+  private final Map<String, AtomicLong> liveClients = new ConcurrentHashMap<>();
+
+  /**
+   * A Vert.x whose own metrics go to the registry this verticle serves. Metrics must be chosen when Vert.x is
+   * created, so the service's entry point builds Vert.x here.
+   */
+  public static Vertx newVertx() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true).setRegistryName(REGISTRY)
+        .setJvmMetricsEnabled(true)
+        // No event-bus address, path or remote labels: run ids are in addresses, and paths and peers are unbounded.
+        .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.POOL_TYPE, Label.POOL_NAME,
+            Label.EB_SIDE, Label.EB_FAILURE));
+    return Vertx.builder().with(new VertxOptions().setMetricsOptions(metrics))
+        .withMetrics(new MicrometerMetricsFactory(registry)).build();
+  }
+
+  @Override
+  public Future<?> start() {
+    MeterRegistry shared = BackendRegistries.getNow(REGISTRY);
+    registry = shared instanceof PrometheusMeterRegistry p ? p : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    FunctionCounter.builder("sqlagent.query_log.rows.written", logWritten, AtomicLong::get)
+        .description("query-log rows written").register(registry);
+    FunctionCounter.builder("sqlagent.query_log.rows.dropped", logDropped, AtomicLong::get)
+        .description("query-log rows dropped (buffer full, rejected, or unwritten at stop); each is also logged at ERROR")
+        .register(registry);
+    Gauge.builder("sqlagent.query_log.rows.buffered", logBuffered, AtomicLong::get)
+        .description("query-log rows waiting to be written").register(registry);
+    for (String transport : new String[] {"ws", "eventbus"}) clients(transport);
+
+    var bus = vertx.eventBus();
+    return Future.all(
+        bus.<JsonObject>consumer(Addresses.ANSWERS, m -> onAnswer(m.body())).completion(),
+        bus.<JsonObject>consumer(Addresses.EVENTS, m -> onEvent(m.body())).completion(),
+        bus.<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> onLogFacts(m.body())).completion(),
+        bus.<JsonObject>consumer(Addresses.LIVE_CLIENTS, m -> onClients(m.body())).completion(),
+        bus.<JsonObject>consumer(Addresses.METRICS_SCRAPE, m -> m.reply(registry.scrape())).completion());
+  }
+
+  private void onAnswer(JsonObject a) {
+    if (a == null) return;
+    String mode = label(a.getString("mode"));
+    String source = SOURCES.contains(a.getString("source")) ? a.getString("source") : "other";
+    boolean gaveUp = a.getBoolean("gave_up", false);
+    boolean refused = a.getBoolean("refused", false);
+    String outcome = refused ? "refused" : gaveUp ? "gave_up" : "answered";
+    Counter.builder("sqlagent.questions").description("questions finished, by entry, mode and outcome")
+        .tags("source", source, "mode", mode, "outcome", outcome).register(registry).increment();
+    int attempts = a.getInteger("attempts", 0);
+    DistributionSummary.builder("sqlagent.question.attempts").description("attempts per question")
+        .serviceLevelObjectives(1, 2, 3).tags("mode", mode).register(registry).record(attempts);
+    Counter.builder("sqlagent.attempts").description("SQL attempts made").tags("mode", mode).register(registry)
+        .increment(attempts);
+    JsonArray history = a.getJsonArray("history", new JsonArray());
+    String lastError = null;
+    for (Object o : history) {
+      if (!(o instanceof JsonObject h) || h.getString("error_type") == null) continue;
+      lastError = h.getString("error_type");
+      if (h.getString("strategy") != null) {
+        Counter.builder("sqlagent.repairs").description("repairs attempted, by the error type that prompted them")
+            .tags("error_type", label(lastError)).register(registry).increment();
+      }
+    }
+    if (gaveUp) {
+      Counter.builder("sqlagent.give_ups").description("questions given up, by the last error type")
+          .tags("error_type", label(lastError)).register(registry).increment();
+    }
+    if (refused) Counter.builder("sqlagent.refusals").description("questions refused").tags("mode", mode).register(registry).increment();
+    Timer.builder("sqlagent.question.latency").description("time from question to answer")
+        .serviceLevelObjectives(LATENCY_BUCKETS).tags("mode", mode, "outcome", outcome).register(registry)
+        .record(Math.max(0, a.getLong("latency_ms", 0L)), TimeUnit.MILLISECONDS);
+    JsonObject tokens = a.getJsonObject("tokens", new JsonObject());
+    String model = label(a.getString("model"), MODEL);
+    Counter.builder("sqlagent.model.tokens").description("model tokens used").tags("kind", "prompt", "model", model)
+        .register(registry).increment(tokens.getLong("prompt", 0L));
+    Counter.builder("sqlagent.model.tokens").description("model tokens used").tags("kind", "completion", "model", model)
+        .register(registry).increment(tokens.getLong("completion", 0L));
+    Counter.builder("sqlagent.model.cost.usd").description("model cost in USD").tags("model", model).register(registry)
+        .increment(Math.max(0, a.getDouble("cost_usd", 0.0)));
+  }
+
+  private void onEvent(JsonObject e) {
+    if (e == null) return;
+    String kind = label(e.getString("kind"));
+    String status = label(e.getString("status"));
+    Counter.builder("sqlagent.events.published").description("graph events published").tags("kind", kind, "status", status)
+        .register(registry).increment();
+    String node = e.getString("node", "");
+    JsonObject data = e.getJsonObject("data", new JsonObject());
+    if ("failed".equals(e.getString("status")) && (node.equals("validate_sql") || node.equals("execute_sql"))) {
+      Counter.builder("sqlagent.gate.refusals").description("the gate's refusals and the database's errors, by reason")
+          .tags("stage", node.equals("validate_sql") ? "validate" : "execute", "reason", label(data.getString("error_type")))
+          .register(registry).increment();
+    }
+    if ("generate_sql".equals(node) && "finished".equals(e.getString("status")) && data.getValue("latency_ms") instanceof Number n) {
+      Timer.builder("sqlagent.model.call.latency").description("model call latency").serviceLevelObjectives(LATENCY_BUCKETS)
+          .register(registry).record(Math.max(0, n.longValue()), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void onLogFacts(JsonObject f) {
+    if (f == null) return;
+    logWritten.set(f.getLong("written", logWritten.get()));
+    logDropped.set(f.getLong("dropped", logDropped.get()));
+    logBuffered.set(f.getLong("buffered", logBuffered.get()));
+  }
+
+  private void onClients(JsonObject c) {
+    if (c == null) return;
+    String transport = "eventbus".equals(c.getString("transport")) ? "eventbus" : "ws";
+    AtomicLong n = clients(transport);
+    long delta = c.getLong("delta", 0L);
+    n.updateAndGet(v -> Math.max(0, v + Long.signum(delta)));
+  }
+
+  private AtomicLong clients(String transport) {
+    return liveClients.computeIfAbsent(transport, t -> {
+      AtomicLong n = new AtomicLong();
+      Gauge.builder("sqlagent.live.clients", n, AtomicLong::get).description("connected WebSocket / SockJS clients")
+          .tags("transport", t).register(registry);
+      return n;
+    });
+  }
+
+  private String label(String v) {
+    return label(v, LABEL);
+  }
+
+  private String label(String v, Pattern allowed) {
+    if (v == null) return "none";
+    if (!allowed.matcher(v).matches()) return "other";
+    if (seenLabels.contains(v)) return v;
+    if (seenLabels.size() >= MAX_LABEL_VALUES) return "other";
+    seenLabels.add(v);
+    return v;
+  }
+}

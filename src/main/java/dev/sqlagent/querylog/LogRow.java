@@ -1,0 +1,81 @@
+package dev.sqlagent.querylog;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Tuple;
+import io.vertx.sqlclient.data.Numeric;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** One row of {@code agent_query_log}, read from a finished run's answer JSON. */
+record LogRow(String runId, String question, OffsetDateTime askedAt, String mode, String source, String finalSql,
+    int attemptsUsed, String[] errorTypes, boolean gaveUp, boolean refused, Integer rowsReturned, int latencyMs,
+    int promptTokens, int completionTokens, BigDecimal costUsd, String model) {
+
+  /** The entries a person asks through; evaluation runs ("eval") are measurement, not use. */
+  static final Set<String> LOGGED_SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp");
+
+  static final String INSERT = """
+      INSERT INTO agent_query_log (run_id, question, asked_at, mode, source, final_sql, attempts_used, error_types,
+        gave_up, refused, rows_returned, latency_ms, prompt_tokens, completion_tokens, cost_usd, model)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+      ON CONFLICT DO NOTHING""";
+
+  /** Whether this answer is logged at all. */
+  static boolean logged(JsonObject answer) {
+    return LOGGED_SOURCES.contains(answer.getString("source", "eventbus"));
+  }
+
+  /**
+   * The row for an answer received at {@code receivedAt}; the question was asked {@code latency_ms}
+   * before. Throws IllegalArgumentException when the answer lacks what every answer has.
+   */
+  static LogRow fromAnswer(JsonObject a, Instant receivedAt) {
+    String runId = a.getString("run_id");
+    String question = a.getString("question");
+    if (runId == null || question == null) throw new IllegalArgumentException("the answer has no run_id or question");
+    int latency = clampInt(a.getLong("latency_ms", 0L));
+    List<String> errors = new ArrayList<>();
+    for (Object h : a.getJsonArray("history", new JsonArray())) {
+      if (h instanceof JsonObject attempt && attempt.getString("error_type") != null) {
+        errors.add(text(attempt.getString("error_type")));
+      }
+    }
+    boolean gaveUp = a.getBoolean("gave_up", false);
+    boolean refused = a.getBoolean("refused", false);
+    JsonObject tokens = a.getJsonObject("tokens", new JsonObject());
+    Number cost = a.getNumber("cost_usd", 0);
+    return new LogRow(runId, text(question),
+        OffsetDateTime.ofInstant(receivedAt.minusMillis(latency), ZoneOffset.UTC),
+        clip(a.getString("mode", "agent"), 10), clip(a.getString("source", "eventbus"), 10), text(a.getString("sql")),
+        a.getInteger("attempts", 0), errors.toArray(String[]::new), gaveUp, refused,
+        gaveUp || refused ? null : a.getInteger("row_count"), latency,
+        clampInt(tokens.getLong("prompt", 0L)), clampInt(tokens.getLong("completion", 0L)),
+        new BigDecimal(cost.toString()), text(a.getString("model")));
+  }
+
+  Tuple tuple() {
+    return Tuple.wrap(new ArrayList<>(java.util.Arrays.asList(runId, question, askedAt, mode, source, finalSql,
+        attemptsUsed, errorTypes, gaveUp, refused, rowsReturned, latencyMs, promptTokens, completionTokens,
+        Numeric.create(costUsd), model)));
+  }
+
+  /** PostgreSQL text cannot hold NUL; everything else is stored as given. */
+  private static String text(String s) {
+    return s == null ? null : s.replace("\u0000", "");
+  }
+
+  private static String clip(String s, int max) {
+    String t = text(s);
+    return t == null || t.length() <= max ? t : t.substring(0, max);
+  }
+
+  private static int clampInt(long n) {
+    return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
+  }
+}

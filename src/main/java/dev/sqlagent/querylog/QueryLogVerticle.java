@@ -1,0 +1,254 @@
+package dev.sqlagent.querylog;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.Tuple;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The only code that writes to the database, as {@code sql_agent_log}: one {@code agent_query_log} row per
+ * finished run asked through a user-facing entry (every source but "eval"), taken from
+ * {@link Addresses#ANSWERS}, so the agent knows nothing of it.
+ *
+ * <p>Rows wait in a bounded in-memory buffer and are written in order, in batches, each batch in one
+ * transaction. While the database is unavailable, writes are retried with exponential backoff (250 ms up to
+ * {@code logRetryMaxMs}). A row is only ever lost by being dropped, and a drop is counted, logged at ERROR
+ * with the run id, published on {@link Addresses#QUERY_LOG_FACTS} (the metrics count it) and shown by
+ * {@link Addresses#QUERY_LOG_STATUS} (the readiness report shows it). Rows are dropped when the buffer is
+ * full, when the database rejects one row's values (isolated by retrying one row at a time) and when the
+ * service stops before it could write them.
+ *
+ * <p>Retries cannot write a row twice: run ids are unique in the table and the insert skips conflicts.
+ * All state lives on this verticle's event loop.
+ */
+public final class QueryLogVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QueryLogVerticle.class);
+
+  static final int BATCH = 100;
+  static final long FIRST_BACKOFF_MS = 250;
+  private static final long STOP_FLUSH_MS = 5_000;
+
+  private final PgConnectOptions logRole;
+  private int capacity;
+  private long retryMaxMs;
+  private Pool pool;
+
+  private final Deque<LogRow> buffer = new ArrayDeque<>();
+  private final List<Runnable> drainedWaiters = new ArrayList<>();
+  private boolean writing;
+  private boolean stopping;
+  private int batchLimit = BATCH;
+  private long backoffMs;
+  private long retryTimer = -1;
+  private long written;
+  private long dropped;
+  private long failedWrites;
+  private String lastError;
+  private Instant lastErrorAt;
+  private Instant lastWrittenAt;
+
+  /** @param logRole connect options of {@code sql_agent_log} ({@code DbTarget.logOptions()}) */
+  public QueryLogVerticle(PgConnectOptions logRole) {
+    this.logRole = new PgConnectOptions(logRole).setReconnectAttempts(0);
+  }
+
+  @Override
+  public Future<?> start() {
+    capacity = config().getInteger("logBufferRows", 5_000);
+    retryMaxMs = config().getLong("logRetryMaxMs", 30_000L);
+    pool = PgBuilder.pool()
+        .with(new NetClientOptions().setConnectTimeout(5_000))
+        .with(new PoolOptions().setMaxSize(1).setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS)
+            .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS).setName("sql-agent-query-log"))
+        .connectingTo(logRole).using(vertx).build();
+    var bus = vertx.eventBus();
+    return Future.all(
+        bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion(),
+        bus.<JsonObject>consumer(Addresses.QUERY_LOG_STATUS, m -> m.reply(status())).completion(),
+        bus.<JsonObject>consumer(Addresses.QUERY_LOG_FLUSH, this::onFlush).completion());
+  }
+
+  /** Writes what it can in a few seconds; whatever is left is reported as dropped, never silently lost. */
+  @Override
+  public Future<?> stop() {
+    stopping = true;
+    Future<Void> drained = buffer.isEmpty() && !writing ? Future.succeededFuture() : whenDrained(STOP_FLUSH_MS);
+    return drained.otherwiseEmpty().compose(v -> {
+      if (!buffer.isEmpty()) {
+        List<String> runs = buffer.stream().map(LogRow::runId).toList();
+        dropped += runs.size();
+        LOG.error("query log: stopping with {} unwritten row(s) after {} failed write(s) ({}); dropped runs {}",
+            runs.size(), failedWrites, lastError, runs);
+        buffer.clear();
+      }
+      if (retryTimer != -1) vertx.cancelTimer(retryTimer);
+      return pool.close();
+    });
+  }
+
+  private void onAnswer(Message<JsonObject> msg) {
+    JsonObject answer = msg.body();
+    if (answer == null || !LogRow.logged(answer)) return;
+    LogRow row;
+    try {
+      row = LogRow.fromAnswer(answer, Instant.now());
+    } catch (RuntimeException e) {
+      drop(answer.getString("run_id", "?"), "the answer could not be read (" + e.getMessage() + ")");
+      return;
+    }
+    if (buffer.size() >= capacity) {
+      drop(row.runId(), "the buffer is full (" + capacity + " rows waiting"
+          + (lastError == null ? "" : "; last write error: " + lastError) + ")");
+      return;
+    }
+    buffer.addLast(row);
+    facts();
+    writeSoon();
+  }
+
+  private void drop(String runId, String why) {
+    dropped++;
+    LOG.error("query log: DROPPED the row of run {}: {}; {} row(s) dropped since start", runId, why, dropped);
+    facts();
+  }
+
+  private void writeSoon() {
+    if (!writing && retryTimer == -1 && !buffer.isEmpty()) write();
+  }
+
+  private void write() {
+    writing = true;
+    List<LogRow> batch = new ArrayList<>();
+    for (LogRow r : buffer) {
+      if (batch.size() == batchLimit) break;
+      batch.add(r);
+    }
+    List<Tuple> tuples = batch.stream().map(LogRow::tuple).toList();
+    pool.withTransaction(conn -> conn.preparedQuery(LogRow.INSERT).executeBatch(tuples))
+        .onComplete(ar -> {
+          writing = false;
+          if (ar.succeeded()) {
+            written(batch.size());
+          } else {
+            failed(batch, ar.cause());
+          }
+        });
+  }
+
+  private void written(int n) {
+    for (int i = 0; i < n; i++) buffer.removeFirst();
+    written += n;
+    lastWrittenAt = Instant.now();
+    if (backoffMs > 0) LOG.info("query log: writing again after {} failed attempt(s); {} row(s) waiting", failedWrites, buffer.size());
+    backoffMs = 0;
+    facts();
+    if (!buffer.isEmpty()) {
+      write();
+    } else {
+      List<Runnable> waiters = new ArrayList<>(drainedWaiters);
+      drainedWaiters.clear();
+      waiters.forEach(Runnable::run);
+    }
+  }
+
+  private void failed(List<LogRow> batch, Throwable cause) {
+    failedWrites++;
+    lastError = describe(cause);
+    lastErrorAt = Instant.now();
+    if (rejectsValues(cause)) {
+      if (batch.size() > 1) {
+        // One row's values are refused: find it by writing one row at a time.
+        batchLimit = 1;
+        write();
+        return;
+      }
+      buffer.removeFirst();
+      batchLimit = BATCH;
+      drop(batch.get(0).runId(), "the database rejected its values: " + lastError);
+      writeSoon();
+      return;
+    }
+    long next = backoffMs == 0 ? FIRST_BACKOFF_MS : Math.min(backoffMs * 2, retryMaxMs);
+    if (backoffMs == 0 || next != backoffMs) {
+      LOG.warn("query log: cannot write ({}); {} row(s) buffered, retrying in {} ms", lastError, buffer.size(), next);
+    }
+    backoffMs = next;
+    retryTimer = vertx.setTimer(backoffMs, t -> {
+      retryTimer = -1;
+      writeSoon();
+    });
+    facts();
+  }
+
+  /** Data (22) and integrity (23) errors are about this row, not the database's availability. */
+  private static boolean rejectsValues(Throwable cause) {
+    return cause instanceof PgException pg && pg.getSqlState() != null
+        && (pg.getSqlState().startsWith("22") || pg.getSqlState().startsWith("23"));
+  }
+
+  private void onFlush(Message<JsonObject> msg) {
+    long timeout = msg.body() == null ? 5_000 : msg.body().getLong("timeout_ms", 5_000L);
+    whenDrained(Math.max(1, Math.min(timeout, 120_000))).onComplete(ar -> msg.reply(status()));
+  }
+
+  /** Completes when the buffer is empty (tries now, skipping the backoff) or fails after {@code timeoutMs}. */
+  private Future<Void> whenDrained(long timeoutMs) {
+    if (buffer.isEmpty() && !writing) return Future.succeededFuture();
+    Promise<Void> p = Promise.promise();
+    Runnable done = () -> p.tryComplete();
+    drainedWaiters.add(done);
+    vertx.setTimer(timeoutMs, t -> {
+      drainedWaiters.remove(done);
+      p.tryFail("the query log still holds " + buffer.size() + " row(s)");
+    });
+    if (retryTimer != -1) {
+      vertx.cancelTimer(retryTimer);
+      retryTimer = -1;
+    }
+    writeSoon();
+    return p.future();
+  }
+
+  private JsonObject status() {
+    return new JsonObject()
+        .put("running", !stopping)
+        .put("buffered", buffer.size())
+        .put("capacity", capacity)
+        .put("written", written)
+        .put("dropped", dropped)
+        .put("failed_writes", failedWrites)
+        .put("retrying", retryTimer != -1)
+        .put("backoff_ms", backoffMs)
+        .put("last_error", lastError)
+        .put("last_error_at", lastErrorAt == null ? null : lastErrorAt.toString())
+        .put("last_written_at", lastWrittenAt == null ? null : lastWrittenAt.toString());
+  }
+
+  private void facts() {
+    vertx.eventBus().publish(Addresses.QUERY_LOG_FACTS, new JsonObject()
+        .put("written", written).put("dropped", dropped).put("buffered", buffer.size()));
+  }
+
+  private static String describe(Throwable e) {
+    if (e instanceof PgException pg) return pg.getSqlState() + " " + pg.getErrorMessage();
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+  }
+}

@@ -1,0 +1,211 @@
+package dev.sqlagent.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.web.HttpVerticle;
+import io.vertx.core.Future;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The access rules over real HTTP. The server binds every interface so a request can also arrive from this
+ * machine's own non-loopback address (a client that is not local, as far as the service can tell). The
+ * agent is a stand-in that holds questions until the test lets them go, so "in flight" is under control.
+ */
+class AccessTest {
+
+  static final String TOKEN = "s3cret-token";
+
+  Vertx vertx;
+  HttpVerticle http;
+  WebClient client;
+  final List<Message<JsonObject>> held = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    client = WebClient.create(vertx);
+    vertx.eventBus().<JsonObject>consumer(Addresses.ASK, held::add);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  void start(String token) throws Exception {
+    JsonObject config = new JsonObject().put("httpHost", "0.0.0.0").put("httpPort", 0).put("askPerClient", 2)
+        .put("maxBodyBytes", 65_536).put("apiToken", token);
+    http = new HttpVerticle();
+    vertx.deployVerticle(http, new DeploymentOptions().setConfig(config)).await(20, TimeUnit.SECONDS);
+  }
+
+  /** This machine's first non-loopback IPv4 address, if it has one. */
+  static String otherAddress() throws Exception {
+    for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) continue;
+      for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+        if (a instanceof Inet4Address && !a.isLoopbackAddress()) return a.getHostAddress();
+      }
+    }
+    return null;
+  }
+
+  HttpRequest<Buffer> req(HttpMethod method, String host, String path) {
+    return client.request(method, http.actualPort(), host, path);
+  }
+
+  HttpResponse<Buffer> send(HttpRequest<Buffer> r) throws Exception {
+    return r.send().await(10, TimeUnit.SECONDS);
+  }
+
+  static JsonObject question(String q) {
+    return new JsonObject().put("question", q);
+  }
+
+  // --- token ---------------------------------------------------------------------------------------
+
+  @Test
+  void withATokenEveryGuardedPathNeedsItAndTheRestStaysOpen() throws Exception {
+    start(TOKEN);
+    for (String path : List.of("/api/health", "/api/access", "/api/runs/x/events", "/ws", "/eventbus/info", "/mcp")) {
+      HttpResponse<Buffer> none = send(req(HttpMethod.GET, "127.0.0.1", path));
+      assertThat(none.statusCode()).as(path).isEqualTo(401);
+      assertThat(none.getHeader("WWW-Authenticate")).startsWith("Bearer");
+      assertThat(none.bodyAsJsonObject().getString("error_type")).isEqualTo("unauthorized");
+      assertThat(none.bodyAsJsonObject().getString("message")).contains("Authorization: Bearer");
+      HttpResponse<Buffer> wrong = send(req(HttpMethod.GET, "127.0.0.1", path).bearerTokenAuthentication("s3cret-tokeN"));
+      assertThat(wrong.statusCode()).as(path).isEqualTo(401);
+      assertThat(wrong.bodyAsJsonObject().getString("message")).isEqualTo("the API token is not valid");
+      HttpResponse<Buffer> right = send(req(HttpMethod.GET, "127.0.0.1", path).bearerTokenAuthentication(TOKEN));
+      assertThat(right.statusCode()).as(path).isNotEqualTo(401);
+    }
+    HttpResponse<Buffer> ask = send(req(HttpMethod.POST, "127.0.0.1", "/api/ask").putHeader("content-type", "application/json"));
+    assertThat(ask.statusCode()).isEqualTo(401);
+    // Browsers' WebSockets cannot set headers: ?token= is accepted on /ws and /eventbus, and only there.
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/ws?token=" + TOKEN)).statusCode()).isNotEqualTo(401);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/eventbus/info?token=" + TOKEN)).statusCode()).isNotEqualTo(401);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/ws?access_token=" + TOKEN)).statusCode()).isNotEqualTo(401);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/ws?access_token=nope")).statusCode()).isEqualTo(401);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/api/access?token=" + TOKEN)).statusCode()).isEqualTo(401);
+    // Liveness, metrics and the page never ask for it.
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/health")).statusCode()).isEqualTo(200);
+    assertThat(send(req(HttpMethod.GET, "127.0.0.1", "/metrics")).statusCode()).isNotEqualTo(401);
+    // With the token, a client that is not local may watch every run.
+    String other = otherAddress();
+    Assumptions.assumeTrue(other != null, "no non-loopback address on this machine");
+    JsonObject access = send(req(HttpMethod.GET, other, "/api/access").bearerTokenAuthentication(TOKEN)).bodyAsJsonObject();
+    assertThat(access.getBoolean("token_required")).isTrue();
+    assertThat(access.getBoolean("watch_all")).isTrue();
+  }
+
+  @Test
+  void withoutATokenOnlyLoopbackClientsMayWatchEveryRun() throws Exception {
+    start(null);
+    JsonObject local = send(req(HttpMethod.GET, "127.0.0.1", "/api/access")).bodyAsJsonObject();
+    assertThat(local.getBoolean("token_required")).isFalse();
+    assertThat(local.getBoolean("watch_all")).isTrue();
+    String other = otherAddress();
+    Assumptions.assumeTrue(other != null, "no non-loopback address on this machine");
+    JsonObject remote = send(req(HttpMethod.GET, other, "/api/access")).bodyAsJsonObject();
+    assertThat(remote.getBoolean("watch_all")).isFalse();
+  }
+
+  // --- sizes ---------------------------------------------------------------------------------------
+
+  @Test
+  void bodiesAboveTheLimitGet413() throws Exception {
+    start(null);
+    Buffer big = Buffer.buffer(new JsonObject().put("question", "x".repeat(70_000)).encode());
+    HttpResponse<Buffer> declared = req(HttpMethod.POST, "127.0.0.1", "/api/ask").putHeader("content-type", "application/json")
+        .sendBuffer(big).await(10, TimeUnit.SECONDS);
+    assertThat(declared.statusCode()).isEqualTo(413);
+    assertThat(declared.bodyAsJsonObject().getString("message")).contains("the limit is 65536 bytes");
+
+    // Chunked (no Content-Length): read up to the limit, then refused.
+    HttpClientAgent raw = vertx.createHttpClient();
+    HttpClientResponse chunked = raw.request(new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
+            .setPort(http.actualPort()).setURI("/api/ask"))
+        .compose(rq -> rq.setChunked(true).putHeader("content-type", "application/json").send(big))
+        .await(10, TimeUnit.SECONDS);
+    assertThat(chunked.statusCode()).isEqualTo(413);
+    assertThat(held).isEmpty();
+  }
+
+  @Test
+  void aQuestionAboveTheCapIsRefusedWithItsLengthAndTheLimit() throws Exception {
+    start(null);
+    HttpResponse<Buffer> r = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question("why ".repeat(600)))
+        .await(10, TimeUnit.SECONDS);
+    assertThat(r.statusCode()).isEqualTo(400);
+    JsonObject b = r.bodyAsJsonObject();
+    assertThat(b.getString("error_type")).isEqualTo("question_too_long");
+    assertThat(b.getString("message")).isEqualTo(
+        "the question is 2400 characters long; the limit is 2000. Ask something shorter (one question at a time) and try again.");
+    assertThat(b.getInteger("length")).isEqualTo(2400);
+    assertThat(held).isEmpty();
+  }
+
+  // --- fair share ----------------------------------------------------------------------------------
+
+  @Test
+  void oneClientCannotHaveMoreThanItsShareOfQuestionsInFlight() throws Exception {
+    start(null);
+    Future<HttpResponse<Buffer>> first = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question("one"));
+    Future<HttpResponse<Buffer>> second = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question("two"));
+    awaitHeld(2);
+    HttpResponse<Buffer> third = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question("three"))
+        .await(10, TimeUnit.SECONDS);
+    assertThat(third.statusCode()).isEqualTo(429);
+    assertThat(third.getHeader("Retry-After")).isEqualTo("2");
+    assertThat(third.bodyAsJsonObject().getString("error_type")).isEqualTo("too_many_requests");
+    assertThat(third.bodyAsJsonObject().getString("message")).contains("already has 2 questions in progress");
+    assertThat(held).hasSize(2);
+
+    // Another client is not held back by this one.
+    String other = otherAddress();
+    Future<HttpResponse<Buffer>> fromElsewhere = null;
+    if (other != null) {
+      fromElsewhere = req(HttpMethod.POST, other, "/api/ask").sendJsonObject(question("elsewhere"));
+      awaitHeld(3);
+    }
+
+    // An answer frees a slot.
+    held.get(0).reply(new JsonObject().put("answer", "1"));
+    assertThat(first.await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    Future<HttpResponse<Buffer>> fourth = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question("four"));
+    awaitHeld(other != null ? 4 : 3);
+    for (Message<JsonObject> m : held.subList(1, held.size())) m.reply(new JsonObject().put("answer", "ok"));
+    assertThat(second.await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(fourth.await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    if (fromElsewhere != null) assertThat(fromElsewhere.await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+  }
+
+  void awaitHeld(int n) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (held.size() < n && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    assertThat(held).hasSize(n);
+  }
+}

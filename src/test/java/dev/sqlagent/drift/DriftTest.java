@@ -1,0 +1,189 @@
+package dev.sqlagent.drift;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.cli.DriftCommand;
+import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.testing.DatabaseCopy;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each kind of schema change, made on a copy of the shop database (shop_drift), never on the shared one.
+ * Most changes run inside a transaction that is rolled back: PostgreSQL's DDL is transactional, and the
+ * schema is read on the same connection, as the agent role would see it.
+ */
+class DriftTest {
+
+  static DbTarget copy;
+  static SchemaShape baseline;
+
+  @BeforeAll
+  static void copyTheShop() throws Exception {
+    copy = DatabaseCopy.of("shop_drift");
+    try (Connection c = admin()) {
+      baseline = SchemaReader.read(c, copy.admin());
+    }
+  }
+
+  static Connection admin() throws Exception {
+    return copy.adminConnection(copy.database());
+  }
+
+  /** The drift report of the schema as it is after these statements, which are then rolled back. */
+  static Drift after(String... ddl) throws Exception {
+    try (Connection c = admin()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        for (String d : ddl) s.execute(d);
+        return Drift.between(baseline, SchemaReader.read(c, copy.admin()));
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  @Test
+  void theSnapshotHoldsTypesWithPrecisionAndScaleAndNeverTheLog() {
+    assertThat(baseline.byName()).containsKeys("bills", "bill_items", "customers").doesNotContainKey("agent_query_log");
+    SchemaShape.Column total = baseline.byName().get("bills").byName().get("total_amt");
+    assertThat(total.type()).isEqualTo("numeric(12,2)");
+    assertThat(total.precision()).isEqualTo(12);
+    assertThat(total.scale()).isEqualTo(2);
+    SchemaShape.Column name = baseline.byName().get("customers").byName().get("cust_name");
+    assertThat(name.type()).isEqualTo("character varying(80)");
+    assertThat(name.length()).isEqualTo(80);
+    assertThat(name.nullable()).isFalse();
+  }
+
+  @Test
+  void anUnchangedSchemaHasNoDrift() throws Exception {
+    Drift d = after();
+    assertThat(d.drifted()).isFalse();
+    assertThat(d.compatible()).isEmpty();
+  }
+
+  @Test
+  void aRenamedColumnIsDrift() throws Exception {
+    Drift d = after("ALTER TABLE bills RENAME COLUMN total_amt TO bill_total");
+    assertThat(d.drifted()).isTrue();
+    assertThat(d.drift()).extracting(Drift.Change::describe).containsExactly("column renamed: bills.total_amt -> bill_total");
+  }
+
+  @Test
+  void aDroppedColumnIsDrift() throws Exception {
+    Drift d = after("ALTER TABLE bill_archive DROP COLUMN emp_name");
+    assertThat(d.drift()).extracting(Drift.Change::kind, Drift.Change::table, Drift.Change::column)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("column_dropped", "bill_archive", "emp_name"));
+  }
+
+  @Test
+  void aRenamedTableIsDrift() throws Exception {
+    Drift d = after("ALTER TABLE bill_archive RENAME TO bills_archived");
+    assertThat(d.drift()).extracting(Drift.Change::describe).containsExactly("table renamed: bill_archive -> bills_archived");
+  }
+
+  @Test
+  void aDroppedTableIsDrift() throws Exception {
+    Drift d = after("DROP TABLE bill_archive");
+    assertThat(d.drift()).extracting(Drift.Change::kind, Drift.Change::table)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("table_dropped", "bill_archive"));
+  }
+
+  @Test
+  void aTableTheAgentCanNoLongerReadIsDrift() throws Exception {
+    Drift d = after("REVOKE SELECT ON payments FROM sql_agent_ro");
+    assertThat(d.drift()).extracting(Drift.Change::kind, Drift.Change::table)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("table_dropped", "payments"));
+  }
+
+  @Test
+  void aTypeChangeThatRoundsValuesIsDrift() throws Exception {
+    Drift d = after("ALTER TABLE bills ALTER COLUMN total_amt TYPE numeric(12,0)");
+    assertThat(d.drift()).extracting(Drift.Change::describe)
+        .containsExactly("type changed: bills.total_amt: numeric(12,2) -> numeric(12,0)");
+  }
+
+  @Test
+  void narrowingAVarcharIsDrift() throws Exception {
+    Drift d = after("ALTER TABLE customers ALTER COLUMN cust_name TYPE varchar(79)");
+    assertThat(d.drifted()).isTrue();
+  }
+
+  @Test
+  void valuePreservingWideningsAreNotDrift() throws Exception {
+    Drift d = after(
+        "ALTER TABLE customers ALTER COLUMN cust_name TYPE varchar(120)",
+        "ALTER TABLE suppliers ALTER COLUMN city TYPE text",
+        "ALTER TABLE bills ALTER COLUMN total_amt TYPE numeric(14,2)",
+        "ALTER TABLE bill_archive ALTER COLUMN bill_id TYPE bigint");
+    assertThat(d.drifted()).as(d.toJson().encodePrettily()).isFalse();
+    assertThat(d.compatible()).extracting(Drift.Change::describe).containsExactlyInAnyOrder(
+        "type widened: customers.cust_name: character varying(80) -> character varying(120)",
+        "type widened: suppliers.city: character varying(40) -> text",
+        "type widened: bills.total_amt: numeric(12,2) -> numeric(14,2)",
+        "type widened: bill_archive.bill_id: integer -> bigint");
+  }
+
+  @Test
+  void additionsAreReportedButAreNotDrift() throws Exception {
+    Drift d = after(
+        "ALTER TABLE bills ADD COLUMN note text",
+        "CREATE TABLE loyalty_points (cust_id int, points int)",
+        "GRANT SELECT ON loyalty_points TO sql_agent_ro");
+    assertThat(d.drifted()).isFalse();
+    assertThat(d.compatible()).extracting(Drift.Change::kind).containsExactlyInAnyOrder("column_added", "table_added");
+  }
+
+  @Test
+  void theCommandExitsTwoWithoutASnapshotZeroWhenUnchangedAndOneWithWhatMoved() throws Exception {
+    Path home = Files.createTempDirectory("sql-agent-drift");
+    SnapshotStore store = new SnapshotStore(home);
+
+    Run none = run(store);
+    assertThat(none.code).isEqualTo(DriftCommand.NO_SNAPSHOT);
+    assertThat(none.err).contains("no schema snapshot").contains("sql-agent serve");
+
+    store.write(copy.admin(), baseline.withIndexBuiltAt("2025-01-01T00:00:00Z"));
+    Run same = run(store);
+    assertThat(same.code).as(same.out).isEqualTo(DriftCommand.NO_DRIFT);
+    assertThat(same.out).contains("no drift");
+
+    try {
+      exec("ALTER TABLE bills RENAME COLUMN total_amt TO bill_total",
+          "ALTER TABLE customers ALTER COLUMN cust_name TYPE varchar(100)");
+      Run moved = run(store);
+      assertThat(moved.code).isEqualTo(DriftCommand.DRIFTED);
+      assertThat(moved.out).contains("DRIFT (1):").contains("column renamed: bills.total_amt -> bill_total")
+          .contains("compatible (not drift) (1):").contains("customers.cust_name");
+    } finally {
+      exec("ALTER TABLE bills RENAME COLUMN bill_total TO total_amt",
+          "ALTER TABLE customers ALTER COLUMN cust_name TYPE varchar(80)");
+    }
+    assertThat(run(store).code).isEqualTo(DriftCommand.NO_DRIFT);
+  }
+
+  record Run(int code, String out, String err) {}
+
+  static Run run(SnapshotStore store) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = DriftCommand.check(copy, store, false, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  static void exec(String... ddl) throws Exception {
+    try (Connection c = admin(); Statement s = c.createStatement()) {
+      for (String d : List.of(ddl)) s.execute(d);
+    }
+  }
+}

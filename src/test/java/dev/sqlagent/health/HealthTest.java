@@ -1,0 +1,241 @@
+package dev.sqlagent.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.drift.SchemaSnapshotVerticle;
+import dev.sqlagent.drift.SnapshotStore;
+import dev.sqlagent.querylog.QueryLogVerticle;
+import dev.sqlagent.testing.TcpProxy;
+import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.web.HttpVerticle;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.codec.BodyCodec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * /api/health over real HTTP against the real database (through a TCP proxy the test can cut or stall),
+ * a local stand-in for the model's /models, and a stand-in answering retrieval's status address.
+ */
+class HealthTest {
+
+  static final long CHECK_TIMEOUT_MS = 1_000;
+  static final String MODEL_KEY = "sk-health-test-secret";
+
+  static Vertx vertx;
+  static TcpProxy proxy;
+  static HttpVerticle http;
+  static HttpServer model;
+  static WebClient client;
+  static Path home;
+  static DbTarget viaProxy;
+  static final AtomicReference<JsonObject> retrieval = new AtomicReference<>();
+  static volatile boolean modelUp = true;
+  static volatile String seenAuthorization;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    vertx = Vertx.vertx();
+    home = Files.createTempDirectory("sql-agent-health");
+    AdminUrl a = db.adminUrl();
+    proxy = TcpProxy.start(vertx, a.host(), a.port()).await(10, TimeUnit.SECONDS);
+    viaProxy = new DbTarget(new AdminUrl("127.0.0.1", proxy.port(), a.user(), a.password(), a.database()), db.target().roles());
+
+    model = vertx.createHttpServer().requestHandler(req -> {
+      seenAuthorization = req.getHeader("Authorization");
+      if (!modelUp) {
+        req.response().setStatusCode(503).end();
+      } else if (req.path().equals("/v1/models")) {
+        req.response().putHeader("content-type", "application/json")
+            .end(new JsonObject().put("data", new JsonArray().add(new JsonObject().put("id", "fake-model"))).encode());
+      } else {
+        req.response().setStatusCode(404).end();
+      }
+    }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+
+    retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", "2025-01-01T00:00:00Z"));
+    vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(retrieval.get()));
+
+    JsonObject config = new JsonObject().put("httpHost", "127.0.0.1").put("httpPort", 0)
+        .put("healthTimeoutMs", CHECK_TIMEOUT_MS).put("llmModel", "fake-model")
+        .put("llmBaseUrl", "http://127.0.0.1:" + model.actualPort() + "/v1")
+        .put("llmApiKeys", new JsonArray().add(MODEL_KEY));
+    DeploymentOptions opts = new DeploymentOptions().setConfig(config);
+    vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions()), opts).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, home), opts).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new HealthVerticle(viaProxy, home), opts).await(20, TimeUnit.SECONDS);
+    http = new HttpVerticle();
+    vertx.deployVerticle(http, opts).await(20, TimeUnit.SECONDS);
+    client = WebClient.create(vertx);
+    awaitSnapshot("2025-01-01T00:00:00Z");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void putBack() {
+    proxy.restore();
+    modelUp = true;
+    retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", "2025-01-01T00:00:00Z"));
+  }
+
+  static HttpResponse<JsonObject> get(String path) throws Exception {
+    return client.get(http.actualPort(), "127.0.0.1", path).as(BodyCodec.jsonObject()).send().await(15, TimeUnit.SECONDS);
+  }
+
+  static void awaitSnapshot(String builtAt) throws Exception {
+    SnapshotStore store = new SnapshotStore(home);
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (System.currentTimeMillis() < deadline) {
+      var s = store.read(viaProxy.admin());
+      if (s.isPresent() && builtAt.equals(s.get().indexBuiltAt())) return;
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no snapshot for index built at " + builtAt);
+  }
+
+  @Test
+  void readyWhenEveryFlagHasBeenCheckedAndHolds() throws Exception {
+    HttpResponse<JsonObject> r = get("/api/health");
+    JsonObject b = r.body();
+    assertThat(r.statusCode()).as(b.encodePrettily()).isEqualTo(200);
+    assertThat(b.getBoolean("ok")).isTrue();
+    for (String flag : List.of("db_reachable", "read_only_confirmed", "agent_cannot_read_log", "query_log_writable",
+        "log_role_cannot_read", "schema_index_built")) {
+      assertThat(b.getBoolean(flag)).as(flag).isTrue();
+    }
+    assertThat(b.getBoolean("schema_drifted")).isFalse();
+    assertThat(b.getBoolean("model_reachable")).isTrue();
+    assertThat(b.getInteger("tables")).isEqualTo(15);
+    assertThat(b.getString("model")).isEqualTo("fake-model");
+    assertThat(b.getJsonObject("query_log").getBoolean("running")).isTrue();
+    // Tried, not assumed: each check says when it ran; the write was refused as the role, twice.
+    for (Object o : b.getJsonArray("checks")) {
+      assertThat(((JsonObject) o).getJsonObject("data").getString("tried_at")).as(o.toString()).isNotNull();
+    }
+    JsonObject ro = check(b, "read_only_confirmed");
+    assertThat(ro.getJsonObject("default_transaction").getString("sqlstate")).isEqualTo("25006");
+    assertThat(ro.getJsonObject("read_write_transaction").getString("sqlstate")).isEqualTo("42501");
+    assertThat(check(b, "query_log_writable").getBoolean("rolled_back")).isTrue();
+    assertThat(check(b, "log_role_cannot_read").getJsonObject("shop_table").getString("sqlstate")).isEqualTo("42501");
+    assertThat(seenAuthorization).isEqualTo("Bearer " + MODEL_KEY);
+    assertThat(b.encode()).doesNotContain(MODEL_KEY);
+    // The probe row was rolled back: nothing is left in the log.
+    try (Connection c = TestDatabase.get().target().adminConnection(TestDatabase.get().target().database());
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT count(*) FROM agent_query_log WHERE run_id LIKE 'health-probe-%'")) {
+      rs.next();
+      assertThat(rs.getInt(1)).isZero();
+    }
+  }
+
+  @Test
+  void livenessStaysTrivialAndUpWhileReadinessIsDown() throws Exception {
+    proxy.cut();
+    assertThat(get("/health").statusCode()).isEqualTo(200);
+    assertThat(get("/api/health").statusCode()).isEqualTo(503);
+  }
+
+  @Test
+  void goesDownWhenTheDatabaseIsUnreachableAndUpWhenItIsBack() throws Exception {
+    assertThat(get("/api/health").statusCode()).isEqualTo(200);
+    proxy.cut();
+    HttpResponse<JsonObject> down = get("/api/health");
+    assertThat(down.statusCode()).isEqualTo(503);
+    JsonObject b = down.body();
+    assertThat(b.getBoolean("ok")).isFalse();
+    for (String flag : List.of("db_reachable", "read_only_confirmed", "agent_cannot_read_log", "query_log_writable",
+        "log_role_cannot_read")) {
+      assertThat(b.getBoolean(flag)).as(flag).isFalse();
+      assertThat(check(b, flag).getString("error")).as(flag).isNotBlank();
+    }
+    assertThat(b.getValue("tables")).isNull();
+    proxy.restore();
+    assertThat(get("/api/health").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aHangingDatabaseCannotMakeTheReportHang() throws Exception {
+    proxy.stall();
+    long t0 = System.nanoTime();
+    HttpResponse<JsonObject> r = get("/api/health");
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(ms).isLessThan(CHECK_TIMEOUT_MS + 1_500);
+    assertThat(r.body().getBoolean("db_reachable")).isFalse();
+  }
+
+  @Test
+  void anUnbuiltIndexOrAnAbsentRetrievalIsNotReady() throws Exception {
+    retrieval.set(new JsonObject().put("built", false).put("tables", 0).putNull("built_at"));
+    HttpResponse<JsonObject> r = get("/api/health");
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body().getBoolean("schema_index_built")).isFalse();
+    assertThat(r.body().getBoolean("db_reachable")).isTrue();
+  }
+
+  @Test
+  void aModelThatIsDownIsReportedButDoesNotGate() throws Exception {
+    modelUp = false;
+    HttpResponse<JsonObject> r = get("/api/health");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body().getBoolean("model_reachable")).isFalse();
+    assertThat(check(r.body(), "model_reachable").getInteger("status_code")).isEqualTo(503);
+  }
+
+  @Test
+  void aRebuiltIndexGetsAFreshSnapshotAndDriftIsReportedWithTheDifferences() throws Exception {
+    String builtAt = Instant.now().toString();
+    retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", builtAt));
+    vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, retrieval.get());
+    awaitSnapshot(builtAt);
+
+    // Make the snapshot say bills.total_amt was called bill_total: the live schema then has drifted from it.
+    SnapshotStore store = new SnapshotStore(home);
+    Path file = store.path(viaProxy.admin());
+    String original = Files.readString(file);
+    try {
+      Files.writeString(file, original.replace("\"total_amt\"", "\"bill_total\""));
+      HttpResponse<JsonObject> r = get("/api/health");
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(r.body().getBoolean("schema_drifted")).isTrue();
+      assertThat(r.body().getJsonArray("schema_differences").getJsonObject(0).getString("text"))
+          .isEqualTo("column renamed: bills.bill_total -> total_amt");
+    } finally {
+      Files.writeString(file, original);
+    }
+    assertThat(get("/api/health").statusCode()).isEqualTo(200);
+  }
+
+  static JsonObject check(JsonObject report, String id) {
+    for (Object o : report.getJsonArray("checks")) {
+      JsonObject c = (JsonObject) o;
+      if (c.getString("id").equals(id)) return c.getJsonObject("data");
+    }
+    throw new AssertionError("no check " + id);
+  }
+}

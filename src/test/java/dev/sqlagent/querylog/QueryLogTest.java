@@ -1,0 +1,282 @@
+package dev.sqlagent.querylog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.testing.TcpProxy;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** The query log against the real database, with a TCP proxy in front of it to make it unavailable. */
+class QueryLogTest {
+
+  static final TestDatabase DB = TestDatabase.get();
+
+  Vertx vertx;
+  TcpProxy proxy;
+  String deployment;
+  ListAppender<ILoggingEvent> logLines;
+  final List<JsonObject> facts = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    vertx = Vertx.vertx();
+    AdminUrl a = DB.adminUrl();
+    proxy = TcpProxy.start(vertx, a.host(), a.port()).await(10, TimeUnit.SECONDS);
+    vertx.eventBus().<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> facts.add(m.body()));
+    logLines = new ListAppender<>();
+    logLines.start();
+    ((Logger) LoggerFactory.getLogger(QueryLogVerticle.class)).addAppender(logLines);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    ((Logger) LoggerFactory.getLogger(QueryLogVerticle.class)).detachAppender(logLines);
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  void deploy(Map<String, Object> config) throws Exception {
+    AdminUrl a = DB.adminUrl();
+    DbTarget viaProxy = new DbTarget(new AdminUrl("127.0.0.1", proxy.port(), a.user(), a.password(), a.database()),
+        DB.target().roles());
+    deployment = vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions()),
+        new DeploymentOptions().setConfig(new JsonObject(new HashMap<>(config)))).await(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void oneRowPerUserFacingAnswerAndNoneForEvaluation() throws Exception {
+    deploy(Map.of());
+    Map<String, JsonObject> bySource = new HashMap<>();
+    for (String source : List.of("http", "ws", "eventbus", "cli", "mcp", "eval")) {
+      JsonObject a = answer(source);
+      bySource.put(source, a);
+      vertx.eventBus().publish(Addresses.ANSWERS, a);
+    }
+    JsonObject status = flush();
+    assertThat(status.getLong("written")).isEqualTo(5);
+    assertThat(status.getLong("dropped")).isZero();
+
+    List<Map<String, Object>> rows = rows(bySource.values().stream().map(a -> a.getString("run_id")).toList());
+    assertThat(rows).hasSize(5);
+    assertThat(rows).extracting(r -> r.get("source")).containsExactlyInAnyOrder("http", "ws", "eventbus", "cli", "mcp");
+    Map<String, Object> http = rows.stream().filter(r -> r.get("source").equals("http")).findFirst().orElseThrow();
+    JsonObject a = bySource.get("http");
+    assertThat(http.get("question")).isEqualTo(a.getString("question"));
+    assertThat(http.get("mode")).isEqualTo("agent");
+    assertThat(http.get("final_sql")).isEqualTo(a.getString("sql"));
+    assertThat(http.get("attempts_used")).isEqualTo(2);
+    assertThat(http.get("error_types")).isEqualTo(List.of("unknown_column"));
+    assertThat(http.get("gave_up")).isEqualTo(false);
+    assertThat(http.get("refused")).isEqualTo(false);
+    assertThat(http.get("rows_returned")).isEqualTo(3);
+    assertThat(http.get("latency_ms")).isEqualTo(1234);
+    assertThat(http.get("prompt_tokens")).isEqualTo(700);
+    assertThat(http.get("completion_tokens")).isEqualTo(80);
+    assertThat(http.get("cost_usd").toString()).isEqualTo("0.001250");
+    assertThat(http.get("model")).isEqualTo("fake-model");
+    assertThat(http.get("asked_before_logged_ms")).isInstanceOfSatisfying(Double.class, d -> assertThat(d).isBetween(1_000.0, 60_000.0));
+  }
+
+  @Test
+  void aGiveUpKeepsEveryErrorTypeAndNoRowCount() throws Exception {
+    deploy(Map.of());
+    JsonObject a = answer("http").put("gave_up", true).put("attempts", 3).put("row_count", 0)
+        .put("history", new JsonArray()
+            .add(attempt(1, "syntax_error", "add_missing_keyword"))
+            .add(attempt(2, "unknown_column", "use_listed_columns"))
+            .add(attempt(3, "timeout", null)));
+    vertx.eventBus().publish(Addresses.ANSWERS, a);
+    flush();
+    Map<String, Object> row = rows(List.of(a.getString("run_id"))).get(0);
+    assertThat(row.get("error_types")).isEqualTo(List.of("syntax_error", "unknown_column", "timeout"));
+    assertThat(row.get("gave_up")).isEqualTo(true);
+    assertThat(row.get("rows_returned")).isNull();
+  }
+
+  @Test
+  void rowsWaitWhileTheDatabaseIsUnavailableAndAreWrittenWhenItIsBack() throws Exception {
+    deploy(Map.of());
+    proxy.cut();
+    List<String> runs = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      JsonObject a = answer("http");
+      runs.add(a.getString("run_id"));
+      vertx.eventBus().publish(Addresses.ANSWERS, a);
+    }
+    JsonObject during = awaitStatus(s -> s.getLong("failed_writes") >= 2 && s.getInteger("buffered") == 4);
+    assertThat(during.getLong("written")).isZero();
+    assertThat(during.getString("last_error")).isNotBlank();
+    assertThat(during.getBoolean("retrying")).isTrue();
+    assertThat(rows(runs)).isEmpty();
+
+    proxy.restore();
+    JsonObject after = awaitStatus(s -> s.getInteger("buffered") == 0);
+    assertThat(after.getLong("written")).isEqualTo(4);
+    assertThat(after.getLong("dropped")).isZero();
+    assertThat(rows(runs)).hasSize(4);
+  }
+
+  @Test
+  void aFullBufferDropsRowsCountedLoggedAndPublished() throws Exception {
+    deploy(Map.of("logBufferRows", 2));
+    proxy.cut();
+    List<String> runs = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      JsonObject a = answer("ws");
+      runs.add(a.getString("run_id"));
+      vertx.eventBus().publish(Addresses.ANSWERS, a);
+    }
+    JsonObject during = awaitStatus(s -> s.getLong("dropped") == 3);
+    assertThat(during.getInteger("buffered")).isEqualTo(2);
+    assertThat(facts).anySatisfy(f -> assertThat(f.getLong("dropped")).isEqualTo(3));
+    assertThat(logLines.list).filteredOn(e -> e.getLevel() == Level.ERROR && e.getFormattedMessage().contains("DROPPED"))
+        .hasSize(3)
+        .allSatisfy(e -> assertThat(e.getFormattedMessage()).contains("buffer is full"));
+    // The first two (the ones that were buffered) are written once the database is back; the rest are gone.
+    proxy.restore();
+    JsonObject after = flush();
+    assertThat(after.getLong("written")).isEqualTo(2);
+    assertThat(rows(runs)).extracting(r -> r.get("run_id")).containsExactlyInAnyOrder(runs.get(0), runs.get(1));
+  }
+
+  @Test
+  void aRowTheDatabaseRejectsIsIsolatedAndCountedAndTheOthersAreWritten() throws Exception {
+    deploy(Map.of());
+    proxy.cut();  // so the three end up in one batch
+    JsonObject good1 = answer("http");
+    JsonObject bad = answer("http").put("cost_usd", 12_345_678.0);  // beyond numeric(12,6)
+    JsonObject good2 = answer("http");
+    for (JsonObject a : List.of(good1, bad, good2)) vertx.eventBus().publish(Addresses.ANSWERS, a);
+    awaitStatus(s -> s.getInteger("buffered") == 3);
+    proxy.restore();
+    JsonObject after = flush();
+    assertThat(after.getLong("written")).isEqualTo(2);
+    assertThat(after.getLong("dropped")).isEqualTo(1);
+    assertThat(rows(List.of(good1.getString("run_id"), bad.getString("run_id"), good2.getString("run_id"))))
+        .extracting(r -> r.get("run_id")).containsExactlyInAnyOrder(good1.getString("run_id"), good2.getString("run_id"));
+    assertThat(logLines.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+        .contains("DROPPED the row of run " + bad.getString("run_id")).contains("22003"));
+  }
+
+  @Test
+  void theSameRunIsNeverWrittenTwice() throws Exception {
+    deploy(Map.of());
+    JsonObject a = answer("cli");
+    vertx.eventBus().publish(Addresses.ANSWERS, a);
+    flush();
+    vertx.eventBus().publish(Addresses.ANSWERS, a);
+    JsonObject s = flush();
+    assertThat(s.getLong("dropped")).isZero();
+    assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);
+  }
+
+  @Test
+  void stoppingRightAfterAnAnswerStillWritesIt() throws Exception {
+    // What `sql-agent ask` does: the answer arrives, the command closes Vert.x at once.
+    deploy(Map.of());
+    JsonObject a = answer("cli");
+    vertx.eventBus().publish(Addresses.ANSWERS, a);
+    vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
+    assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);
+  }
+
+  @Test
+  void stoppingWithUnwrittenRowsReportsThemAsDropped() throws Exception {
+    deploy(Map.of());
+    proxy.cut();
+    JsonObject a = answer("mcp");
+    vertx.eventBus().publish(Addresses.ANSWERS, a);
+    awaitStatus(s -> s.getInteger("buffered") == 1 && s.getLong("failed_writes") >= 1);
+    vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
+    assertThat(logLines.list).anySatisfy(e -> {
+      assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+      assertThat(e.getFormattedMessage()).contains("1 unwritten row").contains(a.getString("run_id"));
+    });
+  }
+
+  // --- helpers -------------------------------------------------------------------------------------
+
+  static JsonObject answer(String source) {
+    return new JsonObject()
+        .put("question", "How many bills were paid in cash? (" + source + ")")
+        .put("answer", "3 rows").put("sql", "SELECT bill_id FROM bills WHERE pay_mode = 'CASH' LIMIT 200")
+        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 3).put("truncated", false)
+        .put("attempts", 2).put("tables_used", new JsonArray().add("bills")).put("refused", false).put("gave_up", false)
+        .put("history", new JsonArray().add(attempt(1, "unknown_column", "use_listed_columns")))
+        .put("tokens", new JsonObject().put("prompt", 700).put("completion", 80)).put("cost_usd", 0.00125)
+        .put("latency_ms", 1234).put("run_id", UUID.randomUUID().toString()).put("mode", "agent")
+        .put("model", "fake-model").put("source", source);
+  }
+
+  static JsonObject attempt(int n, String errorType, String strategy) {
+    return new JsonObject().put("attempt", n).put("sql", "SELECT x").put("error_type", errorType)
+        .put("message", "m").put("strategy", strategy);
+  }
+
+  JsonObject flush() throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_FLUSH, new JsonObject().put("timeout_ms", 15_000))
+        .await(20, TimeUnit.SECONDS).body();
+  }
+
+  JsonObject awaitStatus(Predicate<JsonObject> until) throws Exception {
+    long deadline = System.currentTimeMillis() + 20_000;
+    JsonObject s;
+    do {
+      s = vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_STATUS, new JsonObject()).await(5, TimeUnit.SECONDS).body();
+      if (until.test(s)) return s;
+      Thread.sleep(50);
+    } while (System.currentTimeMillis() < deadline);
+    throw new AssertionError("status never reached the expected state; last: " + s.encode());
+  }
+
+  /** The rows of these runs, read as the admin (the log role cannot read its own table). */
+  static List<Map<String, Object>> rows(List<String> runIds) throws Exception {
+    List<Map<String, Object>> out = new ArrayList<>();
+    try (Connection c = DB.target().adminConnection(DB.target().database());
+         PreparedStatement ps = c.prepareStatement("""
+             SELECT *, extract(epoch FROM now() - asked_at) * 1000 AS asked_before_logged_ms
+             FROM agent_query_log WHERE run_id = ANY(?)""")) {
+      ps.setArray(1, c.createArrayOf("text", runIds.toArray()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Map<String, Object> row = new HashMap<>();
+          for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+            Object v = rs.getObject(i);
+            if (v instanceof Array arr) v = List.of((Object[]) arr.getArray());
+            if (v instanceof java.math.BigDecimal d && rs.getMetaData().getColumnName(i).equals("asked_before_logged_ms")) {
+              v = d.doubleValue();
+            }
+            row.put(rs.getMetaData().getColumnName(i), v);
+          }
+          out.add(row);
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.sqlagent.testing;
+
+import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.Setup;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A second shop database on the test server, built by Setup under another name, for tests that change the
+ * schema: the shared {@code shop} is never touched. The agent roles are the server's, with the same
+ * passwords (roles belong to the server, not to one database).
+ */
+public final class DatabaseCopy {
+
+  private static final Map<String, DbTarget> COPIES = new HashMap<>();
+
+  private DatabaseCopy() {}
+
+  /** The copy called {@code name}, built on first use in this JVM (and rebuilt from scratch then). */
+  public static synchronized DbTarget of(String name) {
+    return COPIES.computeIfAbsent(name, n -> {
+      DbTarget shared = TestDatabase.get().target();
+      AdminUrl a = shared.admin();
+      DbTarget copy = new DbTarget(new AdminUrl(a.host(), a.port(), a.user(), a.password(), n), shared.roles());
+      new Setup(copy).run();
+      return copy;
+    });
+  }
+
+  /** Drops and re-creates the copy's shop tables (the same seed), undoing any schema change. */
+  public static void rebuild(DbTarget copy) {
+    Setup s = new Setup(copy);
+    s.rebuild();
+    s.grantRoles();
+  }
+}
