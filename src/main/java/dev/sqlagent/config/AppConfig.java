@@ -37,7 +37,8 @@ public record AppConfig(
     double promptPricePerMTok,
     double completionPricePerMTok,
     boolean llmAnswerSummary,
-    Optional<String> apiToken) {
+    Optional<String> apiToken,
+    Optional<String> allowedOrigin) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -61,6 +62,7 @@ public record AppConfig(
     k.put("SQLAGENT_COMPLETION_PRICE", new String[] {"0", "USD per million completion tokens"});
     k.put("SQLAGENT_ANSWER_SUMMARY", new String[] {"model", "'model': a second model call words the answer; 'plain': a deterministic summary"});
     k.put("SQLAGENT_API_TOKEN", new String[] {null, "bearer token required on /api, /ws, /eventbus and /mcp"});
+    k.put("SQLAGENT_ALLOWED_ORIGIN", new String[] {null, "browser origin allowed on /ws and /eventbus (e.g. https://agent.example); unset: only the service's own origin"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -136,7 +138,17 @@ public record AppConfig(
         r.decimal("SQLAGENT_PROMPT_PRICE", 0, 1e6),
         r.decimal("SQLAGENT_COMPLETION_PRICE", 0, 1e6),
         summary.equals("model"),
-        r.optional("SQLAGENT_API_TOKEN"));
+        r.optional("SQLAGENT_API_TOKEN"),
+        r.optional("SQLAGENT_ALLOWED_ORIGIN").map(AppConfig::origin));
+  }
+
+  /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
+  static String origin(String s) {
+    String o = s.replaceAll("/+$", "");
+    if (!o.matches("https?://[A-Za-z0-9.\\-\\[\\]:]+")) {
+      throw new ConfigException("SQLAGENT_ALLOWED_ORIGIN=" + s + ": expected an origin like https://agent.example or http://host:8080 (no path)");
+    }
+    return o.toLowerCase(java.util.Locale.ROOT);
   }
 
   static Path defaultHome() {
@@ -155,6 +167,7 @@ public record AppConfig(
     parts.add("llmTimeoutMs=" + llmCallTimeoutMs + " questionTimeoutMs=" + questionTimeoutMs);
     parts.add("answerSummary=" + (llmAnswerSummary ? "model" : "plain"));
     parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
+    parts.add("allowedOrigin=" + allowedOrigin.orElse("own"));
     return String.join(", ", parts);
   }
 
@@ -173,7 +186,8 @@ public record AppConfig(
         .put("llmCallTimeoutMs", llmCallTimeoutMs).put("questionTimeoutMs", questionTimeoutMs)
         .put("promptPricePerMTok", promptPricePerMTok).put("completionPricePerMTok", completionPricePerMTok)
         .put("llmAnswerSummary", llmAnswerSummary)
-        .put("apiToken", apiToken.orElse(null));
+        .put("apiToken", apiToken.orElse(null))
+        .put("allowedOrigin", allowedOrigin.orElse(null));
   }
 
   public static boolean isSecret(String key) {

@@ -1,6 +1,7 @@
 package dev.sqlagent.web;
 
 import dev.sqlagent.agent.AgentRoutes;
+import dev.sqlagent.live.LiveRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -19,6 +20,8 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
+    LiveRoutes.mount(router, vertx, config());
+    Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
