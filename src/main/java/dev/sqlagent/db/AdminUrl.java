@@ -45,9 +45,9 @@ public record AdminUrl(String host, int port, String user, String password, Stri
     return URLDecoder.decode(s, StandardCharsets.UTF_8);
   }
 
-  /** Where the credentials file keys this server's role passwords. */
+  /** Where the credentials file keys this server's role passwords: roles belong to the whole server. */
   public String serverKey() {
-    return host + ":" + port + "/" + database;
+    return host + ":" + port;
   }
 
   @Override

@@ -13,7 +13,7 @@ import java.util.Properties;
 
 /**
  * Generated role passwords, kept in {@code <home>/credentials.properties} (mode 0600) so they survive
- * restarts. Keyed by server and database, so one home can serve several servers.
+ * restarts. Keyed by server (roles belong to a whole PostgreSQL server, not to one database), so one home can serve several servers.
  */
 public final class Credentials {
 

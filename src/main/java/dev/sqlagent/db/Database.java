@@ -45,8 +45,10 @@ public final class Database implements AutoCloseable {
       admin = embedded.adminUrl();
     }
     try {
-      boolean known = credentials.roles(admin.serverKey()).isPresent();
-      DbTarget target = new DbTarget(admin, credentials.rolesOrCreate(admin.serverKey()));
+      // The embedded server gets a new port on every start: key its passwords by the server, not the port.
+      String key = embedded != null ? "embedded" : admin.serverKey();
+      boolean known = credentials.roles(key).isPresent();
+      DbTarget target = new DbTarget(admin, credentials.rolesOrCreate(key));
       Database db = new Database(embedded, target);
       if (autoSetup && (!known || !db.isSetUp())) {
         LOG.info("first start on {}: running setup", admin);
