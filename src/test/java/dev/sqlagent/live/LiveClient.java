@@ -35,6 +35,8 @@ final class LiveClient implements AutoCloseable {
     client.connect(options).onSuccess(ws -> {
       LiveClient c = new LiveClient(ws);
       ws.textMessageHandler(t -> c.frames.add(new JsonObject(t)));
+      // The SockJS raw transport writes the bridge's frames as binary messages.
+      ws.binaryMessageHandler(b -> c.frames.add(new JsonObject(b)));
       ws.closeHandler(v -> c.closed.complete(ws.closeStatusCode()));
       made.complete(c);
     }).onFailure(made::completeExceptionally);
