@@ -175,7 +175,20 @@
     const run = new Run(question, mode);
     pendingAsks.push(run);
     send({ type: 'ask', question, mode });
-    box.select();
+    asked.push(question);
+    recall = asked.length;
+    box.value = '';
+  });
+
+  // ArrowUp / ArrowDown in an empty (or recalled) box walk through the questions asked in this tab.
+  const asked = [];
+  let recall = 0;
+  box.addEventListener('keydown', e => {
+    if ((e.key !== 'ArrowUp' && e.key !== 'ArrowDown') || !asked.length) return;
+    if (box.value && box.value !== asked[recall]) return;
+    e.preventDefault();
+    recall = Math.max(0, Math.min(asked.length, recall + (e.key === 'ArrowUp' ? -1 : 1)));
+    box.value = asked[recall] || '';
   });
 
   // --- one run on the page -------------------------------------------------------------------------
@@ -315,7 +328,8 @@
       li.innerHTML = `
         <details open>
           <summary class="step-head"><span class="dot"></span><strong>Attempt ${n}</strong>
-            <span class="attempt-status">generating…</span></summary>
+            <span class="attempt-status">generating…</span><span class="attempt-repair" hidden></span>
+            <span class="attempt-msg" hidden></span></summary>
           <div class="attempt-body">
             <div class="stream-wrap" hidden><div class="label">Model output <span class="muted">(streaming)</span></div>
               <pre class="stream" aria-live="off"></pre></div>
@@ -430,6 +444,9 @@
     repairStep(ev, d) {
       const a = this.attempt(ev.attempt);
       if (ev.status !== 'finished') return;
+      const tag = $('.attempt-repair', a.li);
+      tag.textContent = '→ repair: ' + (d.strategy || 'regenerate');
+      tag.hidden = false;
       const li = this.line(a, 'repair', 'Repair strategy', d.strategy || 'regenerate');
       li.classList.add('repair');
       if (d.instruction) {
@@ -449,6 +466,9 @@
       badge.textContent = type || 'error';
       const li = this.line(a, 'bad', title || 'Failed', null, badge);
       if (message) {
+        const short = $('.attempt-msg', a.li);
+        short.textContent = message;
+        short.hidden = false;
         const m = document.createElement('span');
         m.className = 'line-text err-message';
         m.textContent = message;
