@@ -3,6 +3,7 @@ package dev.sqlagent;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -38,7 +39,8 @@ public final class MainVerticle extends VerticleBase {
   public Future<?> start() {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
-    Future<String> workers = vertx.deployVerticle(new AgentVerticle(), opts);
+    Future<String> workers = vertx.deployVerticle(new GenerationVerticle(), opts)
+        .compose(id -> vertx.deployVerticle(new AgentVerticle(), opts));
     if (!withHttp) return workers;
     http = new HttpVerticle();
     return workers

@@ -127,12 +127,13 @@ final class AgentRun {
     if (System.currentTimeMillis() > deadline) {
       throw new Infrastructure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed");
     }
-    return generate().compose(reply -> {
-      if (reply.failure() != null) {
-        return decide(Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), reply.failure(), null, null,
-            clip(reply.raw(), 2_000)));
+    return generate().compose(generated -> {
+      if (generated.invalid() != null) {
+        return decide(Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), generated.invalid(), null, null,
+            clip(generated.raw(), 2_000)));
       }
-      if (reply.sql() == null) return refuse(reply.explanation(), null);
+      ModelReply reply = generated.reply();
+      if (reply.refused()) return refuse(reply.explanation(), null);
       String sql = maybeInjectFault(reply.sql());
       return validate(sql)
           .compose(check -> check.ok() ? execute(check.sql()) : Future.succeededFuture(check))
@@ -141,7 +142,10 @@ final class AgentRun {
     });
   }
 
-  private Future<ModelReply> generate() {
+  /** The model's reply, or why it could not be used (with the raw text, for the history). */
+  private record Generated(ModelReply reply, String invalid, String raw) {}
+
+  private Future<Generated> generate() {
     String node = "generate_sql";
     String instruction = history.isEmpty() ? null : repairInstruction(history.get(history.size() - 1).errorType());
     JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction);
@@ -158,18 +162,19 @@ final class AgentRun {
         })
         .map(reply -> {
           account(reply);
-          ModelReply parsed = ModelReply.parse(reply.getString("content", ""));
+          String content = reply.getString("content", "");
           JsonObject data = new JsonObject().put("model", model)
               .put("prompt_tokens", reply.getLong("prompt_tokens", 0L))
               .put("completion_tokens", reply.getLong("completion_tokens", 0L))
               .put("latency_ms", reply.getLong("latency_ms", 0L));
-          if (parsed.failure() != null) {
-            events.failed(node, "generation", attempt, data.put("error_type", ErrorType.MODEL_OUTPUT_INVALID.wireName())
-                .put("message", parsed.failure()));
-          } else {
+          try {
+            ModelReply parsed = ModelReply.parse(content);
             events.finished(node, "generation", attempt, data.put("sql", parsed.sql()).put("explanation", parsed.explanation()));
+            return new Generated(parsed, null, content);
+          } catch (ModelReply.InvalidModelOutput invalid) {
+            events.failed(node, "generation", attempt, data.put("error_type", invalid.errorType()).put("message", invalid.reason()));
+            return new Generated(null, invalid.reason(), content);
           }
-          return parsed;
         });
   }
 

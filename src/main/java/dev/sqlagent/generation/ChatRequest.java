@@ -1,0 +1,77 @@
+package dev.sqlagent.generation;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** A request to {@code Addresses.GENERATE}: {"run_id", "messages": [{"role", "content"}], "stream"}. */
+public record ChatRequest(String runId, List<Message> messages, boolean stream) {
+
+  public record Message(String role, String content) {
+    public static Message system(String content) {
+      return new Message("system", content);
+    }
+
+    public static Message user(String content) {
+      return new Message("user", content);
+    }
+
+    public static Message assistant(String content) {
+      return new Message("assistant", content);
+    }
+
+    public JsonObject toJson() {
+      return new JsonObject().put("role", role).put("content", content);
+    }
+  }
+
+  private static final Set<String> ROLES = Set.of("system", "user", "assistant");
+  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,100}");
+
+  public ChatRequest {
+    messages = List.copyOf(messages);
+  }
+
+  public static ChatRequest of(String runId, boolean stream, Message... messages) {
+    return new ChatRequest(runId, List.of(messages), stream);
+  }
+
+  /** Reads and checks a request; IllegalArgumentException says what is wrong. */
+  public static ChatRequest fromJson(JsonObject json) {
+    if (json == null) throw new IllegalArgumentException("the request body must be a JSON object");
+    Object runId = json.getValue("run_id");
+    if (runId != null && !(runId instanceof String s && RUN_ID.matcher(s).matches())) {
+      throw new IllegalArgumentException("run_id must be 1-100 characters of letters, digits, '_', '.', ':' or '-'");
+    }
+    Object stream = json.getValue("stream", false);
+    if (!(stream instanceof Boolean)) throw new IllegalArgumentException("stream must be true or false");
+    if ((Boolean) stream && runId == null) throw new IllegalArgumentException("a streaming request needs a run_id");
+    if (!(json.getValue("messages") instanceof JsonArray array) || array.isEmpty()) {
+      throw new IllegalArgumentException("messages must be a non-empty array of {role, content}");
+    }
+    List<Message> messages = new ArrayList<>();
+    for (int i = 0; i < array.size(); i++) {
+      if (!(array.getValue(i) instanceof JsonObject m)
+          || !(m.getValue("role") instanceof String role) || !ROLES.contains(role)
+          || !(m.getValue("content") instanceof String content)) {
+        throw new IllegalArgumentException("messages[" + i + "] must be {\"role\": system|user|assistant, \"content\": string}");
+      }
+      messages.add(new Message(role, content));
+    }
+    return new ChatRequest((String) runId, messages, (Boolean) stream);
+  }
+
+  public JsonObject toJson() {
+    JsonArray m = new JsonArray();
+    messages.forEach(x -> m.add(x.toJson()));
+    return new JsonObject().put("run_id", runId).put("messages", m).put("stream", stream);
+  }
+
+  /** Characters of all messages, for the token estimate when the server reports no usage. */
+  int promptChars() {
+    return messages.stream().mapToInt(x -> x.content().length()).sum();
+  }
+}

@@ -1,0 +1,48 @@
+package dev.sqlagent.generation;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The reply of {@code Addresses.GENERATE}: the model's text and what the call cost. {@code usageEstimated}
+ * is true when the server reported no usage and the token counts are characters / 4.
+ */
+public record Completion(
+    String content,
+    String model,
+    int promptTokens,
+    int completionTokens,
+    boolean usageEstimated,
+    double costUsd,
+    long latencyMs,
+    int retries,
+    int keyIndex,
+    String finishReason) {
+
+  public JsonObject toJson() {
+    return new JsonObject()
+        .put("content", content)
+        .put("model", model)
+        .put("prompt_tokens", promptTokens)
+        .put("completion_tokens", completionTokens)
+        .put("usage_estimated", usageEstimated)
+        .put("cost_usd", costUsd)
+        .put("latency_ms", latencyMs)
+        .put("retries", retries)
+        .put("key_index", keyIndex)
+        .put("finish_reason", finishReason);
+  }
+
+  public static Completion fromJson(JsonObject j) {
+    return new Completion(
+        j.getString("content"),
+        j.getString("model"),
+        j.getInteger("prompt_tokens", 0),
+        j.getInteger("completion_tokens", 0),
+        j.getBoolean("usage_estimated", false),
+        j.getDouble("cost_usd", 0.0),
+        j.getLong("latency_ms", 0L),
+        j.getInteger("retries", 0),
+        j.getInteger("key_index", 0),
+        j.getString("finish_reason"));
+  }
+}
