@@ -4,10 +4,14 @@ import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
 import dev.sqlagent.generation.GenerationVerticle;
+import dev.sqlagent.retrieval.RetrievalVerticle;
 import dev.sqlagent.web.HttpVerticle;
+import io.vertx.core.Deployable;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +43,16 @@ public final class MainVerticle extends VerticleBase {
   public Future<?> start() {
     LOG.info("effective configuration: {}", config.describe());
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
-    Future<String> workers = vertx.deployVerticle(new GenerationVerticle(), opts)
-        .compose(id -> vertx.deployVerticle(new AgentVerticle(), opts));
-    if (!withHttp) return workers;
+    // In dependency order: what the agent calls is up before the agent, the agent before the edges.
+    List<Supplier<Deployable>> workers = List.of(
+        () -> new RetrievalVerticle(db.roOptions()),
+        GenerationVerticle::new,
+        AgentVerticle::new);
+    Future<String> deployed = Future.succeededFuture();
+    for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));
+    if (!withHttp) return deployed;
     http = new HttpVerticle();
-    return workers
+    return deployed
         .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }

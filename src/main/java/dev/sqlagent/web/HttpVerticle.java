@@ -1,7 +1,11 @@
 package dev.sqlagent.web;
 
 import dev.sqlagent.agent.AgentRoutes;
+<<<<<<< HEAD
 import dev.sqlagent.live.LiveRoutes;
+=======
+import dev.sqlagent.retrieval.RetrievalRoutes;
+>>>>>>> main
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -20,6 +24,7 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
+    RetrievalRoutes.mount(router, vertx, config());
     LiveRoutes.mount(router, vertx, config());
     Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));

@@ -1,0 +1,51 @@
+package dev.sqlagent.retrieval;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * The reply of {@code Addresses.RETRIEVE}: the chosen tables with their scores, the schema block, the samples
+ * block and the conventions that concern the chosen tables. The two blocks are reference data; the prompt
+ * builder puts them between delimiters.
+ */
+public record Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK) {
+
+  /** The request: a question, and whether to widen (repair after an unknown table or column). */
+  public record Request(String question, boolean widen) {
+    public JsonObject toJson() {
+      return new JsonObject().put("question", question).put("widen", widen);
+    }
+
+    /** Throws IllegalArgumentException with a message for the caller when the request is unusable. */
+    public static Request fromJson(JsonObject j) {
+      if (j == null) throw new IllegalArgumentException("expected a JSON object {\"question\": string, \"widen\": bool}");
+      Object q = j.getValue("question");
+      if (!(q instanceof String s) || s.isBlank()) throw new IllegalArgumentException("'question' must be a non-empty string");
+      Object w = j.getValue("widen", false);
+      if (!(w instanceof Boolean widen)) throw new IllegalArgumentException("'widen' must be true or false");
+      return new Request(s, widen);
+    }
+  }
+
+  public List<String> tableNames() {
+    return tables.stream().map(ScoredTable::name).toList();
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject()
+        .put("tables", new JsonArray(tables.stream().map(ScoredTable::toJson).toList()))
+        .put("schema", schema)
+        .put("samples", samples)
+        .put("conventions", new JsonArray(conventions))
+        .put("top_k", topK);
+  }
+
+  public static Retrieval fromJson(JsonObject j) {
+    return new Retrieval(
+        j.getJsonArray("tables").stream().map(o -> ScoredTable.fromJson((JsonObject) o)).toList(),
+        j.getString("schema"), j.getString("samples"),
+        j.getJsonArray("conventions").stream().map(String::valueOf).toList(),
+        j.getInteger("top_k"));
+  }
+}

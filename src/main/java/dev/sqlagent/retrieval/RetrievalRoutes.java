@@ -1,0 +1,31 @@
+package dev.sqlagent.retrieval;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+/** The HTTP side of retrieval: {@code GET /api/schema}, the SCHEMA reply as it is. */
+public final class RetrievalRoutes {
+  private RetrievalRoutes() {}
+
+  public static void mount(Router router, Vertx vertx, JsonObject config) {
+    router.get("/api/schema").handler(ctx -> vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject())
+        .onSuccess(reply -> ctx.json(reply.body()))
+        .onFailure(err -> error(ctx, err)));
+  }
+
+  private static void error(RoutingContext ctx, Throwable err) {
+    int status = 503;
+    if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
+        && re.failureCode() >= 400 && re.failureCode() < 600) {
+      status = re.failureCode();
+    }
+    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
+        .end(new JsonObject().put("ok", false).put("error_type", "schema_unavailable")
+            .put("message", err.getMessage()).encode());
+  }
+}

@@ -1,0 +1,172 @@
+package dev.sqlagent.retrieval;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The schema side of the agent, over the event bus: which tables a question needs (RETRIEVE), every
+ * visible table (SCHEMA), one table as CREATE TABLE (DESCRIBE) and a few of its rows (SAMPLE).
+ *
+ * <p>The catalogue is read live on each request (a handful of catalogue queries); the embedding index is
+ * built in the background at start so the HTTP edge does not wait for the model, and RETRIEVE waits for it.
+ */
+public final class RetrievalVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RetrievalVerticle.class);
+
+  public static final int TOP_K = 5;
+  public static final int WIDE_TOP_K = 9;
+  public static final int PROMPT_SAMPLE_ROWS = 3;
+  public static final int MAX_SAMPLE_ROWS = 10;
+
+  /** Failure codes of the replies (HTTP-like). */
+  public static final int BAD_REQUEST = 400;
+  public static final int NOT_FOUND = 404;
+  public static final int UNAVAILABLE = 503;
+
+  private final PgConnectOptions readOnlyRole;
+  private Pool pool;
+  private SchemaCatalog catalog;
+  private TableNotes notes;
+  private TableSelector selector;
+  private Future<Void> indexReady;
+
+  /** @param readOnlyRole connect options of {@code sql_agent_ro} ({@code DbTarget.roOptions()}) */
+  public RetrievalVerticle(PgConnectOptions readOnlyRole) {
+    this.readOnlyRole = readOnlyRole;
+  }
+
+  @Override
+  public Future<?> start() {
+    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(readOnlyRole).using(vertx).build();
+    catalog = new SchemaCatalog(pool);
+    return vertx.executeBlocking(TableNotes::load, false)
+        .compose(loaded -> {
+          notes = loaded;
+          return catalogue();  // fail the deployment now if the role cannot read the catalogue
+        })
+        .compose(first -> {
+          indexReady = buildIndex(first);
+          var bus = vertx.eventBus();
+          return Future.all(
+              bus.<Object>consumer(Addresses.RETRIEVE, this::onRetrieve).completion(),
+              bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
+              bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
+              bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion());
+        });
+  }
+
+  /** Loads the model and embeds every table, on a worker; logs how long each took. */
+  private Future<Void> buildIndex(Catalogue first) {
+    return vertx.executeBlocking(() -> {
+      long t0 = System.nanoTime();
+      TableSelector s = new TableSelector();
+      long t1 = System.nanoTime();
+      int n = s.index(first);
+      long t2 = System.nanoTime();
+      LOG.info("table index ready: model loaded in {} ms, {} tables newly embedded in {} ms",
+          (t1 - t0) / 1_000_000, n, (t2 - t1) / 1_000_000);
+      return s;
+    }, false).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
+        .map(s -> {
+          selector = s;
+          return null;
+        });
+  }
+
+  private Future<Catalogue> catalogue() {
+    return catalog.read().map(notes::annotate);
+  }
+
+  private void onRetrieve(Message<Object> msg) {
+    Retrieval.Request req;
+    try {
+      req = Retrieval.Request.fromJson(body(msg));
+    } catch (IllegalArgumentException e) {
+      msg.fail(BAD_REQUEST, e.getMessage());
+      return;
+    }
+    int k = req.widen() ? WIDE_TOP_K : TOP_K;
+    indexReady
+        .compose(ready -> catalogue())
+        .compose(cat -> vertx.executeBlocking(() -> selector.select(cat, req.question(), k), false)
+            .compose(chosen -> retrieval(cat, chosen, k)))
+        .onSuccess(r -> msg.reply(r.toJson()))
+        .onFailure(e -> unavailable(msg, "retrieval", e));
+  }
+
+  private Future<Retrieval> retrieval(Catalogue cat, List<ScoredTable> chosen, int k) {
+    List<TableInfo> tables = chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList();
+    List<String> names = chosen.stream().map(ScoredTable::name).toList();
+    return ReadOnly.run(pool, conn -> SampleReader.readAll(conn, tables, PROMPT_SAMPLE_ROWS))
+        .map(samples -> new Retrieval(chosen, SchemaText.ddl(tables), SampleRows.text(samples),
+            notes.conventionsFor(names), k));
+  }
+
+  private void onSchema(Message<Object> msg) {
+    catalogue()
+        .onSuccess(cat -> msg.reply(new JsonObject().put("tables",
+            new JsonArray(cat.tables().stream().map(TableInfo::toJson).toList()))))
+        .onFailure(e -> unavailable(msg, "schema", e));
+  }
+
+  private void onDescribe(Message<Object> msg) {
+    String name = tableName(body(msg));
+    if (name == null || name.isBlank()) {
+      msg.fail(BAD_REQUEST, "'name' must be a table name");
+      return;
+    }
+    catalogue().onSuccess(cat -> cat.find(name).ifPresentOrElse(
+            t -> msg.reply(new JsonObject().put("name", t.name()).put("ddl", SchemaText.ddl(t))),
+            () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
+        .onFailure(e -> unavailable(msg, "describe", e));
+  }
+
+  private void onSample(Message<Object> msg) {
+    JsonObject body = body(msg) == null ? new JsonObject() : body(msg);
+    String name = tableName(body);
+    Object n = body.containsKey("n") ? body.getValue("n") : PROMPT_SAMPLE_ROWS;
+    if (name == null || name.isBlank()) {
+      msg.fail(BAD_REQUEST, "'name' must be a table name");
+      return;
+    }
+    if (!(n instanceof Integer || n instanceof Long) || ((Number) n).longValue() < 1
+        || ((Number) n).longValue() > MAX_SAMPLE_ROWS) {
+      msg.fail(BAD_REQUEST, "'n' must be a whole number from 1 to " + MAX_SAMPLE_ROWS + ", got " + n);
+      return;
+    }
+    int rows = ((Number) n).intValue();
+    catalogue().onSuccess(cat -> cat.find(name).ifPresentOrElse(
+            t -> ReadOnly.run(pool, conn -> SampleReader.read(conn, t, rows))
+                .onSuccess(s -> msg.reply(s.toJson()))
+                .onFailure(e -> unavailable(msg, "sample", e)),
+            () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
+        .onFailure(e -> unavailable(msg, "sample", e));
+  }
+
+  /** The request body, or null when it is not a JSON object (a bad request, answered with 400). */
+  private static JsonObject body(Message<Object> msg) {
+    return msg.body() instanceof JsonObject j ? j : null;
+  }
+
+  private static String tableName(JsonObject body) {
+    return body != null && body.getValue("name") instanceof String s ? s : null;
+  }
+
+  /** The database or the model failed: logged here once, the caller gets a 503 with the reason. */
+  private static void unavailable(Message<?> msg, String what, Throwable e) {
+    LOG.warn("{} failed: {}", what, e.toString());
+    msg.fail(UNAVAILABLE, what + " unavailable: " + e.getMessage());
+  }
+}

@@ -1,0 +1,69 @@
+package dev.sqlagent.retrieval;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The schema as the model (and an MCP client) reads it: one CREATE TABLE per table with its note, row count
+ * and comments. Notes and comments are flattened to one line so none can break out of its SQL comment.
+ */
+public final class SchemaText {
+  private SchemaText() {}
+
+  private static final Pattern PLAIN_IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_$]*");
+  private static final Set<String> RESERVED = Set.of("all", "analyse", "analyze", "and", "any", "array", "as",
+      "asc", "both", "case", "cast", "check", "collate", "column", "constraint", "create", "default", "desc",
+      "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign", "from", "grant", "group",
+      "having", "in", "into", "leading", "limit", "not", "null", "offset", "on", "only", "or", "order",
+      "primary", "references", "select", "table", "then", "to", "true", "union", "unique", "user", "using",
+      "when", "where", "window", "with");
+
+  /** The CREATE TABLE-style description of one table. */
+  public static String ddl(TableInfo t) {
+    StringBuilder b = new StringBuilder();
+    String note = oneLine(t.note());
+    String comment = oneLine(t.comment());
+    if (note != null) b.append("-- ").append(t.name()).append(": ").append(note).append('\n');
+    if (comment != null && !comment.equals(note)) b.append("-- COMMENT: ").append(comment).append('\n');
+    b.append("-- ").append(t.rowCount() == null ? "row count unknown" : "about " + t.rowCount() + " rows").append('\n');
+    b.append("CREATE TABLE ").append(identifier(t.name())).append(" (\n");
+    List<String[]> lines = new ArrayList<>();  // {definition, comment or null}
+    for (TableInfo.Column c : t.columns()) {
+      lines.add(new String[] {identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"), oneLine(c.comment())});
+    }
+    if (!t.primaryKey().isEmpty()) lines.add(new String[] {"PRIMARY KEY (" + identifiers(t.primaryKey()) + ")", null});
+    for (TableInfo.ForeignKey fk : t.foreignKeys()) {
+      lines.add(new String[] {"FOREIGN KEY (" + identifiers(fk.columns()) + ") REFERENCES "
+          + identifier(fk.refTable()) + " (" + identifiers(fk.refColumns()) + ")", null});
+    }
+    for (int i = 0; i < lines.size(); i++) {
+      b.append("  ").append(lines.get(i)[0]);
+      if (i < lines.size() - 1) b.append(',');
+      if (lines.get(i)[1] != null) b.append("  -- ").append(lines.get(i)[1]);
+      b.append('\n');
+    }
+    return b.append(");\n").toString();
+  }
+
+  /** The descriptions of several tables, separated by a blank line. */
+  public static String ddl(List<TableInfo> tables) {
+    return String.join("\n", tables.stream().map(SchemaText::ddl).toList());
+  }
+
+  /** An identifier as it must be written in SQL: bare when PostgreSQL would read it back unchanged. */
+  static String identifier(String name) {
+    return PLAIN_IDENTIFIER.matcher(name).matches() && !RESERVED.contains(name) ? name : ReadOnly.quote(name);
+  }
+
+  private static String identifiers(List<String> names) {
+    return String.join(", ", names.stream().map(SchemaText::identifier).toList());
+  }
+
+  static String oneLine(String text) {
+    if (text == null) return null;
+    String s = text.replaceAll("\\s+", " ").strip();
+    return s.isEmpty() ? null : s;
+  }
+}
