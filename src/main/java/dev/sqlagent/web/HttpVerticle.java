@@ -1,11 +1,8 @@
 package dev.sqlagent.web;
 
 import dev.sqlagent.agent.AgentRoutes;
-<<<<<<< HEAD
 import dev.sqlagent.live.LiveRoutes;
-=======
 import dev.sqlagent.retrieval.RetrievalRoutes;
->>>>>>> main
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
