@@ -144,11 +144,11 @@ public record AppConfig(
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
   static String origin(String s) {
-    String o = s.replaceAll("/+$", "");
+    String o = s.replaceAll("/+$", "").toLowerCase(java.util.Locale.ROOT);
     if (!o.matches("https?://[A-Za-z0-9.\\-\\[\\]:]+")) {
       throw new ConfigException("SQLAGENT_ALLOWED_ORIGIN=" + s + ": expected an origin like https://agent.example or http://host:8080 (no path)");
     }
-    return o.toLowerCase(java.util.Locale.ROOT);
+    return o;
   }
 
   static Path defaultHome() {

@@ -10,8 +10,8 @@ import java.util.Set;
 
 /**
  * The "watch every run" fan-out: ONE consumer on {@link Addresses#EVENTS} (and one on
- * {@link Addresses#ANSWERS}) however many sockets watch, each frame encoded once. The consumers exist only
- * while someone watches. Touched only on the HTTP verticle's event loop.
+ * {@link Addresses#ANSWERS}) however many sockets watch, each frame encoded once; made when the first
+ * socket watches. Touched only on the HTTP verticle's event loop.
  */
 final class WatchHub {
 
@@ -33,12 +33,9 @@ final class WatchHub {
   }
 
   void remove(LiveSocket socket) {
-    if (watchers.remove(socket) && watchers.isEmpty() && events != null) {
-      events.unregister();
-      answers.unregister();
-      events = null;
-      answers = null;
-    }
+    // The two consumers stay once made (one pair per HTTP verticle, not per socket): unregistering them
+    // under load would discard the events already queued for them.
+    watchers.remove(socket);
   }
 
   int watcherCount() {
