@@ -1,6 +1,7 @@
 package dev.sqlagent;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
 import dev.sqlagent.generation.GenerationVerticle;
@@ -26,6 +27,7 @@ public final class MainVerticle extends VerticleBase {
   private final AppConfig config;
   private final DbTarget db;
   private final boolean withHttp;
+  private final FirstSqlMutator faultInjector;
   private volatile HttpVerticle http;
 
   public MainVerticle(AppConfig config, DbTarget db) {
@@ -34,9 +36,15 @@ public final class MainVerticle extends VerticleBase {
 
   /** Without HTTP: the command-line tools (ask, eval, mcp) use the same verticles over the event bus. */
   public MainVerticle(AppConfig config, DbTarget db, boolean withHttp) {
+    this(config, db, withHttp, null);
+  }
+
+  /** With a fault injector for the agent: evaluation's {@code --inject-faults} only. */
+  public MainVerticle(AppConfig config, DbTarget db, boolean withHttp, FirstSqlMutator faultInjector) {
     this.config = config;
     this.db = db;
     this.withHttp = withHttp;
+    this.faultInjector = faultInjector;
   }
 
   @Override
@@ -47,7 +55,7 @@ public final class MainVerticle extends VerticleBase {
     List<Supplier<Deployable>> workers = List.of(
         () -> new RetrievalVerticle(db.roOptions()),
         GenerationVerticle::new,
-        AgentVerticle::new);
+        () -> new AgentVerticle(faultInjector));
     Future<String> deployed = Future.succeededFuture();
     for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));
     if (!withHttp) return deployed;

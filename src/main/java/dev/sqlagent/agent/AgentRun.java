@@ -65,6 +65,7 @@ final class AgentRun {
   private final boolean agentMode;
   private final String source;
   private final FirstSqlMutator mutator;
+  private final String faultKey;
   private final long startedAt = System.currentTimeMillis();
   private final long deadline;
 
@@ -80,7 +81,7 @@ final class AgentRun {
   private JsonObject injectedFault;
 
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
-      String source, FirstSqlMutator mutator) {
+      String source, FirstSqlMutator mutator, String faultKey) {
     this.vertx = vertx;
     this.settings = settings;
     this.events = events;
@@ -89,6 +90,7 @@ final class AgentRun {
     this.agentMode = !"baseline".equals(mode);
     this.source = source;
     this.mutator = mutator;
+    this.faultKey = faultKey;
     this.model = settings.model();
     this.deadline = startedAt + settings.questionTimeoutMs();
   }
@@ -180,7 +182,7 @@ final class AgentRun {
 
   private String maybeInjectFault(String sql) {
     if (attempt != 1 || mutator == null) return sql;
-    return mutator.mutate(sql, question).map(m -> {
+    return mutator.mutate(sql, faultKey).map(m -> {
       injectedFault = new JsonObject().put("fault", m.fault()).put("original_sql", sql).put("mutated_sql", m.sql());
       events.finished("inject_fault", "tool", attempt, injectedFault.copy());
       return m.sql();

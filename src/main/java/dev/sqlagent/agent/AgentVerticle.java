@@ -75,7 +75,8 @@ public final class AgentVerticle extends VerticleBase {
     runs.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept);
     boolean inject = body.getBoolean("inject_fault", false);
-    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null).run()
+    String faultKey = body.getString("fault_key", question);
+    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey).run()
         .onSuccess(answer -> {
           msg.reply(answer);
           vertx.eventBus().publish(Addresses.ANSWERS, answer);
@@ -101,6 +102,10 @@ public final class AgentVerticle extends VerticleBase {
     if (mode != null && !"agent".equals(mode) && !"baseline".equals(mode)) return "mode must be \"agent\" or \"baseline\"";
     Object source = body.getValue("source");
     if (source != null && !SOURCES.contains(source)) return "source must be one of " + SOURCES;
+    if (body.getValue("inject_fault") != null && !(body.getValue("inject_fault") instanceof Boolean)) {
+      return "inject_fault must be true or false";
+    }
+    if (body.getValue("fault_key") != null && !(body.getValue("fault_key") instanceof String)) return "fault_key must be a string";
     Object runId = body.getValue("run_id");
     if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
       return "run_id must be 8 to 64 letters, digits or dashes";
@@ -110,9 +115,13 @@ public final class AgentVerticle extends VerticleBase {
 
   private void runEvents(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    JsonArray events = runs.get(body.getString("run_id", ""));
+    JsonArray events = runs.get(String.valueOf(body.getValue("run_id", "")));
     if (events == null) {
       msg.fail(404, "no run " + body.getString("run_id") + " (only the last " + KEPT_RUNS + " runs are kept)");
+      return;
+    }
+    if (!(body.getValue("after_seq", 0L) instanceof Number)) {
+      msg.fail(400, "after_seq must be a whole number");
       return;
     }
     long after = body.getLong("after_seq", 0L);

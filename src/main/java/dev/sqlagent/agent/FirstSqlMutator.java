@@ -11,5 +11,6 @@ public interface FirstSqlMutator {
 
   record Mutation(String fault, String sql) {}
 
-  Optional<Mutation> mutate(String sql, String question);
+  /** The mutated SQL, or empty when no fault applies; {@code key} chooses the fault deterministically. */
+  Optional<Mutation> mutate(String sql, String key);
 }

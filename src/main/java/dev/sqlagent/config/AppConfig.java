@@ -179,6 +179,7 @@ public record AppConfig(
   /** The settings verticles need, as deployment config (secrets included: it never leaves the process). */
   public JsonObject toJson() {
     return new JsonObject()
+        .put("home", home.toString())
         .put("httpHost", httpHost).put("httpPort", httpPort)
         .put("llmBaseUrl", llmBaseUrl).put("llmModel", llmModel).put("llmApiKeys", new io.vertx.core.json.JsonArray(llmApiKeys))
         .put("rowCap", rowCap).put("maxPlanCost", maxPlanCost)

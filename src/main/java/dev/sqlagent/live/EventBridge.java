@@ -10,6 +10,7 @@ import io.vertx.ext.web.handler.sockjs.BridgeEvent;
 import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
+import java.util.List;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -26,6 +27,9 @@ final class EventBridge {
 
   /** The per-run event addresses, exactly as the agent accepts run ids. */
   static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + "[A-Za-z0-9-]{8,64}";
+
+  /** The ask fields a bridge client may set (not, e.g., the evaluation's fault injection). */
+  static final List<String> ASK_FIELDS = List.of("question", "mode", "run_id");
 
   private EventBridge() {}
 
@@ -55,7 +59,12 @@ final class EventBridge {
           ev.complete(false);
           return;
         }
-        ev.setRawMessage(raw.copy().put("body", body.copy().put("source", "eventbus")));
+        // Only what a person may ask passes; the source is the bridge, whatever the client claims.
+        JsonObject ask = new JsonObject().put("source", "eventbus");
+        for (String field : ASK_FIELDS) {
+          if (body.containsKey(field)) ask.put(field, body.getValue(field));
+        }
+        ev.setRawMessage(raw.copy().put("body", ask));
         ev.complete(true);
         return;
       case REGISTER:

@@ -106,7 +106,8 @@ class WebSocketBridgeTest {
       c.send(frame("register", Addresses.events(runId)));
       Thread.sleep(200);
       c.send(frame("send", Addresses.ASK).put("replyAddress", "reply-1").put("body", new JsonObject()
-          .put("question", "How many customers are there?").put("mode", "agent").put("source", "http").put("run_id", runId)));
+          .put("question", "How many customers are there?").put("mode", "agent").put("source", "http").put("run_id", runId)
+          .put("inject_fault", true).put("fault_key", "misspelled_column")));
       JsonObject reply;
       int events = 0;
       while (true) {
@@ -121,6 +122,7 @@ class WebSocketBridgeTest {
       assertThat(events).isPositive();
       assertThat(reply.getString("run_id")).isEqualTo(runId);
       assertThat(reply.getString("source")).as("overwritten by the bridge").isEqualTo("eventbus");
+      assertThat(reply.containsKey("injected_fault")).as("evaluation-only fields are dropped").isFalse();
       assertThat(answered.computeIfAbsent(runId, k -> new CompletableFuture<>()).get(10, TimeUnit.SECONDS)
           .getString("source")).isEqualTo("eventbus");
     } finally {

@@ -1,0 +1,117 @@
+package dev.sqlagent.cli;
+
+import dev.sqlagent.MainVerticle;
+import dev.sqlagent.eval.FaultInjector;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.db.Database;
+import dev.sqlagent.eval.EvalRun;
+import dev.sqlagent.eval.EvalRunner;
+import dev.sqlagent.eval.GoldExecutor;
+import dev.sqlagent.eval.Question;
+import dev.sqlagent.eval.QuestionSet;
+import dev.sqlagent.eval.RunStore;
+import dev.sqlagent.eval.Summary;
+import io.vertx.core.Vertx;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** Runs the evaluation against the configured model, or re-grades a saved run without it. */
+@Command(name = "eval", mixinStandardHelpOptions = true,
+    description = "Ask every question of the evaluation set through the agent, grade the answers by executing them "
+        + "against gold SQL, print the summary and save the run under <SQLAGENT_HOME>/eval/<timestamp>/ "
+        + "(never overwriting). Evaluation runs are not written to the query log.")
+public final class EvalCommand implements Callable<Integer> {
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--mode", paramLabel = "agent|baseline|both",
+      description = "agent (the repair loop), baseline (single shot) or both, back to back on the same model. "
+          + "Default: both.")
+  String mode;
+
+  @Option(names = "--runs", paramLabel = "N", description = "Ask each question N times (default 1).")
+  Integer runs;
+
+  @Option(names = "--regrade", paramLabel = "RUN",
+      description = "Re-score a saved run (its directory, or its name under the output directory) without calling "
+          + "the model; writes a new <timestamp>-regrade run.")
+  String regrade;
+
+  @Option(names = "--inject-faults",
+      description = "Break the model's first SQL of each answerable question in a recorded way, and report the "
+          + "repair loop's rescue rate per fault type.")
+  boolean injectFaults;
+
+  @Option(names = "--questions", paramLabel = "FILE",
+      description = "A question file in the JSON-lines format of the shipped set (default: the shipped set; with "
+          + "--regrade: the questions saved with the run).")
+  Path questions;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Where runs are saved (default <SQLAGENT_HOME>/eval).")
+  Path out;
+
+  @Override
+  public Integer call() throws Exception {
+    List<String> modes = modes();
+    if (runs != null && runs < 1) throw new ParameterException(spec.commandLine(), "--runs must be at least 1");
+    if (regrade != null && (mode != null || runs != null || injectFaults)) {
+      throw new ParameterException(spec.commandLine(),
+          "--regrade re-scores the answers a run saved; --mode, --runs and --inject-faults do not apply to it");
+    }
+    // Checked before anything starts: a bad question file is reported by line at once.
+    List<Question> qs = questions != null ? QuestionSet.load(questions) : regrade == null ? QuestionSet.shipped() : null;
+
+    // The eval process needs no public HTTP port; any free one keeps it clear of a running service.
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("SQLAGENT_HTTP_PORT", "0");
+    AppConfig config = AppConfig.load(env);
+    Path outDir = out != null ? out : RunStore.defaultRoot(config.home());
+    EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, outDir,
+        questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,
+        System.out::println);
+
+    try (Database db = Database.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
+      Vertx vertx = Vertx.vertx();
+      try {
+        EvalRunner runner = new EvalRunner(vertx, gold, options);
+        EvalRun run;
+        if (regrade != null) {
+          run = runner.regrade(regrade, qs).await();
+        } else {
+          vertx.deployVerticle(new MainVerticle(config, db.target(), false,
+              injectFaults ? FaultInjector.mutator() : null)).await(5, TimeUnit.MINUTES);
+          System.out.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
+              String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
+              config.llmModel(), config.llmBaseUrl());
+          run = runner.run(qs).await();
+        }
+        System.out.println();
+        System.out.print(Summary.table(run.summary()));
+        System.out.println("saved: " + run.dir());
+        return 0;
+      } finally {
+        vertx.close().await(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  private List<String> modes() {
+    String m = mode == null ? "both" : mode;
+    return switch (m) {
+      case "agent" -> List.of("agent");
+      case "baseline" -> List.of("baseline");
+      case "both" -> List.of("agent", "baseline");
+      default -> throw new ParameterException(spec.commandLine(), "--mode must be agent, baseline or both, not " + m);
+    };
+  }
+}

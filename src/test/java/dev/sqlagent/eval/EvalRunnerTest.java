@@ -1,0 +1,182 @@
+package dev.sqlagent.eval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner against a scripted stand-in on the ask address (the answer contract, real database): what it
+ * sends, what it saves, how it counts. The end-to-end run through the real agent and the fake model
+ * server lives with the agent.
+ */
+class EvalRunnerTest {
+
+  static Vertx vertx;
+  static GoldExecutor db;
+  static final String ADDRESS = "test.eval.ask";
+
+  @BeforeAll
+  static void start() {
+    vertx = Vertx.vertx();
+    db = new GoldExecutor(TestDatabase.get().target());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    db.close();
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  /** Answers each question with its first gold query's real result, refuses the rest; records requests. */
+  static MessageConsumer<JsonObject> oracle(List<Question> questions, List<JsonObject> requests) {
+    Map<String, Question> byText = questions.stream().collect(Collectors.toMap(Question::question, Function.identity()));
+    return vertx.eventBus().<JsonObject>consumer(ADDRESS, msg -> {
+      requests.add(msg.body());
+      Question q = byText.get(msg.body().getString("question"));
+      vertx.executeBlocking(() -> q.answerable()
+              ? Answers.answered(db, q.goldSql().get(0), 1).put("mode", msg.body().getString("mode"))
+              : Answers.refused(), false)
+          .onSuccess(msg::reply)
+          .onFailure(e -> msg.fail(500, e.getMessage()));
+    });
+  }
+
+  static EvalRunner.Options options(Path root) {
+    return EvalRunner.Options.of(root).withAskAddress(ADDRESS).withAskTimeoutMs(30_000);
+  }
+
+  @Test
+  void theOracleScoresEverythingInBothModesAndEveryRunIsSaved(@TempDir Path root) throws Exception {
+    List<Question> questions = QuestionSet.shipped();
+    List<JsonObject> requests = new CopyOnWriteArrayList<>();
+    List<String> progress = new CopyOnWriteArrayList<>();
+    MessageConsumer<JsonObject> agent = oracle(questions, requests);
+    try {
+      EvalRunner runner = new EvalRunner(vertx, db, options(root).withModes(List.of("agent", "baseline")).withRuns(2)
+          .withProgress(progress::add));
+      EvalRun run = runner.run(questions).await(5, TimeUnit.MINUTES);
+
+      int n = questions.size();
+      assertThat(run.verdicts()).hasSize(n * 2 * 2).allMatch(Verdict::correct);
+      assertThat(progress).hasSize(n * 4);
+      for (String mode : List.of("agent", "baseline")) {
+        JsonObject m = run.summary().getJsonObject("modes").getJsonObject(mode);
+        assertThat(m.getDouble("accuracy")).isEqualTo(1.0);
+        assertThat(m.getInteger("samples")).isEqualTo(n * 2);
+        assertThat(m.getInteger("unsafe_sql_reaching_execution")).isZero();
+        assertThat(m.getInteger("false_refusals")).isZero();
+      }
+      // Every ask says where it comes from and in which mode; agent first, then baseline.
+      assertThat(requests).allMatch(r -> "eval".equals(r.getString("source")));
+      assertThat(requests.subList(0, n * 2)).allMatch(r -> "agent".equals(r.getString("mode")));
+      assertThat(requests.subList(n * 2, n * 4)).allMatch(r -> "baseline".equals(r.getString("mode")));
+      assertThat(requests).noneMatch(r -> r.containsKey("inject_fault"));
+
+      for (String f : List.of(RunStore.RUN, RunStore.QUESTIONS, RunStore.SUMMARY)) assertThat(run.dir().resolve(f)).isRegularFile();
+      assertThat(RunStore.readLines(run.dir().resolve(RunStore.ANSWERS))).hasSize(n * 4);
+      assertThat(RunStore.readLines(run.dir().resolve(RunStore.VERDICTS))).hasSize(n * 4)
+          .allMatch(v -> v.getJsonObject("tokens") != null && v.containsKey("latency_ms") && v.containsKey("attempts"));
+      assertThat(RunStore.readJson(run.dir().resolve(RunStore.SUMMARY))).isEqualTo(run.summary());
+      assertThat(run.summary().getString("run_id")).isEqualTo(run.id());
+      assertThat(run.summary().getInteger("runs")).isEqualTo(2);
+      assertThat(Summary.table(run.summary())).contains("100.0%");
+    } finally {
+      agent.unregister().await(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aSecondRunNeverOverwritesTheFirst(@TempDir Path root) throws Exception {
+    List<Question> few = QuestionSet.shipped().subList(0, 2);
+    MessageConsumer<JsonObject> agent = oracle(few, new CopyOnWriteArrayList<>());
+    try {
+      EvalRunner runner = new EvalRunner(vertx, db, options(root));
+      EvalRun first = runner.run(few).await(60, TimeUnit.SECONDS);
+      EvalRun second = runner.run(few).await(60, TimeUnit.SECONDS);
+      assertThat(second.dir()).isNotEqualTo(first.dir());
+      assertThat(new RunStore(root).names()).containsExactly(second.id(), first.id());
+      assertThat(new RunStore(root).latestSummary()).contains(second.dir().resolve(RunStore.SUMMARY));
+    } finally {
+      agent.unregister().await(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void faultInjectionIsAskedForOnAnswerableQuestionsOnly(@TempDir Path root) throws Exception {
+    List<Question> qs = QuestionSet.shipped().stream()
+        .filter(q -> List.of("s04", "h14", "u01", "x01").contains(q.id())).toList();
+    List<JsonObject> requests = new CopyOnWriteArrayList<>();
+    MessageConsumer<JsonObject> agent = oracle(qs, requests);
+    try {
+      EvalRun run = new EvalRunner(vertx, db, options(root).withInjectFaults(true)).run(qs).await(60, TimeUnit.SECONDS);
+      assertThat(requests).filteredOn(r -> r.getBoolean("inject_fault", false))
+          .extracting(r -> r.getString("fault_key")).containsExactly("s04", "h14");
+      assertThat(run.summary().getBoolean("inject_faults")).isTrue();
+      // This stand-in injects nothing, so the faults table reports them as not applied.
+      assertThat(run.summary().getJsonObject("modes").getJsonObject("agent").getJsonObject("faults")
+          .getJsonObject("not_applied").getInteger("samples")).isEqualTo(2);
+    } finally {
+      agent.unregister().await(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void modelFailuresAndTimeoutsAreInfrastructureFailures(@TempDir Path root) throws Exception {
+    List<Question> qs = QuestionSet.shipped().subList(0, 2);
+    MessageConsumer<JsonObject> agent = vertx.eventBus().consumer(ADDRESS, msg -> {
+      if (msg.body().getString("question").equals(qs.get(0).question())) {
+        msg.fail(503, new JsonObject().put("error_type", "model_unavailable").put("message", "connection refused").encode());
+      }
+      // the second question never gets a reply: the ask times out
+    });
+    try {
+      EvalRun run = new EvalRunner(vertx, db, options(root).withAskTimeoutMs(300)).run(qs).await(60, TimeUnit.SECONDS);
+      assertThat(run.verdicts()).extracting(Verdict::infraType).containsExactly("model_unavailable", "ask_timeout");
+      JsonObject agentMode = run.summary().getJsonObject("modes").getJsonObject("agent");
+      assertThat(agentMode.getInteger("infra_failures")).isEqualTo(2);
+      assertThat(agentMode.getInteger("graded")).isZero();
+      assertThat(agentMode.getValue("accuracy")).isNull();
+    } finally {
+      agent.unregister().await(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void withoutAnAgentTheRunStopsWithAClearMessageAndLeavesNothing(@TempDir Path root) {
+    EvalRunner runner = new EvalRunner(vertx, db, options(root).withAskAddress("test.eval.nobody"));
+    assertThatThrownBy(() -> runner.run(QuestionSet.shipped().subList(0, 1)).await(60, TimeUnit.SECONDS))
+        .isInstanceOf(EvalRunner.NoAgentException.class).hasMessageContaining("no agent is listening on test.eval.nobody");
+    assertThat(new RunStore(root).names()).isEmpty();
+  }
+
+  @Test
+  void aBrokenGoldQueryStopsTheRunBeforeAnyQuestionIsAsked(@TempDir Path root) throws Exception {
+    List<JsonObject> requests = new CopyOnWriteArrayList<>();
+    Question broken = new Question("bad", Question.Category.SIMPLE, "?", List.of("SELECT nope FROM bills"), false);
+    MessageConsumer<JsonObject> agent = oracle(List.of(broken), requests);
+    try {
+      assertThatThrownBy(() -> new EvalRunner(vertx, db, options(root)).run(List.of(broken)).await(60, TimeUnit.SECONDS))
+          .hasMessageContaining("question bad");
+      assertThat(requests).isEmpty();
+      assertThat(Files.exists(root) ? new RunStore(root).names() : List.of()).isEmpty();
+    } finally {
+      agent.unregister().await(5, TimeUnit.SECONDS);
+    }
+  }
+}

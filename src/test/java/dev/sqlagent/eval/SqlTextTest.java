@@ -1,0 +1,47 @@
+package dev.sqlagent.eval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.eval.SqlText.Kind;
+import dev.sqlagent.eval.SqlText.Token;
+import org.junit.jupiter.api.Test;
+
+class SqlTextTest {
+
+  @Test
+  void literalsCommentsAndQuotedNamesStayWhole() {
+    SqlText t = SqlText.of("SELECT 'it''s; -- no' AS \"a b\" -- done; really\nFROM x /* ; */");
+    assertThat(t.sig).extracting(x -> x.text)
+        .containsExactly("SELECT", "'it''s; -- no'", "AS", "\"a b\"", "FROM", "x");
+    assertThat(t.sig.get(1).kind).isEqualTo(Kind.STRING);
+    assertThat(t.sig.get(3).kind).isEqualTo(Kind.QUOTED);
+  }
+
+  @Test
+  void everySelectIsItsOwnScopeAndFunctionParensAreNot() {
+    SqlText t = SqlText.of("SELECT sum(a) FROM (SELECT a FROM t WHERE b = 1) s WHERE c IN (1, 2)");
+    Token outerSum = t.sig.get(1);
+    Token innerA = t.sig.stream().filter(x -> x.text.equals("a")).toList().get(1);
+    Token c = t.sig.stream().filter(x -> x.text.equals("c")).findFirst().orElseThrow();
+    assertThat(outerSum.scope).isNotEqualTo(innerA.scope);
+    assertThat(c.scope).isEqualTo(outerSum.scope);
+    assertThat(c.clause).isEqualTo("where");
+    assertThat(t.sig.get(3).clause).isEqualTo("select");   // 'a' inside sum(...)
+  }
+
+  @Test
+  void theGatesLimitIsRemovedButTheQuerysOwnStays() {
+    assertThat(SqlText.withoutTrailingLimit("SELECT * FROM bills LIMIT 200", 200)).isEqualTo("SELECT * FROM bills");
+    assertThat(SqlText.withoutTrailingLimit("SELECT * FROM bills LIMIT 201;", 200)).isEqualTo("SELECT * FROM bills");
+    assertThat(SqlText.withoutTrailingLimit("SELECT * FROM bills LIMIT 5", 200)).isEqualTo("SELECT * FROM bills LIMIT 5");
+    assertThat(SqlText.withoutTrailingLimit("SELECT * FROM (SELECT 1 LIMIT 200) x", 200))
+        .isEqualTo("SELECT * FROM (SELECT 1 LIMIT 200) x");
+  }
+
+  @Test
+  void aSecondStatementIsSeen() {
+    assertThat(SqlText.hasSecondStatement("SELECT 1;")).isFalse();
+    assertThat(SqlText.hasSecondStatement("SELECT ';' -- ; x")).isFalse();
+    assertThat(SqlText.hasSecondStatement("SELECT 1; DELETE FROM bills")).isTrue();
+  }
+}
