@@ -40,7 +40,7 @@ final class EventBridge {
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.ASK))
         .setReplyTimeout(askTimeoutMs)
         .setMaxHandlersPerSocket(64);
-    SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false);
+    SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
     String origin = config.getString("allowedOrigin");
     if (origin != null) sockjs.setOrigin(origin);
     return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(ev, mayWatch));
