@@ -57,6 +57,11 @@ public final class LiveRoutes {
         .onFailure(ctx::fail);
   }
 
+  /** WebSocket clients connected to /ws right now, in this process (for metrics). */
+  public static int openWebSockets() {
+    return LiveSocket.OPEN.get();
+  }
+
   /**
    * "Watch every run" shows other people's questions: without an API token (whose check then stands in
    * front of these routes) only clients on this machine may.

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,8 @@ final class LiveSocket {
   static final int MAX_RUNS_IN_FLIGHT = 3;
   /** Bytes a client may have unread before it counts as slow: room for a few full answers, then a drop. */
   static final int WRITE_QUEUE_BYTES = 1024 * 1024;
+  /** Sockets open in this process. */
+  static final AtomicInteger OPEN = new AtomicInteger();
   private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
 
   private final Vertx vertx;
@@ -57,6 +60,7 @@ final class LiveSocket {
   }
 
   void start() {
+    OPEN.incrementAndGet();
     ws.setWriteQueueMaxSize(WRITE_QUEUE_BYTES);
     ws.textMessageHandler(this::onText);
     ws.binaryMessageHandler(b -> error(null, "binary frames are not understood; send JSON text frames"));
@@ -64,6 +68,7 @@ final class LiveSocket {
     ws.exceptionHandler(err -> {
       LOG.debug("websocket error: {}", err.toString());
       release();
+      if (!ws.isClosed()) ws.close();
     });
   }
 
@@ -212,6 +217,7 @@ final class LiveSocket {
   private void release() {
     if (closed) return;
     closed = true;
+    OPEN.decrementAndGet();
     if (watching) hub.remove(this);
     watching = false;
     for (RunStream r : List.copyOf(runs.values())) r.close();

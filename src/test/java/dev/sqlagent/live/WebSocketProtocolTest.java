@@ -204,6 +204,8 @@ class WebSocketProtocolTest {
       failure = err instanceof ReplyException re ? re.failureType() : null;
     }
     assertThat(failure).isEqualTo(ReplyFailure.NO_HANDLERS);
+    for (int i = 0; i < 50 && LiveRoutes.openWebSockets() > 0; i++) Thread.sleep(50);
+    assertThat(LiveRoutes.openWebSockets()).as("sockets counted as open").isZero();
 
     // And the service still answers other clients.
     try (LiveClient c = LiveClient.connect(vertx, port)) {
