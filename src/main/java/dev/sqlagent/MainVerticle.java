@@ -4,6 +4,7 @@ import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.retrieval.RetrievalVerticle;
 import dev.sqlagent.web.HttpVerticle;
@@ -53,6 +54,7 @@ public final class MainVerticle extends VerticleBase {
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> workers = List.of(
+        () -> new ExecutionVerticle(db),
         () -> new RetrievalVerticle(db.roOptions()),
         GenerationVerticle::new,
         () -> new AgentVerticle(faultInjector));

@@ -98,13 +98,13 @@ public final class FaultInjector {
     this.schema = schema;
   }
 
-  /** The shop's injector: one fault chosen by {@code key} among those that apply, or none. */
   /** The agent's hook: mutates a question's first SQL, keyed by the question id the runner sends. */
   public static dev.sqlagent.agent.FirstSqlMutator mutator() {
     return (sql, key) -> inject(sql, key)
         .map(f -> new dev.sqlagent.agent.FirstSqlMutator.Mutation(f.type().wireName(), f.mutatedSql()));
   }
 
+  /** The shop's injector: one fault chosen by {@code key} among those that apply, or none. */
   public static Optional<Fault> inject(String sql, String key) {
     return SHOP.choose(sql, key);
   }

@@ -2,6 +2,7 @@ package dev.sqlagent.web;
 
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.eval.EvalRoutes;
+import dev.sqlagent.execution.QueryRoutes;
 import dev.sqlagent.live.LiveRoutes;
 import dev.sqlagent.retrieval.RetrievalRoutes;
 import io.vertx.core.Future;
@@ -24,6 +25,7 @@ public final class HttpVerticle extends VerticleBase {
     AgentRoutes.mount(router, vertx, config());
     RetrievalRoutes.mount(router, vertx, config());
     EvalRoutes.mount(router, vertx, config());
+    QueryRoutes.mount(router, vertx, config());
     LiveRoutes.mount(router, vertx, config());
     Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));

@@ -1,0 +1,230 @@
+package dev.sqlagent.execution;
+
+import dev.sqlagent.config.AppConfig;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one guarded path from SQL text to rows: static check (off the event loop), row cap, EXPLAIN with the
+ * cost and plan checks, then the read-only execution. Every outcome is a JSON reply of the gate's
+ * contract; a refusal or a PostgreSQL error is a structured error, never an exception. Usable directly
+ * (tests, the CLI) or through {@link ExecutionVerticle}.
+ */
+public final class Gate {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
+  static final String EXPLAIN_PREFIX = "EXPLAIN (FORMAT JSON, VERBOSE) ";
+  /** An unknown table may be a new one: the catalogue is read again when older than this. */
+  private static final double SCHEMA_REFRESH_SECONDS = 30;
+
+  /** The gate's limits (from the service configuration). */
+  public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
+                         StaticCheck.Limits limits) {
+    public static Settings from(AppConfig c) {
+      return new Settings(c.rowCap(), c.maxPlanCost(), c.statementTimeoutMs(), c.lockTimeoutMs(), 4,
+          StaticCheck.Limits.DEFAULT);
+    }
+
+    /** From the verticle's deployment config (AppConfig.toJson keys). */
+    public static Settings from(JsonObject c) {
+      return new Settings(c.getInteger("rowCap", 200), c.getDouble("maxPlanCost", 1_000_000.0),
+          c.getInteger("statementTimeoutMs", 5000), c.getInteger("lockTimeoutMs", 1000), 4, StaticCheck.Limits.DEFAULT);
+    }
+  }
+
+  private final Vertx vertx;
+  private final Settings settings;
+  private final ReadOnlyExecutor executor;
+  private volatile StaticCheck check;
+
+  private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, VisibleSchema schema) {
+    this.vertx = vertx;
+    this.settings = settings;
+    this.executor = executor;
+    this.check = new StaticCheck(schema, settings.limits());
+  }
+
+  /** Opens the read-only pool, reads the visible tables from the catalogue as that role, warms up the parser. */
+  public static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, Settings settings) {
+    ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, readOnlyRole, settings.poolSize(),
+        settings.statementTimeoutMs(), settings.lockTimeoutMs());
+    return vertx.executeBlocking(() -> {
+          StaticCheck.warmUp();
+          return null;
+        }, false)
+        .compose(v -> VisibleSchema.load(executor.pool()))
+        .map(schema -> {
+          LOG.info("gate ready: {} visible tables, row cap {}, max plan cost {}", schema.tables().size(),
+              settings.rowCap(), settings.maxPlanCost());
+          return new Gate(vertx, settings, executor, schema);
+        })
+        .recover(err -> executor.close().transform(x -> Future.failedFuture(err)));
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  public VisibleSchema schema() {
+    return check.schema();
+  }
+
+  /** The executor, for tests that bypass the static check on purpose. */
+  ReadOnlyExecutor executor() {
+    return executor;
+  }
+
+  /**
+   * Checks and (with {@code run}) executes {@code sql}; {@code rowCap} null means the configured cap, and
+   * a larger one is lowered to it. The future always succeeds: a refusal, a PostgreSQL error or a lost
+   * database is a structured error reply ({@code ok: false}).
+   */
+  public Future<JsonObject> submit(String sql, boolean run, Integer rowCap) {
+    long t0 = System.nanoTime();
+    int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
+    return staticCheck(sql)
+        .compose(verdict -> verdict.passed()
+            ? guarded(sql, verdict, run, cap, t0)
+            : Future.succeededFuture(verdict.error().withSql(sql).toJson()))
+        .recover(err -> {
+          // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
+          LOG.warn("gate failure: {}", String.valueOf(err.getMessage()));
+          return Future.succeededFuture(GateError.of(ErrorType.UNKNOWN,
+              "The query could not be run: " + err.getMessage(), "Try again later.", null).withSql(sql).toJson());
+        });
+  }
+
+  private Future<StaticCheck.Verdict> staticCheck(String sql) {
+    StaticCheck current = check;
+    return vertx.executeBlocking(() -> current.check(sql), false).compose(verdict -> {
+      boolean unknownTable = !verdict.passed() && verdict.error().type() == ErrorType.UNKNOWN_TABLE;
+      if (!unknownTable || current.schema().ageSeconds() < SCHEMA_REFRESH_SECONDS) return Future.succeededFuture(verdict);
+      return VisibleSchema.load(executor.pool()).compose(fresh -> {
+        StaticCheck updated = new StaticCheck(fresh, settings.limits());
+        check = updated;
+        return vertx.executeBlocking(() -> updated.check(sql), false);
+      });
+    });
+  }
+
+  private Future<JsonObject> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0) {
+    RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
+    VisibleSchema schema = check.schema();
+    return executor.inReadOnlyTransaction(conn -> explain(conn, bounded.executed()).compose(plan -> {
+          Optional<GateError> refused = PlanCheck.check(plan, settings.maxPlanCost(), schema);
+          if (refused.isPresent()) return Future.succeededFuture(refused.get().withSql(sql).toJson());
+          double cost = PlanCheck.totalCost(plan);
+          if (!run) {
+            return Future.succeededFuture(new JsonObject().put("ok", true).put("sql", bounded.sql())
+                .put("static_check", verdict.staticCheck()).put("plan_cost", cost));
+          }
+          return executor.fetch(conn, bounded.executed(), cap + 1)
+              .recover(e -> Future.failedFuture(new Located(e, 0)))
+              .map(rows -> result(bounded, verdict, rows, cap, cost, t0));
+        }))
+        .recover(err -> {
+          Located located = err instanceof Located l ? l : new Located(err, 0);
+          if (located.getCause() instanceof PgException pg) {
+            return Future.succeededFuture(fromPostgres(pg, located.prefix, sql, bounded, verdict).toJson());
+          }
+          return Future.failedFuture(located.getCause());
+        });
+  }
+
+  private Future<JsonObject> explain(SqlConnection conn, String executed) {
+    return conn.preparedQuery(EXPLAIN_PREFIX + executed).execute()
+        .recover(e -> Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length())))
+        .map(rows -> {
+          Object v = rows.iterator().next().getValue(0);
+          JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
+          return plans.getJsonObject(0);
+        });
+  }
+
+  private static JsonObject result(RowBound.Bounded bounded, StaticCheck.Verdict verdict, RowSet<Row> rows, int cap,
+                                   double cost, long t0) {
+    int fetched = rows.size();
+    JsonArray out = ResultJson.rows(rows, cap);
+    return new JsonObject()
+        .put("ok", true)
+        .put("sql", bounded.sql())
+        .put("columns", ResultJson.columns(rows))
+        .put("rows", out)
+        .put("row_count", out.size())
+        .put("truncated", bounded.capped() && fetched > cap)
+        .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)
+        .put("plan_cost", cost)
+        .put("static_check", verdict.staticCheck());
+  }
+
+  /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */
+  private GateError fromPostgres(PgException pg, int prefix, String sql, RowBound.Bounded bounded,
+                                 StaticCheck.Verdict verdict) {
+    String state = pg.getSqlState();
+    ErrorType type = ErrorType.fromSqlState(state);
+    String message = pg.getErrorMessage();
+    if ("42601".equals(state) && message != null && message.contains("multiple commands")) {
+      type = ErrorType.REJECTED;
+      message = "More than one statement: only a single SELECT may run (" + message + ").";
+    }
+    Integer position = null;
+    if (pg.getPosition() != null && !pg.getPosition().isBlank()) {
+      try {
+        position = bounded.toSubmitted(Integer.parseInt(pg.getPosition().trim()) - prefix, sql.length());
+      } catch (NumberFormatException ignored) {
+        position = null;
+      }
+    }
+    if (position == null && "42601".equals(state) && type == ErrorType.SYNTAX_ERROR && pg.getPosition() != null) {
+      // PostgreSQL tripped over the LIMIT the gate appended: the submitted query ended too early.
+      message = "syntax error at end of input: the query is incomplete";
+      position = sql.stripTrailing().length();
+    }
+    VisibleSchema schema = check.schema();
+    String hint = pg.getHint();
+    switch (type) {
+      case UNKNOWN_COLUMN -> hint = join(hint, schema.columnsHint(schema.tablesMentioned(verdict.lexed().tokens())));
+      case UNKNOWN_TABLE -> hint = join(hint, schema.tablesHint());
+      case TIMEOUT -> {
+        if ("57014".equals(state)) {
+          message = "The query ran longer than " + settings.statementTimeoutMs() + " ms and was cancelled (" + message + ").";
+        }
+        hint = join(hint, PlanCheck.COST_HINT);
+      }
+      case DIVISION_BY_ZERO -> hint = join(hint, "Wrap divisors in NULLIF(divisor, 0).");
+      default -> { }
+    }
+    if (pg.getDetail() != null && !pg.getDetail().isBlank()) message = message + " " + pg.getDetail();
+    return new GateError(type, message, hint, state, position, sql);
+  }
+
+  private static String join(String a, String b) {
+    if (a == null || a.isBlank()) return b;
+    if (b == null || b.isBlank()) return a;
+    return a + " " + b;
+  }
+
+  public Future<Void> close() {
+    return executor.close();
+  }
+
+  /** A failure with the length of the text put in front of the bounded SQL (for error positions). */
+  private static final class Located extends RuntimeException {
+    final int prefix;
+
+    Located(Throwable cause, int prefix) {
+      super(cause.getMessage(), cause, false, false);
+      this.prefix = prefix;
+    }
+  }
+}

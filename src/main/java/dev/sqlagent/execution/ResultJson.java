@@ -1,0 +1,105 @@
+package dev.sqlagent.execution;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.data.Interval;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+import io.vertx.sqlclient.data.Numeric;
+import io.vertx.sqlclient.desc.ColumnDescriptor;
+import java.math.BigDecimal;
+import java.time.temporal.TemporalAccessor;
+import java.util.HexFormat;
+import java.util.Locale;
+
+/**
+ * Rows as JSON without loss: NULL is JSON null (never ""), numeric values are exact strings ("1234.50",
+ * JSON numbers would be read back as doubles), integers and finite floats are numbers, dates and times
+ * are ISO-8601 strings, intervals ISO-8601 durations, bytea "\x..." hex. Text longer than the clip limit
+ * is cut with a marker that says how long it was.
+ */
+final class ResultJson {
+  private ResultJson() {}
+
+  static final int CLIP_CHARS = 500;
+
+  /** Columns with PostgreSQL's type names (pg_type.typname, arrays as name[]). */
+  static JsonArray columns(RowSet<Row> rows) {
+    JsonArray out = new JsonArray();
+    for (ColumnDescriptor d : rows.columnDescriptors()) {
+      out.add(new JsonObject().put("name", d.name()).put("type", typeName(d)));
+    }
+    return out;
+  }
+
+  static String typeName(ColumnDescriptor d) {
+    String t = d.typeName() == null ? "unknown" : d.typeName().toLowerCase(Locale.ROOT);
+    return t.endsWith("_array") ? t.substring(0, t.length() - "_array".length()) + "[]" : t;
+  }
+
+  /** At most {@code limit} rows, each a JSON array of cells. */
+  static JsonArray rows(RowSet<Row> rows, int limit) {
+    JsonArray out = new JsonArray();
+    for (Row r : rows) {
+      if (out.size() >= limit) break;
+      JsonArray cells = new JsonArray();
+      for (int i = 0; i < r.size(); i++) cells.add(cell(r.getValue(i)));
+      out.add(cells);
+    }
+    return out;
+  }
+
+  static Object cell(Object v) {
+    if (v == null || v == Tuple.JSON_NULL) return null;
+    if (v instanceof String s) return clip(s);
+    if (v instanceof Boolean || v instanceof Short || v instanceof Integer || v instanceof Long) return v;
+    if (v instanceof Numeric n) return n.isNaN() ? "NaN" : n.bigDecimalValue().toPlainString();
+    if (v instanceof BigDecimal b) return b.toPlainString();
+    if (v instanceof Double || v instanceof Float) {
+      double d = ((Number) v).doubleValue();
+      return Double.isFinite(d) ? v : (Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+    }
+    if (v instanceof TemporalAccessor) return v.toString();
+    if (v instanceof Interval iv) return isoDuration(iv);
+    if (v instanceof Buffer b) return clip("\\x" + HexFormat.of().formatHex(b.getBytes(0, Math.min(b.length(), CLIP_CHARS))))
+        + (b.length() > CLIP_CHARS ? "…[clipped, " + b.length() + " bytes]" : "");
+    if (v instanceof JsonObject || v instanceof JsonArray) {
+      String encoded = v instanceof JsonObject o ? o.encode() : ((JsonArray) v).encode();
+      return encoded.length() > CLIP_CHARS ? clip(encoded) : v;
+    }
+    if (v instanceof Number) return v.toString();
+    if (v.getClass().isArray()) {
+      JsonArray a = new JsonArray();
+      for (int i = 0; i < java.lang.reflect.Array.getLength(v); i++) a.add(cell(java.lang.reflect.Array.get(v, i)));
+      return a;
+    }
+    return clip(v.toString());
+  }
+
+  static String clip(String s) {
+    if (s.length() <= CLIP_CHARS) return s;
+    int cut = CLIP_CHARS;
+    if (Character.isHighSurrogate(s.charAt(cut - 1))) cut--;
+    return s.substring(0, cut) + "…[clipped, " + s.length() + " chars]";
+  }
+
+  private static String isoDuration(Interval iv) {
+    StringBuilder sb = new StringBuilder("P");
+    if (iv.getYears() != 0) sb.append(iv.getYears()).append('Y');
+    if (iv.getMonths() != 0) sb.append(iv.getMonths()).append('M');
+    if (iv.getDays() != 0) sb.append(iv.getDays()).append('D');
+    long micros = iv.getMicroseconds();
+    if (iv.getHours() != 0 || iv.getMinutes() != 0 || iv.getSeconds() != 0 || micros != 0) {
+      sb.append('T');
+      if (iv.getHours() != 0) sb.append(iv.getHours()).append('H');
+      if (iv.getMinutes() != 0) sb.append(iv.getMinutes()).append('M');
+      if (iv.getSeconds() != 0 || micros != 0) {
+        sb.append(BigDecimal.valueOf(iv.getSeconds()).add(BigDecimal.valueOf(micros, 6)).stripTrailingZeros().toPlainString())
+            .append('S');
+      }
+    }
+    return sb.length() == 1 ? "PT0S" : sb.toString();
+  }
+}

@@ -1,0 +1,132 @@
+package dev.sqlagent.execution;
+
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Measures, asserts nothing about time. Run:
+ * {@code mvn -B test -Dtest=GateBenchmark -Dgroups=benchmark -Dtest.excludedGroups=}
+ * <ol>
+ *   <li>the static check alone over the valid corpus: throughput and p50/p99 latency;
+ *   <li>the whole gate per query (check + EXPLAIN + execute + rollback + reset) against running the same
+ *       bounded SQL directly on a plain pool of the same role.
+ * </ol>
+ * Prints the numbers and writes them to target/gate-benchmark.txt.
+ */
+@Tag("benchmark")
+class GateBenchmark {
+
+  @Test
+  void staticCheckAndGateOverhead() throws Exception {
+    List<String> corpus = GateCorpusTest.corpus("valid.jsonl").stream().map(j -> j.getString("sql")).toList();
+    StringBuilder out = new StringBuilder();
+    out.append(String.format(Locale.ROOT, "machine: %d cores, %s %s%n", Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.vm.name"), System.getProperty("java.version")));
+
+    TestDatabase db = TestDatabase.get();
+    Vertx vertx = Vertx.vertx();
+    Gate gate = Gate.start(vertx, db.target().roOptions(),
+        new Gate.Settings(200, 1_000_000, 5000, 1000, 4, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    Pool direct = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(db.target().roOptions())
+        .using(vertx).build();
+    try {
+      // 1. The static check alone, single-threaded.
+      StaticCheck check = new StaticCheck(gate.schema(), StaticCheck.Limits.DEFAULT);
+      for (int i = 0; i < 5; i++) corpus.forEach(check::check);
+      int rounds = 30;
+      long[] ns = new long[rounds * corpus.size()];
+      int k = 0;
+      int parsed = 0;
+      long t0 = System.nanoTime();
+      for (int r = 0; r < rounds; r++) {
+        for (String sql : corpus) {
+          long s = System.nanoTime();
+          StaticCheck.Verdict v = check.check(sql);
+          ns[k++] = System.nanoTime() - s;
+          if (r == 0 && v.parsed()) parsed++;
+        }
+      }
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      // The slowest queries by median check time, to show where the time goes.
+      List<double[]> perQuery = new ArrayList<>();
+      for (int q = 0; q < corpus.size(); q++) {
+        long[] times = new long[rounds];
+        for (int r = 0; r < rounds; r++) times[r] = ns[r * corpus.size() + q];
+        Arrays.sort(times);
+        perQuery.add(new double[] {times[rounds / 2] / 1e6, q});
+      }
+      perQuery.sort((a, b) -> Double.compare(b[0], a[0]));
+      for (int i = 0; i < 5; i++) {
+        String sql = corpus.get((int) perQuery.get(i)[1]);
+        out.append(String.format(Locale.ROOT, "  slowest check #%d: median %.2f ms (%s): %s%n", i + 1, perQuery.get(i)[0],
+            check.check(sql).staticCheck(), sql.length() > 90 ? sql.substring(0, 90) + "..." : sql));
+      }
+      Arrays.sort(ns);
+      out.append(String.format(Locale.ROOT, "static check: %d queries (%d parsed by JSqlParser, %d PostgreSQL fallback) x %d "
+              + "rounds: %.0f checks/s, p50 %.3f ms, p99 %.3f ms, max %.3f ms%n", corpus.size(), parsed,
+          corpus.size() - parsed, rounds, ns.length / seconds, pct(ns, 50), pct(ns, 99), ns[ns.length - 1] / 1e6));
+
+      // 2. The whole gate against the same bounded SQL run directly (interleaved, after a warm-up).
+      List<String> bounded = new ArrayList<>();
+      for (String sql : corpus) bounded.add(gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).getString("sql"));
+      for (int i = 0; i < 2; i++) {
+        for (int q = 0; q < corpus.size(); q++) {
+          gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS);
+          direct.preparedQuery(bounded.get(q)).execute().await(30, TimeUnit.SECONDS);
+        }
+      }
+      int gateRounds = 5;
+      long[] gateNs = new long[gateRounds * corpus.size()];
+      long[] directNs = new long[gateRounds * corpus.size()];
+      long[] overheadNs = new long[gateRounds * corpus.size()];
+      k = 0;
+      for (int r = 0; r < gateRounds; r++) {
+        for (int q = 0; q < corpus.size(); q++) {
+          long s = System.nanoTime();
+          JsonObject reply = gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS);
+          gateNs[k] = System.nanoTime() - s;
+          if (!reply.getBoolean("ok")) throw new AssertionError("refused in the benchmark: " + reply.encode());
+          s = System.nanoTime();
+          direct.preparedQuery(bounded.get(q)).execute().await(30, TimeUnit.SECONDS);
+          directNs[k] = System.nanoTime() - s;
+          overheadNs[k] = gateNs[k] - directNs[k];
+          k++;
+        }
+      }
+      Arrays.sort(gateNs);
+      Arrays.sort(directNs);
+      Arrays.sort(overheadNs);
+      out.append(String.format(Locale.ROOT, "whole gate per query (%d queries x %d rounds): p50 %.2f ms, p99 %.2f ms%n",
+          corpus.size(), gateRounds, pct(gateNs, 50), pct(gateNs, 99)));
+      out.append(String.format(Locale.ROOT, "same bounded SQL directly (preparedQuery on a plain pool): p50 %.2f ms, p99 %.2f ms%n",
+          pct(directNs, 50), pct(directNs, 99)));
+      out.append(String.format(Locale.ROOT, "gate overhead per query (gate - direct, same query): p50 %.2f ms, p99 %.2f ms%n",
+          pct(overheadNs, 50), pct(overheadNs, 99)));
+    } finally {
+      direct.close().await(10, TimeUnit.SECONDS);
+      gate.close().await(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
+    }
+    System.out.print(out);
+    Files.createDirectories(Path.of("target"));
+    Files.writeString(Path.of("target", "gate-benchmark.txt"), out);
+  }
+
+  private static double pct(long[] sorted, int p) {
+    int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
+  }
+}
