@@ -85,7 +85,12 @@ class WebSocketProtocolTest {
       assertThat(answer.getString("source")).isEqualTo("ws");
       assertThat(answer.fieldNames()).contains("answer", "sql", "attempts", "history", "gave_up", "refused");
       JsonObject last = events.get(events.size() - 1);
-      assertThat(last.getString("node")).isIn("answer", "give_up");
+      assertThat(last.getString("node")).isEqualTo("answer");
+      assertThat(answer.getBoolean("gave_up")).isFalse();
+      assertThat(answer.getString("sql")).contains("FROM customers");
+      assertThat(answer.getJsonArray("rows").getJsonArray(0).getValue(0)).isNotNull();
+      assertThat(events.stream().map(e -> e.getString("node") + ":" + e.getString("status")).toList())
+          .contains("generate_sql:progress", "validate_sql:finished", "execute_sql:finished");
 
       // The HTTP view of the same run holds the same events.
       var resp = WebClient.create(vertx).get(port, "127.0.0.1", "/api/runs/" + runId + "/events")
