@@ -3,11 +3,14 @@ package dev.sqlagent.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
+import dev.sqlagent.eval.RunStore;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.HeadlessChromium;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -45,6 +48,7 @@ class PageBrowserTest {
     model = FakeModelServer.start(vertx);
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    env.put("SQLAGENT_HOME", evalHome().toString());
     main = new MainVerticle(db.config(env), db.target());
     vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
     browser = HeadlessChromium.start(1400, 1000);
@@ -54,6 +58,20 @@ class PageBrowserTest {
   static void stop() throws Exception {
     if (browser != null) browser.close();
     vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  /** A service home holding one saved evaluation summary, as `sql-agent eval` writes it. */
+  static Path evalHome() throws Exception {
+    Path home = Files.createTempDirectory("sqlagent-page-home");
+    Path run = Files.createDirectories(RunStore.defaultRoot(home).resolve("20261129-170000-000"));
+    JsonObject agent = new JsonObject().put("questions", 64).put("accuracy", 0.7969).put("exact_matches", 44)
+        .put("correct_refusals", 17).put("refusals_expected", 19).put("first_attempt_failures", 21).put("rescued_by_repair", 14)
+        .put("median_latency_ms", 4210);
+    JsonObject baseline = agent.copy().put("accuracy", 0.5938).put("rescued_by_repair", 0);
+    Files.writeString(run.resolve(RunStore.SUMMARY), new JsonObject().put("run_id", "20261129-170000-000")
+        .put("finished_at", "2026-11-29T17:04:11.532Z").put("model", "fake-model")
+        .put("modes", new JsonObject().put("agent", agent).put("baseline", baseline)).encode());
+    return home;
   }
 
   static WebDriverWait waiting(WebDriver d, int seconds) {
@@ -82,6 +100,11 @@ class PageBrowserTest {
     waiting(d, 15).until(x -> x.findElements(By.cssSelector("#schema .table-name")).size() >= 10);
     assertThat(d.findElements(By.cssSelector("#schema .table-name")).stream().map(WebElement::getText).toList())
         .contains("bills", "customers", "payments").doesNotContain("agent_query_log");
+
+    // The latest evaluation, agent beside baseline.
+    waiting(d, 15).until(x -> x.findElement(By.id("eval")).isDisplayed());
+    String eval = d.findElement(By.id("eval")).getText();
+    assertThat(eval).contains("accuracy", "79.7%", "59.4%", "rescued by repair", "14 of 21", "0 of 21");
 
     ask(d, QUESTION, false);
     WebElement run = waiting(d, 15).until(x -> x.findElement(By.cssSelector("#runs > details.run")));
@@ -153,6 +176,7 @@ class PageBrowserTest {
     Map<String, String> env = new HashMap<>();
     env.put("SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:9/v1");   // the discard port: nothing listens
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    env.put("SQLAGENT_HOME", Files.createTempDirectory("sqlagent-page-empty-home").toString());
     Vertx other = Vertx.vertx();
     try {
       MainVerticle noModel = new MainVerticle(db.config(env), db.target());
@@ -168,6 +192,8 @@ class PageBrowserTest {
       assertThat(run.findElement(By.cssSelector(".run-state")).getText()).isEqualTo("Model unavailable");
       assertThat(run.findElement(By.cssSelector(".answer")).getText()).contains("No language model is reachable");
       assertThat(d.findElement(By.id("banner")).getText()).contains("No language model is reachable");
+      // No evaluation saved in this service's home: the panel stays hidden (the route answers 404).
+      assertThat(d.findElement(By.id("eval")).isDisplayed()).isFalse();
       browser.screenshot(Path.of("target", "screenshots", "page-model-unavailable.png"));
     } finally {
       other.close().await(30, TimeUnit.SECONDS);
