@@ -168,6 +168,25 @@ class PageBrowserTest {
     assertThat(latest.findElement(By.cssSelector(".answer-text")).getText()).startsWith("The answer is");
     // The earlier run folded but is still there.
     assertThat(d.findElements(By.cssSelector("#runs > details.run")).get(1).getAttribute("open")).isNull();
+
+    // A third: more rows than the cap, a NULL and an empty string.
+    model.enqueue(Reply.sql("SELECT bill_no, NULL::text AS note, '' AS blank FROM bills ORDER BY bill_no"));
+    ask(d, "List every bill number", false);
+    waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 3
+        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
+    WebElement listing = d.findElement(By.cssSelector("#runs > details.run"));
+    assertThat(listing.findElement(By.cssSelector(".truncated")).getText()).contains("Truncated");
+    assertThat(listing.findElement(By.cssSelector("table.result caption")).getText()).contains("200 rows").contains("truncated");
+    WebElement firstRow = listing.findElement(By.cssSelector("table.result tbody tr"));
+    WebElement nullCell = firstRow.findElements(By.cssSelector("td")).get(1);
+    WebElement emptyCell = firstRow.findElements(By.cssSelector("td")).get(2);
+    assertThat(nullCell.getAttribute("class")).contains("null");
+    assertThat(nullCell.getText()).isEqualTo("NULL");
+    assertThat(emptyCell.getAttribute("class")).contains("empty");
+    assertThat(emptyCell.getText()).isNotEqualTo("NULL");
+    assertThat(emptyCell.getAttribute("aria-label")).isEqualTo("empty string");
+    assertThat(listing.findElements(By.cssSelector("figure.chart"))).as("three columns: no chart").isEmpty();
+    browser.screenshot(Path.of("target", "screenshots", "page-three-questions.png"));
   }
 
   @Test
