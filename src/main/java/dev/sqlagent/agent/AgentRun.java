@@ -138,7 +138,7 @@ final class AgentRun {
       if (reply.refused()) return refuse(reply.explanation(), null);
       String sql = maybeInjectFault(reply.sql());
       return validate(sql)
-          .compose(check -> check.ok() ? execute(check.sql()) : Future.succeededFuture(check))
+          .compose(check -> check.ok() ? execute(sql, check.sql()) : Future.succeededFuture(check))
           .compose(this::inspect)
           .compose(this::decide);
     });
@@ -204,10 +204,14 @@ final class AgentRun {
     });
   }
 
-  private Future<Outcome> execute(String boundedSql) {
+  /**
+   * Runs the model's SQL, not the checked text: the gate bounds it again and then knows the cap is its own,
+   * so its probe row can report {@code truncated} (a re-submitted "LIMIT cap" would read as the user's).
+   */
+  private Future<Outcome> execute(String sql, String boundedSql) {
     String node = "execute_sql";
     events.started(node, "tool", attempt, new JsonObject().put("sql", boundedSql));
-    return gate(boundedSql, true).map(reply -> {
+    return gate(sql, true).map(reply -> {
       Outcome o = Outcome.fromGate(reply, boundedSql);
       if (o.ok()) {
         events.finished(node, "tool", attempt, new JsonObject().put("sql", reply.getString("sql"))

@@ -66,6 +66,11 @@ public final class AgentVerticle extends VerticleBase {
     String mode = body.getString("mode", "agent");
     String source = body.getString("source", "eventbus");
     String runId = body.getString("run_id", UUID.randomUUID().toString());
+    if (runs.containsKey(runId)) {
+      // A client-chosen id must not graft a second run onto another run's events.
+      msg.fail(400, "run_id " + runId + " is already in use");
+      return;
+    }
     JsonArray kept = new JsonArray();
     runs.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept);

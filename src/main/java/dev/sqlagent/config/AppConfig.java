@@ -42,7 +42,8 @@ public record AppConfig(
     int logRetryMaxMs,
     int healthTimeoutMs,
     int maxBodyBytes,
-    int askPerClient) {
+    int askPerClient,
+    Optional<String> allowedOrigin) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -74,6 +75,7 @@ public record AppConfig(
     k.put("SQLAGENT_HEALTH_TIMEOUT_MS", new String[] {"2000", "deadline of each readiness check; keep it below the probe's timeout and period"});
     k.put("SQLAGENT_MAX_BODY_BYTES", new String[] {"65536", "largest request body accepted (413 above)"});
     k.put("SQLAGENT_ASK_PER_CLIENT", new String[] {"2", "questions one client (address) may have in flight on POST /api/ask (429 above)"});
+    k.put("SQLAGENT_ALLOWED_ORIGIN", new String[] {null, "browser origin allowed on /ws and /eventbus (e.g. https://agent.example); unset: only the service's own origin"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -154,7 +156,17 @@ public record AppConfig(
         r.integer("SQLAGENT_LOG_RETRY_MAX_MS", 250, 600_000),
         r.integer("SQLAGENT_HEALTH_TIMEOUT_MS", 100, 60_000),
         r.integer("SQLAGENT_MAX_BODY_BYTES", 4_096, 16 * 1024 * 1024),
-        r.integer("SQLAGENT_ASK_PER_CLIENT", 1, 1_000));
+        r.integer("SQLAGENT_ASK_PER_CLIENT", 1, 1_000),
+        r.optional("SQLAGENT_ALLOWED_ORIGIN").map(AppConfig::origin));
+  }
+
+  /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
+  static String origin(String s) {
+    String o = s.replaceAll("/+$", "").toLowerCase(java.util.Locale.ROOT);
+    if (!o.matches("https?://[A-Za-z0-9.\\-\\[\\]:]+")) {
+      throw new ConfigException("SQLAGENT_ALLOWED_ORIGIN=" + s + ": expected an origin like https://agent.example or http://host:8080 (no path)");
+    }
+    return o;
   }
 
   static Path defaultHome() {
@@ -175,6 +187,7 @@ public record AppConfig(
     parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
     parts.add("logBufferRows=" + logBufferRows + " logRetryMaxMs=" + logRetryMaxMs + " healthTimeoutMs=" + healthTimeoutMs);
     parts.add("maxBodyBytes=" + maxBodyBytes + " askPerClient=" + askPerClient);
+    parts.add("allowedOrigin=" + allowedOrigin.orElse("own"));
     return String.join(", ", parts);
   }
 
@@ -196,7 +209,8 @@ public record AppConfig(
         .put("llmAnswerSummary", llmAnswerSummary)
         .put("apiToken", apiToken.orElse(null))
         .put("logBufferRows", logBufferRows).put("logRetryMaxMs", logRetryMaxMs).put("healthTimeoutMs", healthTimeoutMs)
-        .put("maxBodyBytes", maxBodyBytes).put("askPerClient", askPerClient);
+        .put("maxBodyBytes", maxBodyBytes).put("askPerClient", askPerClient)
+        .put("allowedOrigin", allowedOrigin.orElse(null));
   }
 
   public static boolean isSecret(String key) {

@@ -5,6 +5,8 @@ import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.eval.EvalRoutes;
 import dev.sqlagent.execution.QueryRoutes;
 import dev.sqlagent.health.HealthRoutes;
+import dev.sqlagent.live.LiveRoutes;
+import dev.sqlagent.mcp.McpRoutes;
 import dev.sqlagent.metrics.MetricsRoutes;
 import dev.sqlagent.retrieval.RetrievalRoutes;
 import io.vertx.core.Future;
@@ -31,7 +33,9 @@ public final class HttpVerticle extends VerticleBase {
     MetricsRoutes.mount(router, vertx, config());
     EvalRoutes.mount(router, vertx, config());
     QueryRoutes.mount(router, vertx, config());
-    dev.sqlagent.mcp.McpRoutes.mount(router, vertx, config());
+    McpRoutes.mount(router, vertx, config());
+    LiveRoutes.mount(router, vertx, config());
+    Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));

@@ -70,4 +70,17 @@ class AppConfigTest {
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_CONFIG", "/nonexistent/x.properties")))
         .hasMessageContaining("SQLAGENT_CONFIG=/nonexistent/x.properties: cannot read the file");
   }
+
+  @Test
+  void theAllowedOriginIsAnOriginOrTheServicesOwn() {
+    assertThat(AppConfig.load(Map.of()).allowedOrigin()).isEmpty();
+    assertThat(AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "HTTPS://Agent.Example/")).allowedOrigin())
+        .contains("https://agent.example");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "http://10.0.0.5:8080")).toJson().getString("allowedOrigin"))
+        .isEqualTo("http://10.0.0.5:8080");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "https://agent.example/page")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SQLAGENT_ALLOWED_ORIGIN=https://agent.example/page");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "*")))
+        .isInstanceOf(ConfigException.class);
+  }
 }

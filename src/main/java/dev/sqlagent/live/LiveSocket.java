@@ -1,0 +1,300 @@
+package dev.sqlagent.live;
+
+import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client of {@code /ws}. Client → server: {@code ask}, {@code watch}, {@code unwatch}, {@code replay}.
+ * Server → client: {@code accepted}, {@code event}, {@code answer}, {@code watching}, {@code replay_end},
+ * {@code error}. The socket only ever holds bus consumers for what it asked or watches, and gives them all
+ * back when it closes; the runs themselves live in the agent and are not touched by a client leaving.
+ */
+final class LiveSocket {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LiveSocket.class);
+
+  /** Close code for a client that does not read fast enough (RFC 6455 1013: try again later). */
+  static final short SLOW_CLIENT = 1013;
+  static final int MAX_MESSAGE_CHARS = 16 * 1024;
+  static final int MAX_RUNS_IN_FLIGHT = 3;
+  /** Bytes a client may have unread before it counts as slow: room for a few full answers, then a drop. */
+  static final int WRITE_QUEUE_BYTES = 1024 * 1024;
+  /** Sockets open in this process. */
+  static final AtomicInteger OPEN = new AtomicInteger();
+  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
+
+  private final Vertx vertx;
+  private final ServerWebSocket ws;
+  private final WatchHub hub;
+  private final boolean mayWatch;
+  private final long askTimeoutMs;
+  private final Map<String, RunStream> runs = new HashMap<>();
+  private boolean watching;
+  private boolean closed;
+
+  LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs) {
+    this.vertx = vertx;
+    this.ws = ws;
+    this.hub = hub;
+    this.mayWatch = mayWatch;
+    this.askTimeoutMs = askTimeoutMs;
+  }
+
+  void start() {
+    OPEN.incrementAndGet();
+    ws.setWriteQueueMaxSize(WRITE_QUEUE_BYTES);
+    ws.textMessageHandler(this::onText);
+    ws.binaryMessageHandler(b -> error(null, "binary frames are not understood; send JSON text frames"));
+    ws.closeHandler(v -> release());
+    ws.exceptionHandler(err -> {
+      LOG.debug("websocket error: {}", err.toString());
+      release();
+      if (!ws.isClosed()) ws.close();
+    });
+  }
+
+  // --- client → server ------------------------------------------------------------------------------
+
+  private void onText(String text) {
+    if (text.length() > MAX_MESSAGE_CHARS) {
+      error(null, "message too long (" + text.length() + " characters; the limit is " + MAX_MESSAGE_CHARS + ")");
+      return;
+    }
+    JsonObject msg;
+    try {
+      msg = new JsonObject(text);
+    } catch (DecodeException | ClassCastException e) {
+      error(null, "messages must be JSON objects, e.g. {\"type\":\"ask\",\"question\":\"How many bills are there?\"}");
+      return;
+    }
+    Object type = msg.getValue("type");
+    if ("ask".equals(type)) {
+      ask(msg);
+    } else if ("watch".equals(type)) {
+      watch();
+    } else if ("unwatch".equals(type)) {
+      unwatch();
+    } else if ("replay".equals(type)) {
+      replay(msg);
+    } else {
+      error(null, "unknown message type " + (type == null ? "(none)" : "'" + type + "'")
+          + "; expected ask, watch, unwatch or replay");
+    }
+  }
+
+  private void ask(JsonObject msg) {
+    Object q = msg.getValue("question");
+    if (!(q instanceof String question) || question.isBlank()) {
+      error(null, "ask needs a non-empty \"question\" string");
+      return;
+    }
+    if (question.length() > AgentVerticle.MAX_QUESTION_CHARS) {
+      error(null, "question is " + question.length() + " characters; the limit is " + AgentVerticle.MAX_QUESTION_CHARS);
+      return;
+    }
+    Object mode = msg.getValue("mode", "agent");
+    if (!"agent".equals(mode) && !"baseline".equals(mode)) {
+      error(null, "mode must be \"agent\" or \"baseline\"");
+      return;
+    }
+    if (runs.size() >= MAX_RUNS_IN_FLIGHT) {
+      error(null, "this connection already has " + runs.size() + " runs in progress; wait for an answer first");
+      return;
+    }
+    // The run id is made here so the run's address is subscribed BEFORE the agent publishes anything.
+    String runId = UUID.randomUUID().toString();
+    RunStream run = new RunStream(runId);
+    runs.put(runId, run);
+    run.consumer = vertx.eventBus().consumer(Addresses.events(runId), m -> run.offer(m.body()));
+    run.consumer.completion()
+        .onSuccess(v -> {
+          if (closed) return;
+          sendFrame(new JsonObject().put("type", "accepted").put("run_id", runId).put("question", question)
+              .put("mode", mode).encode());
+          JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
+              .put("run_id", runId);
+          vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
+              .onSuccess(reply -> run.finish(reply.body()))
+              .onFailure(err -> run.fail(err));
+        })
+        .onFailure(err -> run.fail(err));
+  }
+
+  private void watch() {
+    if (!mayWatch) {
+      error(null, "watching every run is only allowed from this machine unless an API token is configured");
+      return;
+    }
+    if (!watching) {
+      watching = true;
+      hub.add(this);
+    }
+    sendFrame(new JsonObject().put("type", "watching").put("watching", true).encode());
+  }
+
+  private void unwatch() {
+    if (watching) {
+      watching = false;
+      hub.remove(this);
+    }
+    sendFrame(new JsonObject().put("type", "watching").put("watching", false).encode());
+  }
+
+  private void replay(JsonObject msg) {
+    Object runId = msg.getValue("run_id");
+    if (!(runId instanceof String id) || !RUN_ID.matcher(id).matches()) {
+      error(null, "replay needs a \"run_id\" (8 to 64 letters, digits or dashes)");
+      return;
+    }
+    Object after = msg.getValue("after_seq", 0);
+    if (!(after instanceof Number n) || n.longValue() < 0 || n.doubleValue() != n.longValue()) {
+      error(id, "after_seq must be a whole number, 0 or more");
+      return;
+    }
+    fetch(id, n.longValue()).onSuccess(events -> {
+      for (Object e : events) sendFrame(eventFrame((JsonObject) e));
+      sendFrame(new JsonObject().put("type", "replay_end").put("run_id", id).put("after_seq", n.longValue())
+          .put("count", events.size()).encode());
+    }).onFailure(err -> error(id, describe(err)));
+  }
+
+  // --- server → client ------------------------------------------------------------------------------
+
+  static String eventFrame(JsonObject event) {
+    return new JsonObject().put("type", "event").mergeIn(event).encode();
+  }
+
+  static String answerFrame(JsonObject answer) {
+    return new JsonObject().put("type", "answer").mergeIn(answer).encode();
+  }
+
+  private void error(String runId, String message) {
+    JsonObject e = new JsonObject().put("type", "error").put("message", message);
+    if (runId != null) e.put("run_id", runId);
+    sendFrame(e.encode());
+  }
+
+  /**
+   * Writes one frame, or drops the client when its write queue is full: a slow reader is closed with 1013
+   * rather than buffered without bound (it can reconnect and replay what it missed).
+   */
+  void sendFrame(String frame) {
+    if (closed) return;
+    if (ws.isClosed()) {
+      // Closed under us; the close handler may not have run yet.
+      release();
+      return;
+    }
+    if (ws.writeQueueFull()) {
+      LOG.info("closing a websocket client that reads too slowly");
+      release();
+      ws.close(SLOW_CLIENT, "too slow: events were not read in time; reconnect and replay");
+      return;
+    }
+    ws.writeTextMessage(frame);
+  }
+
+  /** Gives back every consumer this socket holds. Runs carry on in the agent. */
+  private void release() {
+    if (closed) return;
+    closed = true;
+    OPEN.decrementAndGet();
+    if (watching) hub.remove(this);
+    watching = false;
+    for (RunStream r : List.copyOf(runs.values())) r.close();
+    runs.clear();
+  }
+
+  private Future<JsonArray> fetch(String runId, long afterSeq) {
+    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
+            new JsonObject().put("run_id", runId).put("after_seq", afterSeq))
+        .map(m -> m.body().getJsonArray("events", new JsonArray()));
+  }
+
+  private static String describe(Throwable err) {
+    if (err instanceof ReplyException re) {
+      if (re.failureType() == ReplyFailure.NO_HANDLERS) return "the agent is not running";
+      if (re.failureType() == ReplyFailure.TIMEOUT) return "no answer in time";
+      if (re.getMessage() != null) return re.getMessage();
+    }
+    return "the request could not be completed";
+  }
+
+  /**
+   * One asked run: its events go out in seq order, each once. A gap (impossible on one JVM's bus, possible
+   * clustered) is filled from the agent's record before the answer is sent.
+   */
+  private final class RunStream {
+    final String runId;
+    MessageConsumer<JsonObject> consumer;
+    long lastSent;
+    final TreeMap<Long, JsonObject> pending = new TreeMap<>();
+
+    RunStream(String runId) {
+      this.runId = runId;
+    }
+
+    void offer(JsonObject event) {
+      long seq = event.getLong("seq", 0L);
+      if (seq <= lastSent) return;
+      pending.put(seq, event);
+      flush();
+    }
+
+    void flush() {
+      while (!pending.isEmpty() && pending.firstKey() == lastSent + 1) {
+        JsonObject e = pending.pollFirstEntry().getValue();
+        lastSent++;
+        sendFrame(eventFrame(e));
+      }
+    }
+
+    void finish(JsonObject answer) {
+      if (closed) {
+        close();
+        return;
+      }
+      fetch(runId, lastSent)
+          .onSuccess(missed -> {
+            for (Object e : missed) pending.putIfAbsent(((JsonObject) e).getLong("seq"), (JsonObject) e);
+            flush();
+          })
+          .onComplete(ar -> {
+            close();
+            // Whatever is still pending came after a hole nothing can fill: send it in order anyway.
+            pending.values().forEach(e -> sendFrame(eventFrame(e)));
+            pending.clear();
+            sendFrame(answerFrame(answer));
+          });
+    }
+
+    void fail(Throwable err) {
+      close();
+      error(runId, describe(err));
+    }
+
+    void close() {
+      if (consumer != null) consumer.unregister();
+      runs.remove(runId);
+    }
+  }
+}

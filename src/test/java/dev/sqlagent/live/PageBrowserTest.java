@@ -1,0 +1,221 @@
+package dev.sqlagent.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.MainVerticle;
+import dev.sqlagent.eval.RunStore;
+import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.HeadlessChromium;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The page in headless Chromium against the running service, the real database and the scripted fake
+ * model: a question whose first SQL names a column that does not exist and whose second is right.
+ */
+class PageBrowserTest {
+
+  static final String QUESTION = "What is the total billed amount for each bill status?";
+  static final String BAD_SQL = "SELECT status, sum(total_amount) AS total FROM bills GROUP BY status ORDER BY status";
+  static final String GOOD_SQL = "SELECT status, sum(total_amt) AS total FROM bills GROUP BY status ORDER BY status";
+
+  static Vertx vertx;
+  static FakeModelServer model;
+  static MainVerticle main;
+  static HeadlessChromium browser;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    vertx = Vertx.vertx();
+    model = FakeModelServer.start(vertx);
+    Map<String, String> env = new HashMap<>(model.env());
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    env.put("SQLAGENT_HOME", evalHome().toString());
+    main = new MainVerticle(db.config(env), db.target());
+    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
+    browser = HeadlessChromium.start(1400, 1000);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (browser != null) browser.close();
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  /** A service home holding one saved evaluation summary, as `sql-agent eval` writes it. */
+  static Path evalHome() throws Exception {
+    Path home = Files.createTempDirectory("sqlagent-page-home");
+    Path run = Files.createDirectories(RunStore.defaultRoot(home).resolve("20261129-170000-000"));
+    JsonObject agent = new JsonObject().put("questions", 64).put("accuracy", 0.7969).put("exact_matches", 44)
+        .put("correct_refusals", 17).put("refusals_expected", 19).put("first_attempt_failures", 21).put("rescued_by_repair", 14)
+        .put("median_latency_ms", 4210);
+    JsonObject baseline = agent.copy().put("accuracy", 0.5938).put("rescued_by_repair", 0);
+    Files.writeString(run.resolve(RunStore.SUMMARY), new JsonObject().put("run_id", "20261129-170000-000")
+        .put("finished_at", "2026-11-29T17:04:11.532Z").put("model", "fake-model")
+        .put("modes", new JsonObject().put("agent", agent).put("baseline", baseline)).encode());
+    return home;
+  }
+
+  static WebDriverWait waiting(WebDriver d, int seconds) {
+    WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
+    w.pollingEvery(Duration.ofMillis(50));
+    return w;
+  }
+
+  static void ask(WebDriver d, String question, boolean baseline) {
+    d.findElement(By.cssSelector(baseline ? "label[for=mode-baseline]" : "label[for=mode-agent]")).click();
+    WebElement box = d.findElement(By.id("question"));
+    box.clear();
+    box.sendKeys(question, Keys.ENTER);
+  }
+
+  @Test
+  void theTimelineShowsTheFailedAttemptItsRepairThenTheAnswer() throws Exception {
+    model.reset();
+    // Streamed slowly enough to be seen: the page shows tokens while the model writes.
+    model.enqueue(Reply.sql(BAD_SQL, "status totals").streamedIn(6).chunkDelay(150),
+        Reply.sql(GOOD_SQL, "status totals").streamedIn(6).chunkDelay(150));
+    WebDriver d = browser.driver;
+    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    // The schema beside the question box: the shop's tables with their notes and row counts.
+    waiting(d, 15).until(x -> x.findElements(By.cssSelector("#schema .table-name")).size() >= 10);
+    assertThat(d.findElements(By.cssSelector("#schema .table-name")).stream().map(WebElement::getText).toList())
+        .contains("bills", "customers", "payments").doesNotContain("agent_query_log");
+
+    // The latest evaluation, agent beside baseline.
+    waiting(d, 15).until(x -> x.findElement(By.id("eval")).isDisplayed());
+    String eval = d.findElement(By.id("eval")).getText();
+    assertThat(eval).contains("accuracy", "79.7%", "59.4%", "rescued by repair", "14 of 21", "0 of 21");
+
+    ask(d, QUESTION, false);
+    WebElement run = waiting(d, 15).until(x -> x.findElement(By.cssSelector("#runs > details.run")));
+    // Tokens appear while attempt 1 is generated.
+    waiting(d, 15).until(x -> !run.findElement(By.cssSelector(".attempt[data-attempt='1'] .stream")).getText().isEmpty());
+
+    // Attempt 1 fails with its error type; the repair strategy follows.
+    WebElement first = waiting(d, 30).until(x -> {
+      List<WebElement> a = run.findElements(By.cssSelector(".attempt[data-attempt='1'][data-state='bad']"));
+      return a.isEmpty() ? null : a.get(0);
+    });
+    assertThat(first.findElement(By.cssSelector(".attempt-status")).getText()).contains("failed").contains("unknown_column");
+    waiting(d, 15).until(x -> first.findElement(By.cssSelector(".attempt-repair")).isDisplayed());
+    assertThat(first.findElement(By.cssSelector(".attempt-repair")).getText()).contains("repair");
+    assertThat(first.findElement(By.cssSelector(".attempt-msg")).getAttribute("textContent")).contains("total_amount");
+
+    // Attempt 2 succeeds, then the answer with its SQL and table.
+    WebElement second = waiting(d, 30).until(x -> {
+      List<WebElement> a = run.findElements(By.cssSelector(".attempt[data-attempt='2'][data-state='ok']"));
+      return a.isEmpty() ? null : a.get(0);
+    });
+    assertThat(second.findElement(By.cssSelector(".attempt-status")).getText()).isEqualTo("succeeded");
+    WebElement answer = waiting(d, 30).until(x -> {
+      WebElement a = run.findElement(By.cssSelector(".answer"));
+      return a.isDisplayed() ? a : null;
+    });
+    assertThat(run.findElement(By.cssSelector(".run-state")).getText()).isEqualTo("Answered");
+    assertThat(answer.findElement(By.cssSelector(".final-sql")).getText()).contains("sum(total_amt)").doesNotContain("total_amount");
+    List<String> header = answer.findElements(By.cssSelector("table.result thead .col-name")).stream().map(WebElement::getText).toList();
+    assertThat(header).containsExactly("status", "total");
+    List<WebElement> rows = answer.findElements(By.cssSelector("table.result tbody tr"));
+    assertThat(rows).hasSize(3);
+    assertThat(rows.stream().map(r -> r.findElement(By.cssSelector("td")).getText()).toList())
+        .containsExactly("CANCELLED", "PAID", "PARTIAL");
+    WebElement amount = rows.get(0).findElements(By.cssSelector("td")).get(1);
+    assertThat(amount.getAttribute("class")).contains("num");
+    assertThat(amount.getCssValue("text-align")).isEqualTo("right");
+    // A category and a number: bars, drawn from the column types.
+    assertThat(answer.findElements(By.cssSelector("figure.chart svg rect.bar"))).hasSize(3);
+    // The timeline order: schema, attempt 1 (failed), attempt 2 (ok), answer.
+    List<String> steps = run.findElements(By.cssSelector(".timeline > li")).stream()
+        .map(li -> li.getAttribute("class") + ":" + li.getAttribute("data-state")).toList();
+    assertThat(steps).containsExactly("step-card schema-card:ok", "step-card attempt:bad", "step-card attempt:ok",
+        "step-card end-card:ok");
+    // The failed attempt folded away once the run succeeded.
+    assertThat(first.findElement(By.tagName("details")).getAttribute("open")).isNull();
+    assertThat(d.findElement(By.cssSelector(".timeline")).getAttribute("aria-live")).isEqualTo("polite");
+
+    browser.screenshot(Path.of("target", "screenshots", "page-repair.png"));
+    first.findElement(By.tagName("summary")).click();
+    browser.screenshot(Path.of("target", "screenshots", "page-repair-expanded.png"));
+
+    // A second question in a row, without a reload, in baseline mode: one attempt, no repair.
+    model.enqueue(Reply.sql("SELECT count(*) AS customers FROM customers"));
+    ask(d, "How many customers are there?", true);
+    waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 2
+        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
+    WebElement latest = d.findElement(By.cssSelector("#runs > details.run"));
+    assertThat(latest.findElement(By.cssSelector(".badge-mode")).getText()).isEqualTo("single-shot baseline");
+    assertThat(latest.findElements(By.cssSelector(".attempt"))).hasSize(1);
+    assertThat(latest.findElement(By.cssSelector(".answer-text")).getText()).startsWith("The answer is");
+    // The earlier run folded but is still there.
+    assertThat(d.findElements(By.cssSelector("#runs > details.run")).get(1).getAttribute("open")).isNull();
+
+    // A third: more rows than the cap, a NULL and an empty string.
+    model.enqueue(Reply.sql("SELECT bill_no, NULL::text AS note, '' AS blank FROM bills ORDER BY bill_no"));
+    ask(d, "List every bill number", false);
+    waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 3
+        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
+    WebElement listing = d.findElement(By.cssSelector("#runs > details.run"));
+    assertThat(listing.findElement(By.cssSelector(".truncated")).getText()).contains("Truncated");
+    assertThat(listing.findElement(By.cssSelector("table.result caption")).getText()).contains("200 rows").contains("truncated");
+    WebElement firstRow = listing.findElement(By.cssSelector("table.result tbody tr"));
+    WebElement nullCell = firstRow.findElements(By.cssSelector("td")).get(1);
+    WebElement emptyCell = firstRow.findElements(By.cssSelector("td")).get(2);
+    assertThat(nullCell.getAttribute("class")).contains("null");
+    assertThat(nullCell.getText()).isEqualTo("NULL");
+    assertThat(emptyCell.getAttribute("class")).contains("empty");
+    assertThat(emptyCell.getText()).isNotEqualTo("NULL");
+    assertThat(emptyCell.getAttribute("aria-label")).isEqualTo("empty string");
+    assertThat(listing.findElements(By.cssSelector("figure.chart"))).as("three columns: no chart").isEmpty();
+    browser.screenshot(Path.of("target", "screenshots", "page-three-questions.png"));
+  }
+
+  @Test
+  void withoutAReachableModelThePageSaysSo() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    Map<String, String> env = new HashMap<>();
+    env.put("SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:9/v1");   // the discard port: nothing listens
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    env.put("SQLAGENT_HOME", Files.createTempDirectory("sqlagent-page-empty-home").toString());
+    Vertx other = Vertx.vertx();
+    try {
+      MainVerticle noModel = new MainVerticle(db.config(env), db.target());
+      other.deployVerticle(noModel).await(120, TimeUnit.SECONDS);
+      WebDriver d = browser.driver;
+      d.get("http://127.0.0.1:" + noModel.httpPort() + "/");
+      waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+      ask(d, "How many bills are there?", false);
+      WebElement run = waiting(d, 60).until(x -> {
+        WebElement r = x.findElement(By.cssSelector("#runs > details.run"));
+        return r.findElement(By.cssSelector(".answer")).isDisplayed() ? r : null;
+      });
+      assertThat(run.findElement(By.cssSelector(".run-state")).getText()).isEqualTo("Model unavailable");
+      assertThat(run.findElement(By.cssSelector(".answer")).getText()).contains("No language model is reachable");
+      assertThat(d.findElement(By.id("banner")).getText()).contains("No language model is reachable");
+      // No evaluation saved in this service's home: the panel stays hidden (the route answers 404).
+      assertThat(d.findElement(By.id("eval")).isDisplayed()).isFalse();
+      browser.screenshot(Path.of("target", "screenshots", "page-model-unavailable.png"));
+    } finally {
+      other.close().await(30, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package dev.sqlagent.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.MainVerticle;
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SockJS event-bus bridge, spoken over its raw WebSocket transport ({@code /eventbus/websocket}, one
+ * bridge frame per text message): only the event addresses out, only asks in, the source forced.
+ */
+class WebSocketBridgeTest {
+
+  static Vertx vertx;
+  static MainVerticle main;
+  static int port;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    vertx = Vertx.vertx();
+    main = new MainVerticle(db.config(Map.of("SQLAGENT_ANSWER_SUMMARY", "plain")), db.target());
+    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
+    port = main.httpPort();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  static LiveClient bridge() throws Exception {
+    return LiveClient.connect(vertx, new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
+        .setURI("/eventbus/websocket"));
+  }
+
+  static JsonObject frame(String type, String address) {
+    return new JsonObject().put("type", type).put("address", address);
+  }
+
+  @Test
+  void eventsFlowOutOnTheEventAddresses() throws Exception {
+    try (LiveClient c = bridge()) {
+      String runId = "bridge-run-0001";
+      c.send(frame("register", Addresses.EVENTS));
+      c.send(frame("register", Addresses.events(runId)));
+      Thread.sleep(300);
+      JsonObject event = new JsonObject().put("run_id", runId).put("seq", 1).put("node", "select_schema");
+      vertx.eventBus().publish(Addresses.EVENTS, event);
+      vertx.eventBus().publish(Addresses.events(runId), event);
+      JsonObject a = c.next();
+      JsonObject b = c.next();
+      assertThat(a.getString("type")).isEqualTo("rec");
+      assertThat(a.getJsonObject("body")).isEqualTo(event);
+      assertThat(b.getJsonObject("body")).isEqualTo(event);
+      assertThat(java.util.Set.of(a.getString("address"), b.getString("address")))
+          .containsExactlyInAnyOrder(Addresses.EVENTS, Addresses.events(runId));
+    }
+  }
+
+  @Test
+  void nothingElseGoesOutOrComesIn() throws Exception {
+    try (LiveClient c = bridge()) {
+      for (String address : new String[] {Addresses.ANSWERS, Addresses.EXECUTE, Addresses.GENERATE,
+          Addresses.generationDeltas("bridge-run-0001"), Addresses.EVENTS + ".x", Addresses.EVENTS + "." + "a".repeat(65)}) {
+        c.send(frame("register", address));
+        JsonObject err = c.next();
+        assertThat(err.getString("type")).as(address).isEqualTo("err");
+        assertThat(err.getString("body")).as(address).isEqualTo("access_denied");
+      }
+      for (String address : new String[] {Addresses.EXECUTE, Addresses.RUN_EVENTS, Addresses.RETRIEVE, Addresses.EVENTS}) {
+        c.send(frame("send", address).put("body", new JsonObject().put("sql", "DELETE FROM bills")).put("replyAddress", "r1"));
+        JsonObject err = c.next();
+        assertThat(err.getString("body")).as(address).isEqualTo("access_denied");
+      }
+      // A publish to the agent could never be answered, so it is refused too; so is a body that is not an object.
+      // (refused by the bridge's event handler: "rejected").
+      c.send(frame("publish", Addresses.ASK).put("body", new JsonObject().put("question", "How many bills?")));
+      assertThat(c.next().getString("body")).isEqualTo("rejected");
+      c.send(frame("send", Addresses.ASK).put("body", "How many bills?").put("replyAddress", "r2"));
+      assertThat(c.next().getString("body")).isEqualTo("rejected");
+    }
+  }
+
+  @Test
+  void anAskThroughTheBridgeIsAnsweredAndMarkedAsFromTheBridge() throws Exception {
+    Map<String, CompletableFuture<JsonObject>> answered = new ConcurrentHashMap<>();
+    MessageConsumer<JsonObject> answers = vertx.eventBus().consumer(Addresses.ANSWERS,
+        m -> answered.computeIfAbsent(m.body().getString("run_id"), k -> new CompletableFuture<>()).complete(m.body()));
+    answers.completion().await(5, TimeUnit.SECONDS);
+    try (LiveClient c = bridge()) {
+      String runId = "bridge-ask-" + System.nanoTime();
+      c.send(frame("register", Addresses.events(runId)));
+      Thread.sleep(200);
+      c.send(frame("send", Addresses.ASK).put("replyAddress", "reply-1").put("body", new JsonObject()
+          .put("question", "How many customers are there?").put("mode", "agent").put("source", "http").put("run_id", runId)
+          .put("inject_fault", true).put("fault_key", "misspelled_column")));
+      JsonObject reply;
+      int events = 0;
+      while (true) {
+        JsonObject f = c.next(60);
+        if ("reply-1".equals(f.getString("address"))) {
+          reply = f.getJsonObject("body");
+          break;
+        }
+        assertThat(f.getString("address")).isEqualTo(Addresses.events(runId));
+        assertThat(f.getJsonObject("body").getLong("seq")).isEqualTo(++events);
+      }
+      assertThat(events).isPositive();
+      assertThat(reply.getString("run_id")).isEqualTo(runId);
+      assertThat(reply.getString("source")).as("overwritten by the bridge").isEqualTo("eventbus");
+      assertThat(reply.containsKey("injected_fault")).as("evaluation-only fields are dropped").isFalse();
+      assertThat(answered.computeIfAbsent(runId, k -> new CompletableFuture<>()).get(10, TimeUnit.SECONDS)
+          .getString("source")).isEqualTo("eventbus");
+    } finally {
+      answers.unregister();
+    }
+  }
+
+  @Test
+  void anotherSitesPageIsRefusedAndTheOwnOriginIsNot() throws Exception {
+    WebClient web = WebClient.create(vertx);
+    var evil = web.get(port, "127.0.0.1", "/eventbus/info").putHeader("Origin", "http://evil.example")
+        .send().await(10, TimeUnit.SECONDS);
+    assertThat(evil.statusCode()).isEqualTo(403);
+    assertThat(evil.bodyAsJsonObject().getString("error_type")).isEqualTo("forbidden_origin");
+    var own = web.get(port, "127.0.0.1", "/eventbus/info").putHeader("Origin", "http://127.0.0.1:" + port)
+        .send().await(10, TimeUnit.SECONDS);
+    assertThat(own.statusCode()).isEqualTo(200);
+    assertThat(own.bodyAsJsonObject().getBoolean("websocket")).isTrue();
+  }
+
+  @Test
+  void thePageAndTheVendoredClientsAreServed() throws Exception {
+    WebClient web = WebClient.create(vertx);
+    var page = web.get(port, "127.0.0.1", "/").send().await(10, TimeUnit.SECONDS);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.bodyAsString()).contains("<title>sql-agent");
+    assertThat(page.getHeader("Content-Security-Policy")).contains("default-src 'self'");
+    for (String path : new String[] {"/app.js", "/app.css", "/watch.html", "/vendor/sockjs.min.js", "/vendor/vertx-eventbus.js"}) {
+      assertThat(web.get(port, "127.0.0.1", path).send().await(10, TimeUnit.SECONDS).statusCode()).as(path).isEqualTo(200);
+    }
+    var missing = web.get(port, "127.0.0.1", "/nope.html").send().await(10, TimeUnit.SECONDS);
+    assertThat(missing.statusCode()).isEqualTo(404);
+    assertThat(missing.bodyAsJsonObject().getString("error_type")).isEqualTo("not_found");
+  }
+}
