@@ -43,13 +43,20 @@ final class EventBridge {
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
     String origin = config.getString("allowedOrigin");
     if (origin != null) sockjs.setOrigin(origin);
-    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(ev, mayWatch));
+    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, mayWatch));
   }
 
-  private static void handle(BridgeEvent ev, Predicate<String> mayWatch) {
+  private static void handle(Vertx vertx, BridgeEvent ev, Predicate<String> mayWatch) {
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {
+      case SOCKET_CREATED:
+      case SOCKET_CLOSED:
+        // the metrics' live-client gauge
+        vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus")
+            .put("delta", type == BridgeEventType.SOCKET_CREATED ? 1 : -1));
+        ev.complete(true);
+        return;
       case PUBLISH:
         // A publish to the agent could not be answered; only request/reply asks are meaningful.
         ev.complete(false);

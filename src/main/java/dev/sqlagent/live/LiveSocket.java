@@ -61,6 +61,7 @@ final class LiveSocket {
 
   void start() {
     OPEN.incrementAndGet();
+    clients(1);
     ws.setWriteQueueMaxSize(WRITE_QUEUE_BYTES);
     ws.textMessageHandler(this::onText);
     ws.binaryMessageHandler(b -> error(null, "binary frames are not understood; send JSON text frames"));
@@ -218,10 +219,16 @@ final class LiveSocket {
     if (closed) return;
     closed = true;
     OPEN.decrementAndGet();
+    clients(-1);
     if (watching) hub.remove(this);
     watching = false;
     for (RunStream r : List.copyOf(runs.values())) r.close();
     runs.clear();
+  }
+
+  /** Feeds the metrics' live-client gauge. */
+  private void clients(int delta) {
+    vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "ws").put("delta", delta));
   }
 
   private Future<JsonArray> fetch(String runId, long afterSeq) {

@@ -106,6 +106,33 @@ class WebSocketProtocolTest {
   }
 
   @Test
+  void openSocketsAreCountedInTheMetrics() throws Exception {
+    // The gauge follows the sockets the server holds (sockets of earlier tests may still be closing).
+    try (LiveClient a = LiveClient.connect(vertx, port); LiveClient b = LiveClient.connect(vertx, port)) {
+      awaitGaugeMatchesOpenSockets();
+      assertThat(liveClients()).isGreaterThanOrEqualTo(2);
+    }
+    awaitGaugeMatchesOpenSockets();
+  }
+
+  private static double liveClients() throws Exception {
+    String text = vertx.eventBus().<String>request(dev.sqlagent.bus.Addresses.METRICS_SCRAPE, new io.vertx.core.json.JsonObject())
+        .await(10, java.util.concurrent.TimeUnit.SECONDS).body();
+    return text.lines().filter(l -> l.startsWith("sqlagent_live_clients") && l.contains("transport=\"ws\""))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+  }
+
+  private static void awaitGaugeMatchesOpenSockets() throws Exception {
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (liveClients() != LiveRoutes.openWebSockets()) {
+      if (System.currentTimeMillis() > deadline) {
+        assertThat(liveClients()).as("sqlagent_live_clients{transport=ws}").isEqualTo((double) LiveRoutes.openWebSockets());
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
   void watchStreamsEveryRun() throws Exception {
     try (LiveClient watcher = LiveClient.connect(vertx, port); LiveClient asker = LiveClient.connect(vertx, port)) {
       watcher.send(new JsonObject().put("type", "watch"));
