@@ -8,12 +8,15 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code sql-agent ask "question"}: one question through the whole agent, each attempt printed live. */
 @Command(name = "ask", mixinStandardHelpOptions = true,
@@ -29,10 +32,23 @@ public final class AskCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the answer JSON instead of the readable summary")
   boolean json;
 
+  @Spec
+  CommandSpec spec;
+
+  private final Supplier<AppConfig> configuration;
+
+  public AskCommand() {
+    this(AppConfig::fromEnvironment);
+  }
+
+  AskCommand(Supplier<AppConfig> configuration) {
+    this.configuration = configuration;
+  }
+
   @Override
   public Integer call() throws Exception {
-    AppConfig config = AppConfig.fromEnvironment();
-    PrintStream out = System.out;
+    AppConfig config = configuration.get();
+    PrintWriter out = spec.commandLine().getOut();
     try (Database db = Database.open(config)) {
       Vertx vertx = Vertx.vertx();
       try {
@@ -45,10 +61,11 @@ public final class AskCommand implements Callable<Integer> {
           answer = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
               new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).await().body();
         } catch (ReplyException e) {
-          System.err.println("sql-agent ask: " + e.getMessage());
+          spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
           return 2;
         }
         out.println(json ? answer.encodePrettily() : summary(answer));
+        out.flush();
         return answer.getBoolean("gave_up") ? 1 : 0;
       } finally {
         vertx.close().await(30, TimeUnit.SECONDS);
@@ -56,7 +73,7 @@ public final class AskCommand implements Callable<Integer> {
     }
   }
 
-  private static void printEvent(PrintStream out, JsonObject e) {
+  private static void printEvent(PrintWriter out, JsonObject e) {
     JsonObject d = e.getJsonObject("data", new JsonObject());
     String node = e.getString("node");
     String status = e.getString("status");
@@ -74,6 +91,7 @@ public final class AskCommand implements Callable<Integer> {
     } else if (node.equals("prepare_repair") && status.equals("finished")) {
       out.println("  repair strategy: " + d.getString("strategy") + (d.getBoolean("widened", false) ? " (retrieval widened)" : ""));
     }
+    out.flush();
   }
 
   private static String summary(JsonObject a) {

@@ -1,0 +1,45 @@
+package dev.sqlagent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.TestDatabase;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code sql-agent ask} through picocli's Main: each attempt printed with its error type and strategy. */
+class AskCommandTest {
+
+  @Test
+  void printsEachAttemptTheRepairThenTheAnswerAndTheSql() throws Exception {
+    try (FakeModelServer model = FakeModelServer.start()) {
+      model.enqueue(Reply.sql("SELECT count(*) AS n FROM customer"), Reply.sql("SELECT count(*) AS n FROM customers"));
+      Map<String, String> env = new HashMap<>(model.env());
+      env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+      CommandLine.IFactory factory = new CommandLine.IFactory() {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+          if (cls == AskCommand.class) return cls.cast(new AskCommand(() -> TestDatabase.get().config(env)));
+          return CommandLine.defaultFactory().create(cls);
+        }
+      };
+      StringWriter out = new StringWriter();
+      int exit = new CommandLine(new Main(), factory).setOut(new PrintWriter(out))
+          .execute("ask", "How many named customers are there?");
+      String text = out.toString();
+      assertThat(exit).as(text).isZero();
+      assertThat(text).contains("attempt 1: SELECT count(*) AS n FROM customer")
+          .contains("failed: unknown_table")
+          .contains("repair strategy: widen_retrieval (retrieval widened)")
+          .contains("attempt 2: SELECT count(*) AS n FROM customers")
+          .contains("ANSWER: The answer is 150.")
+          .contains("SQL: SELECT count(*) AS n FROM customers")
+          .contains("attempts: 2");
+    }
+  }
+}
