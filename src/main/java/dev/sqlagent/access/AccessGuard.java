@@ -1,5 +1,6 @@
 package dev.sqlagent.access;
 
+import dev.sqlagent.web.JsonErrors;
 import dev.sqlagent.agent.AgentVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
@@ -190,8 +191,7 @@ public final class AccessGuard {
   }
 
   private static void refuse(RoutingContext ctx, int status, String type, String message) {
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+    JsonErrors.send(ctx, status, type, message);
   }
 
   private static byte[] sha256(String s) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.web.JsonErrors;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -79,7 +80,6 @@ public final class AgentRoutes {
   }
 
   static void error(RoutingContext ctx, int status, String type, String message) {
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+    JsonErrors.send(ctx, status, type, message);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.web.JsonErrors;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.file.FileSystem;
@@ -59,7 +60,6 @@ public final class EvalRoutes {
   }
 
   private static void error(RoutingContext ctx, int status, String type, String message) {
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+    JsonErrors.send(ctx, status, type, message);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.web.JsonErrors;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.ReplyException;
@@ -24,8 +25,6 @@ public final class RetrievalRoutes {
         && re.failureCode() >= 400 && re.failureCode() < 600) {
       status = re.failureCode();
     }
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", "schema_unavailable")
-            .put("message", err.getMessage()).encode());
+    JsonErrors.send(ctx, status, "schema_unavailable", err.getMessage());
   }
 }

@@ -57,7 +57,6 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   static void error(RoutingContext ctx, int status, String type, String message) {
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+    JsonErrors.send(ctx, status, type, message);
   }
 }
