@@ -67,32 +67,32 @@ final class AstFacts {
 
   private void walk(Object root) {
     Map<Object, Boolean> seen = new IdentityHashMap<>();
-    Deque<Object> todo = new ArrayDeque<>();
-    todo.push(root);
-    while (!todo.isEmpty()) {
-      Object o = todo.pop();
+    Deque<Object> pending = new ArrayDeque<>();
+    pending.push(root);
+    while (!pending.isEmpty()) {
+      Object o = pending.pop();
       if (o == null || seen.put(o, Boolean.TRUE) != null) continue;
       if (o instanceof Collection<?> c) {
-        for (Object e : c) if (e != null) todo.push(e);
+        for (Object e : c) if (e != null) pending.push(e);
         continue;
       }
       if (o instanceof Map<?, ?> m) {
         for (Map.Entry<?, ?> e : m.entrySet()) {
-          if (e.getKey() != null) todo.push(e.getKey());
-          if (e.getValue() != null) todo.push(e.getValue());
+          if (e.getKey() != null) pending.push(e.getKey());
+          if (e.getValue() != null) pending.push(e.getValue());
         }
         continue;
       }
       if (o instanceof Map.Entry<?, ?> e) {
-        if (e.getKey() != null) todo.push(e.getKey());
-        if (e.getValue() != null) todo.push(e.getValue());
+        if (e.getKey() != null) pending.push(e.getKey());
+        if (e.getValue() != null) pending.push(e.getValue());
         continue;
       }
       if (o.getClass().isArray()) {
         if (!o.getClass().getComponentType().isPrimitive()) {
           for (int i = 0; i < Array.getLength(o); i++) {
             Object e = Array.get(o, i);
-            if (e != null) todo.push(e);
+            if (e != null) pending.push(e);
           }
         }
         continue;
@@ -109,7 +109,7 @@ final class AstFacts {
         if (v == null) continue;
         // A column's or t.*'s table is a qualifier, not a relation the query reads.
         if (v instanceof Table && (o instanceof Column || o instanceof AllTableColumns)) continue;
-        todo.push(v);
+        pending.push(v);
       }
     }
   }

@@ -32,10 +32,10 @@ final class PlanCheck {
           "The planner estimates this query's cost at %.0f, above the gate's limit of %.0f.", cost, maxCost),
           COST_HINT, null));
     }
-    Deque<JsonObject> todo = new ArrayDeque<>();
-    todo.push(plan.getJsonObject("Plan", new JsonObject()));
-    while (!todo.isEmpty()) {
-      JsonObject node = todo.pop();
+    Deque<JsonObject> pending = new ArrayDeque<>();
+    pending.push(plan.getJsonObject("Plan", new JsonObject()));
+    while (!pending.isEmpty()) {
+      JsonObject node = pending.pop();
       String type = node.getString("Node Type", "");
       if (type.equals("ModifyTable") || type.equals("LockRows")) {
         return Optional.of(GateError.rejected("The plan " + (type.equals("LockRows") ? "locks rows" : "modifies a table")
@@ -56,7 +56,7 @@ final class PlanCheck {
       if (f.isPresent()) return f;
       JsonArray children = node.getJsonArray("Plans");
       if (children != null) {
-        for (int i = 0; i < children.size(); i++) todo.push(children.getJsonObject(i));
+        for (int i = 0; i < children.size(); i++) pending.push(children.getJsonObject(i));
       }
     }
     return Optional.empty();

@@ -2,13 +2,10 @@ package dev.sqlagent.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
-import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.Vertx;
+import dev.sqlagent.testing.RunningService;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -18,26 +15,20 @@ import org.junit.jupiter.api.Test;
 /** POST /api/query through the whole service over real HTTP. */
 class QueryRoutesTest {
 
-  static Vertx vertx;
-  static MainVerticle main;
-  static WebClient client;
+  static RunningService service;
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(Map.of()), db.target());
-    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
-    client = WebClient.create(vertx);
+    service = RunningService.start(Map.of());
   }
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
   }
 
   static HttpResponse<Buffer> post(Buffer body) throws Exception {
-    return client.post(main.httpPort(), "127.0.0.1", "/api/query").putHeader("content-type", "application/json")
+    return service.client.post(service.port(), "127.0.0.1", "/api/query").putHeader("content-type", "application/json")
         .sendBuffer(body).await(30, TimeUnit.SECONDS);
   }
 

@@ -2,12 +2,9 @@ package dev.sqlagent.retrieval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
 import dev.sqlagent.db.Setup;
-import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.Vertx;
+import dev.sqlagent.testing.RunningService;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.codec.BodyCodec;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,25 +15,21 @@ import org.junit.jupiter.api.Test;
 /** GET /api/schema over real HTTP on the whole service. */
 class SchemaRouteTest {
 
-  static Vertx vertx;
-  static MainVerticle main;
+  static RunningService service;
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(Map.of()), db.target());
-    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
+    service = RunningService.start(Map.of());
   }
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
   }
 
   @Test
   void schemaListsTheShopTablesWithNotesAndRowCounts() throws Exception {
-    var resp = WebClient.create(vertx).get(main.httpPort(), "127.0.0.1", "/api/schema").as(BodyCodec.jsonObject())
+    var resp = service.client.get(service.port(), "127.0.0.1", "/api/schema").as(BodyCodec.jsonObject())
         .send().await(30, TimeUnit.SECONDS);
     assertThat(resp.statusCode()).isEqualTo(200);
     assertThat(resp.getHeader("content-type")).startsWith("application/json");

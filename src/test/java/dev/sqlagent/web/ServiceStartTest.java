@@ -2,10 +2,7 @@ package dev.sqlagent.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
-import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.Vertx;
-import io.vertx.ext.web.client.WebClient;
+import dev.sqlagent.testing.RunningService;
 import io.vertx.ext.web.codec.BodyCodec;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
@@ -17,25 +14,21 @@ import org.junit.jupiter.api.Test;
 /** The whole service starts on the real database and answers over real HTTP. */
 class ServiceStartTest {
 
-  static Vertx vertx;
-  static MainVerticle main;
+  static RunningService service;
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(Map.of()), db.target());
-    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
+    service = RunningService.start(Map.of());
   }
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
   }
 
   @Test
   void livenessAnswers() throws Exception {
-    var resp = WebClient.create(vertx).get(main.httpPort(), "127.0.0.1", "/health").as(BodyCodec.jsonObject())
+    var resp = service.client.get(service.port(), "127.0.0.1", "/health").as(BodyCodec.jsonObject())
         .send().await(10, TimeUnit.SECONDS);
     assertThat(resp.statusCode()).isEqualTo(200);
     assertThat(resp.body()).isEqualTo(new JsonObject().put("status", "UP"));
@@ -43,7 +36,7 @@ class ServiceStartTest {
 
   @Test
   void unknownRouteIsAStructured404() throws Exception {
-    var resp = WebClient.create(vertx).get(main.httpPort(), "127.0.0.1", "/nope").as(BodyCodec.jsonObject())
+    var resp = service.client.get(service.port(), "127.0.0.1", "/nope").as(BodyCodec.jsonObject())
         .send().await(10, TimeUnit.SECONDS);
     assertThat(resp.statusCode()).isEqualTo(404);
     assertThat(resp.body().getString("error_type")).isEqualTo("not_found");
