@@ -1,10 +1,9 @@
--- The two roles the running agent uses, and nothing more than they need. Setup runs this as the admin
--- after every rebuild; ${db}, ${ro_password} and ${log_password} are filled in (as quoted literals).
--- Setup then proves each role by attempting what it must not do.
+-- The demo's agent role, and nothing more than it needs. The demo setup runs this as the embedded server's
+-- admin after every rebuild; ${db} and ${ro_password} are filled in (quoted). The demo then proves the role
+-- by attempting what it must not do (in its own database only: a user's database is never written).
 
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sql_agent_ro') THEN CREATE ROLE sql_agent_ro; END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sql_agent_log') THEN CREATE ROLE sql_agent_log; END IF;
 END $$;
 
 SET password_encryption = 'scram-sha-256';
@@ -17,29 +16,20 @@ ALTER ROLE sql_agent_ro SET statement_timeout = '5s';
 ALTER ROLE sql_agent_ro SET lock_timeout = '1s';
 ALTER ROLE sql_agent_ro SET idle_in_transaction_session_timeout = '10s';
 
--- sql_agent_log: the query log's writer, INSERT on one table.
-ALTER ROLE sql_agent_log WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS
-  CONNECTION LIMIT 5 PASSWORD ${log_password};
-ALTER ROLE sql_agent_log SET statement_timeout = '5s';
-ALTER ROLE sql_agent_log SET idle_in_transaction_session_timeout = '10s';
-
 -- Nothing for PUBLIC: no TEMP, no CONNECT, no CREATE on the schema (PostgreSQL before 15 granted it).
 REVOKE ALL ON DATABASE ${db} FROM PUBLIC;
-GRANT CONNECT ON DATABASE ${db} TO sql_agent_ro, sql_agent_log;
+GRANT CONNECT ON DATABASE ${db} TO sql_agent_ro;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
-REVOKE ALL ON SCHEMA public FROM sql_agent_ro, sql_agent_log;
-GRANT USAGE ON SCHEMA public TO sql_agent_ro, sql_agent_log;
+REVOKE ALL ON SCHEMA public FROM sql_agent_ro;
+GRANT USAGE ON SCHEMA public TO sql_agent_ro;
 
 -- Start from nothing on every table and sequence, then grant exactly what is needed.
-REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC, sql_agent_ro, sql_agent_log;
-REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM PUBLIC, sql_agent_ro, sql_agent_log;
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC, sql_agent_ro;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM PUBLIC, sql_agent_ro;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO sql_agent_ro;
-REVOKE ALL ON agent_query_log FROM sql_agent_ro;
-GRANT INSERT ON agent_query_log TO sql_agent_log;
-GRANT USAGE ON SEQUENCE agent_query_log_log_id_seq TO sql_agent_log;
 
 -- Tables the admin re-creates later (a re-seed) stay readable by the agent, and only readable.
-ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM sql_agent_ro, sql_agent_log;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM sql_agent_ro;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO sql_agent_ro;
 
 -- Functions that act outside a read-only transaction or outlive it: a session advisory lock survives

@@ -3,7 +3,8 @@ package dev.sqlagent;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.generation.GenerationVerticle;
@@ -30,24 +31,26 @@ public final class MainVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(MainVerticle.class);
 
   private final AppConfig config;
-  private final DbTarget db;
+  private final Target target;
+  private final StateStore state;
   private final boolean withHttp;
   private final FirstSqlMutator faultInjector;
   private volatile HttpVerticle http;
 
-  public MainVerticle(AppConfig config, DbTarget db) {
-    this(config, db, true);
+  public MainVerticle(AppConfig config, Target target, StateStore state) {
+    this(config, target, state, true);
   }
 
   /** Without HTTP: the command-line tools (ask, eval, mcp) use the same verticles over the event bus. */
-  public MainVerticle(AppConfig config, DbTarget db, boolean withHttp) {
-    this(config, db, withHttp, null);
+  public MainVerticle(AppConfig config, Target target, StateStore state, boolean withHttp) {
+    this(config, target, state, withHttp, null);
   }
 
   /** With a fault injector for the agent: evaluation's {@code --inject-faults} only. */
-  public MainVerticle(AppConfig config, DbTarget db, boolean withHttp, FirstSqlMutator faultInjector) {
+  public MainVerticle(AppConfig config, Target target, StateStore state, boolean withHttp, FirstSqlMutator faultInjector) {
     this.config = config;
-    this.db = db;
+    this.target = target;
+    this.state = state;
     this.withHttp = withHttp;
     this.faultInjector = faultInjector;
   }
@@ -58,11 +61,11 @@ public final class MainVerticle extends VerticleBase {
     DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> workers = List.of(
-        () -> new ExecutionVerticle(db),
-        () -> new RetrievalVerticle(db.roOptions()),
+        () -> new ExecutionVerticle(target),
+        () -> new RetrievalVerticle(target, state),
         GenerationVerticle::new,
-        () -> new QueryLogVerticle(db.logOptions()),
-        () -> new SchemaSnapshotVerticle(db, config.home()),
+        () -> new QueryLogVerticle(state.logOptions()),
+        () -> new SchemaSnapshotVerticle(target, state),
         () -> new AgentVerticle(faultInjector));
     Future<String> deployed = Future.succeededFuture();
     for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));
@@ -70,7 +73,7 @@ public final class MainVerticle extends VerticleBase {
     http = new HttpVerticle();
     return deployed
         .compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
-        .compose(id -> vertx.deployVerticle(new HealthVerticle(db, config.home()), opts))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state), opts))
         .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }
@@ -80,7 +83,7 @@ public final class MainVerticle extends VerticleBase {
     return http.actualPort();
   }
 
-  DbTarget db() {
-    return db;
+  Target target() {
+    return target;
   }
 }

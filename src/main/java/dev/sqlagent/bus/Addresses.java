@@ -17,6 +17,8 @@ public final class Addresses {
   public static final String DESCRIBE = "sqlagent.retrieval.describe";
   /** A few rows of one table: request {name, n}, reply {name, columns, rows}, values clipped. */
   public static final String SAMPLE = "sqlagent.retrieval.sample";
+  /** Discover the target again and re-embed what changed: request {} → the RETRIEVAL_STATUS body plus elapsed_ms. */
+  public static final String SCHEMA_REFRESH = "sqlagent.retrieval.refresh";
   /** Retrieval's index: request {} → {"built": bool, "tables": n, "built_at": ISO-8601 instant or null}. */
   public static final String RETRIEVAL_STATUS = "sqlagent.retrieval.status";
   /** Published by retrieval each time its index is (re)built, with the same body as RETRIEVAL_STATUS. */

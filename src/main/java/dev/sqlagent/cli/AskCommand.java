@@ -3,7 +3,7 @@ package dev.sqlagent.cli;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
+import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
@@ -49,10 +49,10 @@ public final class AskCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     AppConfig config = configuration.get();
     PrintWriter out = spec.commandLine().getOut();
-    try (Database db = Database.open(config)) {
+    try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx();
       try {
-        vertx.deployVerticle(new MainVerticle(config, db.target(), false)).await(5, TimeUnit.MINUTES);
+        vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, m.body()));
         JsonObject request = new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent")
             .put("source", "cli");

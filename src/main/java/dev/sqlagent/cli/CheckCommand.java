@@ -1,7 +1,7 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
+import dev.sqlagent.Databases;
 import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.execution.Gate;
 import io.vertx.core.Vertx;
@@ -59,7 +59,7 @@ public final class CheckCommand implements Callable<Integer> {
     AppConfig cfg = config.get();
     PrintWriter out = spec.commandLine().getOut();
     int failed = 0;
-    try (Database db = Database.open(cfg); BufferedReader in = reader()) {
+    try (Databases db = Databases.open(cfg); BufferedReader in = reader()) {
       Vertx vertx = Vertx.vertx();
       try {
         Gate gate = Gate.start(vertx, db.target().roOptions(), Gate.Settings.from(cfg)).await(2, TimeUnit.MINUTES);

@@ -1,14 +1,14 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.Databases;
+import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.Drift;
 import dev.sqlagent.drift.SchemaReader;
 import dev.sqlagent.drift.SchemaShape;
 import dev.sqlagent.drift.SnapshotStore;
 import java.io.PrintStream;
-import java.sql.Connection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 
 /** {@code sql-agent drift}: the live schema against the snapshot taken when the schema index was built. */
 @Command(name = "drift", mixinStandardHelpOptions = true,
-    description = "Compare the live schema (what sql_agent_ro can read) with the snapshot written when the schema "
+    description = "Compare the live schema (what the agent role can read) with the snapshot written when the schema "
         + "index was built. Exit 0: no drift (value-preserving widenings and additions are listed but allowed); "
         + "1: drift (a table or column dropped or renamed, or a type change that changes values); "
         + "2: no snapshot yet, or the database cannot be read.")
@@ -33,37 +33,36 @@ public final class DriftCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     AppConfig config = AppConfig.fromEnvironment();
-    try (Database db = Database.open(config, false)) {
-      return check(db.target(), new SnapshotStore(config.home()), json, System.out, System.err);
+    try (Databases db = Databases.open(config, false)) {
+      return check(db.target(), config.schemas(), new SnapshotStore(db.state()), json, System.out, System.err);
     }
   }
 
-  /** The comparison itself: prints what moved and returns the exit code. Blocking (JDBC, file). */
-  public static int check(DbTarget target, SnapshotStore store, boolean json, PrintStream out, PrintStream err)
-      throws Exception {
-    Optional<SchemaShape> snapshot = store.read(target.admin());
+  /** The comparison itself: prints what moved and returns the exit code. Blocking (JDBC, discovery). */
+  public static int check(Target target, List<String> schemas, SnapshotStore store, boolean json, PrintStream out,
+      PrintStream err) throws Exception {
+    String key = target.key();
+    Optional<SchemaShape> snapshot = store.read(key);
     if (snapshot.isEmpty()) {
-      err.println("sql-agent drift: no schema snapshot for " + target.admin() + " (expected " + store.path(target.admin())
+      err.println("sql-agent drift: no schema snapshot for " + target + " (expected " + store.where(key)
           + "). The service writes one when its schema index is built: start it once (sql-agent serve), then run drift again.");
       return NO_SNAPSHOT;
     }
-    SchemaShape live;
-    try (Connection c = target.roConnection()) {
-      live = SchemaReader.read(c, target.admin());
-    }
+    SchemaShape live = SchemaReader.shape(key, Discovery.readBlocking(target.roOptions(), schemas));
     Drift drift = Drift.between(snapshot.get(), live);
     if (json) {
-      out.println(drift.toJson().put("snapshot", store.path(target.admin()).toString())
+      out.println(drift.toJson().put("snapshot", store.where(key))
           .put("snapshot_taken_at", snapshot.get().takenAt()).encodePrettily());
       return drift.drifted() ? DRIFTED : NO_DRIFT;
     }
-    out.println("snapshot: " + store.path(target.admin()) + " (taken " + snapshot.get().takenAt() + ", "
+    out.println("snapshot: " + store.where(key) + " (taken " + snapshot.get().takenAt() + ", "
         + snapshot.get().tables().size() + " tables, " + snapshot.get().columnCount() + " columns)");
     out.println("live:     " + live.tables().size() + " tables, " + live.columnCount() + " columns");
     print(out, "DRIFT", drift.drift());
     print(out, "compatible (not drift)", drift.compatible());
     out.println(drift.drifted()
-        ? "drift: the schema moved since the index was built; restart the service to rebuild the index, and check the questions that used these tables"
+        ? "drift: the schema moved since the index was built; refresh it (POST /api/schema/refresh, or restart the "
+            + "service), and check the questions that used these tables"
         : "no drift");
     return drift.drifted() ? DRIFTED : NO_DRIFT;
   }

@@ -1,7 +1,8 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.config.ConfigException;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.demo.DemoShop;
+import dev.sqlagent.state.StateStore;
 
 /** One readable line for a failure that ends a command. */
 final class Errors {
@@ -9,7 +10,8 @@ final class Errors {
 
   static String describe(Throwable e) {
     if (e instanceof ConfigException) return "configuration: " + e.getMessage();
-    if (e instanceof Setup.SetupException) return "setup failed: " + e.getMessage();
+    if (e instanceof DemoShop.SetupException) return "demo setup failed: " + e.getMessage();
+    if (e instanceof StateStore.StateStoreException) return "state store: " + e.getMessage();
     String m = e.getMessage();
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) root = root.getCause();

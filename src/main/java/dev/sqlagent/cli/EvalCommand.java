@@ -3,7 +3,7 @@ package dev.sqlagent.cli;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.eval.FaultInjector;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
+import dev.sqlagent.Databases;
 import dev.sqlagent.eval.EvalRun;
 import dev.sqlagent.eval.EvalRunner;
 import dev.sqlagent.eval.GoldExecutor;
@@ -80,7 +80,7 @@ public final class EvalCommand implements Callable<Integer> {
         questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,
         System.out::println);
 
-    try (Database db = Database.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
+    try (Databases db = Databases.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
       Vertx vertx = Vertx.vertx();
       try {
         EvalRunner runner = new EvalRunner(vertx, gold, options);
@@ -88,7 +88,7 @@ public final class EvalCommand implements Callable<Integer> {
         if (regrade != null) {
           run = runner.regrade(regrade, qs).await();
         } else {
-          vertx.deployVerticle(new MainVerticle(config, db.target(), false,
+          vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
               injectFaults ? FaultInjector.mutator() : null)).await(5, TimeUnit.MINUTES);
           System.out.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",

@@ -2,7 +2,7 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
+import dev.sqlagent.Databases;
 import dev.sqlagent.mcp.ShopMcpServer;
 import dev.sqlagent.tools.ShopTools;
 import io.modelcontextprotocol.server.McpAsyncServer;
@@ -47,11 +47,11 @@ public final class McpCommand implements Callable<Integer> {
     InputStream protocolIn = new EndAwareInputStream(new FileInputStream(FileDescriptor.in), stdinClosed);
 
     AppConfig config = AppConfig.fromEnvironment();
-    try (Database db = Database.open(config)) {
+    try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx();
       McpAsyncServer server = null;
       try {
-        vertx.deployVerticle(new MainVerticle(config, db.target(), false)).await(5, TimeUnit.MINUTES);
+        vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         StdioServerTransportProvider transport =
             new StdioServerTransportProvider(ShopMcpServer.jsonMapper(), protocolIn, protocolOut);
         server = ShopMcpServer.build(McpServer.async(transport), new ShopTools(vertx, config.toJson()),

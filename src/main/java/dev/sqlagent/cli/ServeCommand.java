@@ -2,7 +2,7 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
+import dev.sqlagent.Databases;
 import dev.sqlagent.metrics.MetricsVerticle;
 import io.vertx.core.Vertx;
 import java.util.concurrent.Callable;
@@ -26,10 +26,10 @@ public final class ServeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     long t0 = System.nanoTime();
     AppConfig config = AppConfig.fromEnvironment();
-    Database db = Database.open(config);
+    Databases db = Databases.open(config);
     Vertx vertx = MetricsVerticle.newVertx();  // Vert.x's own metrics must be chosen when it is created
     try {
-      vertx.deployVerticle(new MainVerticle(config, db.target())).await(5, TimeUnit.MINUTES);
+      vertx.deployVerticle(new MainVerticle(config, db.target(), db.state())).await(5, TimeUnit.MINUTES);
     } catch (Exception e) {
       vertx.close().await(30, TimeUnit.SECONDS);
       db.close();

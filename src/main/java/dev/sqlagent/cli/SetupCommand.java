@@ -1,29 +1,29 @@
 package dev.sqlagent.cli;
 
+import dev.sqlagent.Databases;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.Database;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.demo.DemoShop;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
-/** Builds (or rebuilds) the shop database and the agent roles, then proves each role. */
+/** Rebuilds the embedded demo shop and its agent role, then proves the role. Never touches a target given by URL. */
 @Command(name = "setup", mixinStandardHelpOptions = true,
-    description = "Create the shop database, its deterministic data and the agent roles, then prove the roles "
-        + "by attempting what they must not do. Re-running rebuilds the same data row for row.")
+    description = "Rebuild the embedded demo shop (deterministic data) and its read-only agent role, then prove the "
+        + "role by attempting what it must not do. Only the embedded demo: a database given by SQLAGENT_DB_URL is "
+        + "never written (see 'demo --into' and 'grant').")
 public final class SetupCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
     AppConfig config = AppConfig.fromEnvironment();
-    try (Database db = Database.open(config, false)) {
-      Setup setup = new Setup(db.target());
+    try (Databases db = Databases.open(config, false)) {
+      DemoShop demo = db.demo(config);
       long t0 = System.nanoTime();
-      setup.ensureDatabase();
-      setup.rebuild();
-      setup.grantRoles();
-      var proofs = setup.prove();
-      System.out.printf("setup of %s done in %d ms%n", db.target().admin(), (System.nanoTime() - t0) / 1_000_000);
+      List<String> proofs = demo.run();
+      System.out.printf("demo setup of %s done in %d ms%n", demo.target(), (System.nanoTime() - t0) / 1_000_000);
       proofs.forEach(p -> System.out.println("  proved: " + p));
+      db.state().proveLogRole().forEach(p -> System.out.println("  proved: " + p));
       return 0;
     }
   }

@@ -1,6 +1,6 @@
 package dev.sqlagent.config;
 
-import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.PgUrl;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.Reader;
@@ -21,7 +21,12 @@ import java.util.Properties;
  * stops the start with a message that names the key, the value and what is expected.
  */
 public record AppConfig(
-    Optional<AdminUrl> dbUrl,
+    Optional<PgUrl> dbUrl,
+    Optional<PgUrl> stateUrl,
+    List<String> schemas,
+    Optional<Path> notesFile,
+    boolean allowWritableRole,
+    int promptBudgetTokens,
     Path home,
     String httpHost,
     int httpPort,
@@ -50,8 +55,17 @@ public record AppConfig(
 
   private static Map<String, String[]> keys() {
     Map<String, String[]> k = new LinkedHashMap<>();
-    k.put("SQLAGENT_DB_URL", new String[] {null, "admin URL of an existing PostgreSQL 15+; unset: embedded PostgreSQL"});
-    k.put("SQLAGENT_HOME", new String[] {null, "state directory (embedded data, role passwords); default ~/.sql-agent"});
+    k.put("SQLAGENT_DB_URL", new String[] {null, "the target: postgresql://user[:pass]@host:port/db of the database to answer "
+        + "questions about, normally as a read-only role; only ever read. Unset: the embedded demo shop"});
+    k.put("SQLAGENT_STATE_URL", new String[] {null, "the state store (query log, snapshots, embedding cache, eval runs): "
+        + "postgresql://owner[:pass]@host:port/db of a database of the service's own; unset: the embedded PostgreSQL"});
+    k.put("SQLAGENT_SCHEMAS", new String[] {null, "comma-separated schemas of the target to offer; unset: every readable non-system schema"});
+    k.put("SQLAGENT_NOTES", new String[] {null, "notes file (YAML or JSON): table and column descriptions, business terms, conventions"});
+    k.put("SQLAGENT_ALLOW_WRITABLE_ROLE", new String[] {"false", "true: run even when the target role could write "
+        + "(a loud warning; the read-only transaction and the gate still apply)"});
+    k.put("SQLAGENT_PROMPT_BUDGET", new String[] {"6000", "most tokens of schema text in one prompt: the least relevant "
+        + "tables' column lists are shortened to fit, no chosen table is dropped"});
+    k.put("SQLAGENT_HOME", new String[] {null, "state directory (embedded PostgreSQL, role passwords); default ~/.sql-agent"});
     k.put("SQLAGENT_HTTP_HOST", new String[] {"127.0.0.1", "interface the HTTP server binds to"});
     k.put("SQLAGENT_HTTP_PORT", new String[] {"8080", "HTTP port (0: any free port)"});
     k.put("SQLAGENT_LLM_BASE_URL", new String[] {"http://localhost:11434/v1", "OpenAI-compatible API base"});
@@ -116,13 +130,19 @@ public record AppConfig(
 
   static AppConfig from(Map<String, String> v) {
     Values r = new Values(v);
-    Optional<AdminUrl> db = r.optional("SQLAGENT_DB_URL").map(s -> {
-      try {
-        return AdminUrl.parse(s);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("SQLAGENT_DB_URL " + e.getMessage());
-      }
-    });
+    Optional<PgUrl> db = r.url("SQLAGENT_DB_URL");
+    Optional<PgUrl> state = r.url("SQLAGENT_STATE_URL");
+    List<String> schemas = r.optional("SQLAGENT_SCHEMAS")
+        .map(s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList())
+        .orElse(List.of());
+    Optional<Path> notes = r.optional("SQLAGENT_NOTES").map(Path::of);
+    if (notes.isPresent() && !Files.isReadable(notes.get())) {
+      throw new ConfigException("SQLAGENT_NOTES=" + notes.get() + ": no readable file there");
+    }
+    String writable = r.string("SQLAGENT_ALLOW_WRITABLE_ROLE").toLowerCase(java.util.Locale.ROOT);
+    if (!writable.equals("true") && !writable.equals("false")) {
+      throw new ConfigException("SQLAGENT_ALLOW_WRITABLE_ROLE=" + writable + ": expected true or false");
+    }
     Path home = r.optional("SQLAGENT_HOME").map(Path::of).orElseGet(AppConfig::defaultHome);
     String summary = r.string("SQLAGENT_ANSWER_SUMMARY");
     if (!summary.equals("model") && !summary.equals("plain")) {
@@ -136,7 +156,8 @@ public record AppConfig(
         .map(s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList())
         .orElse(List.of());
     if (keys.size() > 2) throw new ConfigException("SQLAGENT_LLM_API_KEY: at most two keys (primary,failover)");
-    return new AppConfig(db, home,
+    return new AppConfig(db, state, schemas, notes, writable.equals("true"),
+        r.integer("SQLAGENT_PROMPT_BUDGET", 500, 200_000), home,
         r.string("SQLAGENT_HTTP_HOST"),
         r.integer("SQLAGENT_HTTP_PORT", 0, 65_535),
         base,
@@ -176,7 +197,12 @@ public record AppConfig(
   /** The settings as the log line shows them: secrets masked. */
   public String describe() {
     List<String> parts = new ArrayList<>();
-    parts.add("db=" + dbUrl.map(AdminUrl::toString).orElse("embedded"));
+    parts.add("target=" + dbUrl.map(PgUrl::toString).orElse("embedded demo"));
+    parts.add("state=" + stateUrl.map(PgUrl::toString).orElse("embedded"));
+    parts.add("schemas=" + (schemas.isEmpty() ? "all" : String.join(",", schemas)));
+    parts.add("notes=" + notesFile.map(Path::toString).orElse("none"));
+    if (allowWritableRole) parts.add("allowWritableRole=true");
+    parts.add("promptBudget=" + promptBudgetTokens);
     parts.add("home=" + home);
     parts.add("http=" + httpHost + ":" + httpPort);
     parts.add("llm=" + llmBaseUrl + " model=" + llmModel + " keys=" + (llmApiKeys.isEmpty() ? "none" : llmApiKeys.size() + "x****"));
@@ -200,6 +226,10 @@ public record AppConfig(
   public JsonObject toJson() {
     return new JsonObject()
         .put("home", home.toString())
+        .put("schemas", new io.vertx.core.json.JsonArray(schemas))
+        .put("notesFile", notesFile.map(Path::toString).orElse(null))
+        .put("allowWritableRole", allowWritableRole)
+        .put("promptBudgetTokens", promptBudgetTokens)
         .put("httpHost", httpHost).put("httpPort", httpPort)
         .put("llmBaseUrl", llmBaseUrl).put("llmModel", llmModel).put("llmApiKeys", new io.vertx.core.json.JsonArray(llmApiKeys))
         .put("rowCap", rowCap).put("maxPlanCost", maxPlanCost)
@@ -223,6 +253,16 @@ public record AppConfig(
       String v = values.get(key);
       if (v == null || v.isBlank()) v = KEYS.get(key)[0];
       return Optional.ofNullable(v).map(String::trim);
+    }
+
+    Optional<PgUrl> url(String key) {
+      return optional(key).map(s -> {
+        try {
+          return PgUrl.parse(s);
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException(key + (e.getMessage().startsWith("=") ? "" : " ") + e.getMessage());
+        }
+      });
     }
 
     String string(String key) {

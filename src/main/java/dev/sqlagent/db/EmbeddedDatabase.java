@@ -28,9 +28,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private static final String ADMIN = "postgres";
 
   private final EmbeddedPostgres pg;
-  private final AdminUrl adminUrl;
+  private final PgUrl adminUrl;
 
-  private EmbeddedDatabase(EmbeddedPostgres pg, AdminUrl adminUrl) {
+  private EmbeddedDatabase(EmbeddedPostgres pg, PgUrl adminUrl) {
     this.pg = pg;
     this.adminUrl = adminUrl;
   }
@@ -63,12 +63,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
     if (fresh) {
       secure(pg, dataDir, adminPassword);
     }
-    AdminUrl url = new AdminUrl("localhost", pg.getPort(), ADMIN, adminPassword, AdminUrl.DEFAULT_DATABASE);
+    PgUrl url = new PgUrl("localhost", pg.getPort(), ADMIN, adminPassword, "postgres");
     LOG.info("embedded PostgreSQL {} on port {} (data: {})", fresh ? "initialised" : "started", pg.getPort(), dataDir);
     return new EmbeddedDatabase(pg, url);
   }
 
-  public AdminUrl adminUrl() {
+  public PgUrl adminUrl() {
     return adminUrl;
   }
 

@@ -1,7 +1,9 @@
 package dev.sqlagent.drift;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -10,7 +12,7 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
-import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -28,24 +30,26 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   static final long POLL_UNTIL_BUILT_MS = 2_000;
   static final long POLL_AFTER_BUILT_MS = 30_000;
 
-  private final DbTarget db;
+  private final Target target;
   private final SnapshotStore store;
   private Pool pool;
+  private Discovery discovery;
   private String snapshotFor;
   private boolean writing;
   private long timer = -1;
 
-  public SchemaSnapshotVerticle(DbTarget db, Path home) {
-    this.db = db;
-    this.store = new SnapshotStore(home);
+  public SchemaSnapshotVerticle(Target target, StateStore state) {
+    this.target = target;
+    this.store = new SnapshotStore(state);
   }
 
   @Override
   public Future<?> start() {
     pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
         .with(new PoolOptions().setMaxSize(1).setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS))
-        .connectingTo(db.roOptions()).using(vertx).build();
-    return vertx.executeBlocking(() -> store.read(db.admin()).map(SchemaShape::indexBuiltAt).orElse(null), false)
+        .connectingTo(target.roOptions()).using(vertx).build();
+    discovery = new Discovery(pool, schemas(config()));
+    return vertx.executeBlocking(() -> store.read(target.key()).map(SchemaShape::indexBuiltAt).orElse(null), false)
         .otherwise(e -> {
           LOG.warn("schema snapshot: {}", e.getMessage());
           return null;
@@ -55,6 +59,10 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
           return vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> onStatus(m.body())).completion();
         })
         .onSuccess(v -> poll());
+  }
+
+  static List<String> schemas(JsonObject config) {
+    return config.getJsonArray("schemas", new io.vertx.core.json.JsonArray()).stream().map(String::valueOf).toList();
   }
 
   @Override
@@ -74,13 +82,13 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
     String builtAt = Objects.requireNonNullElse(status.getString("built_at"), "unknown");
     if (builtAt.equals(snapshotFor)) return;
     writing = true;
-    SchemaReader.read(pool, db.admin())
-        .compose(shape -> vertx.executeBlocking(() -> store.write(db.admin(), shape.withIndexBuiltAt(builtAt)), false)
-            .map(path -> {
-              LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
-                  shape.tables().size(), shape.columnCount(), path, builtAt);
-              return path;
-            }))
+    discovery.read().map(cat -> SchemaReader.shape(target.key(), cat))
+        .compose(shape -> vertx.executeBlocking(() -> {
+          store.write(target.key(), shape.withIndexBuiltAt(builtAt));
+          LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
+              shape.tables().size(), shape.columnCount(), store.where(target.key()), builtAt);
+          return null;
+        }, false))
         .onSuccess(p -> snapshotFor = builtAt)
         .onFailure(e -> LOG.warn("schema snapshot could not be written (will retry): {}", e.getMessage()))
         .onComplete(ar -> writing = false);

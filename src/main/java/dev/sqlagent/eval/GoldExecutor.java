@@ -1,6 +1,6 @@
 package dev.sqlagent.eval;
 
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.Target;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,10 +37,10 @@ public final class GoldExecutor implements Grader.SqlRunner, AutoCloseable {
     }
   }
 
-  private final DbTarget target;
+  private final Target target;
   private Connection connection;
 
-  public GoldExecutor(DbTarget target) {
+  public GoldExecutor(Target target) {
     this.target = target;
   }
 

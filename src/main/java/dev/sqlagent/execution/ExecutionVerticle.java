@@ -1,7 +1,7 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.Target;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -19,10 +19,10 @@ public final class ExecutionVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionVerticle.class);
   public static final int BAD_REQUEST = 400;
 
-  private final DbTarget db;
+  private final Target db;
   private Gate gate;
 
-  public ExecutionVerticle(DbTarget db) {
+  public ExecutionVerticle(Target db) {
     this.db = db;
   }
 

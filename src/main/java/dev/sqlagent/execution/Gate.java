@@ -10,6 +10,7 @@ import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,16 +30,22 @@ public final class Gate {
 
   /** The gate's limits (from the service configuration). */
   public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
-                         StaticCheck.Limits limits) {
+                         StaticCheck.Limits limits, List<String> schemas) {
+    public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
+                    StaticCheck.Limits limits) {
+      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, List.of());
+    }
+
     public static Settings from(AppConfig c) {
       return new Settings(c.rowCap(), c.maxPlanCost(), c.statementTimeoutMs(), c.lockTimeoutMs(), 4,
-          StaticCheck.Limits.DEFAULT);
+          StaticCheck.Limits.DEFAULT, c.schemas());
     }
 
     /** From the verticle's deployment config (AppConfig.toJson keys). */
     public static Settings from(JsonObject c) {
       return new Settings(c.getInteger("rowCap", 200), c.getDouble("maxPlanCost", 1_000_000.0),
-          c.getInteger("statementTimeoutMs", 5000), c.getInteger("lockTimeoutMs", 1000), 4, StaticCheck.Limits.DEFAULT);
+          c.getInteger("statementTimeoutMs", 5000), c.getInteger("lockTimeoutMs", 1000), 4, StaticCheck.Limits.DEFAULT,
+          c.getJsonArray("schemas", new io.vertx.core.json.JsonArray()).stream().map(String::valueOf).toList());
     }
   }
 
@@ -62,7 +69,7 @@ public final class Gate {
           StaticCheck.warmUp();
           return null;
         }, false)
-        .compose(v -> VisibleSchema.load(executor.pool()))
+        .compose(v -> VisibleSchema.load(executor.pool(), settings.schemas()))
         .map(schema -> {
           LOG.info("gate ready: {} visible tables, row cap {}, max plan cost {}", schema.tables().size(),
               settings.rowCap(), settings.maxPlanCost());
@@ -109,7 +116,7 @@ public final class Gate {
     return vertx.executeBlocking(() -> current.check(sql), false).compose(verdict -> {
       boolean unknownTable = !verdict.passed() && verdict.error().type() == ErrorType.UNKNOWN_TABLE;
       if (!unknownTable || current.schema().ageSeconds() < SCHEMA_REFRESH_SECONDS) return Future.succeededFuture(verdict);
-      return VisibleSchema.load(executor.pool()).compose(fresh -> {
+      return VisibleSchema.load(executor.pool(), settings.schemas()).compose(fresh -> {
         StaticCheck updated = new StaticCheck(fresh, settings.limits());
         check = updated;
         return vertx.executeBlocking(() -> updated.check(sql), false);

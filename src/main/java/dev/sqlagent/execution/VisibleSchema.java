@@ -1,9 +1,9 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.Discovery;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonArray;
-import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.Pool;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -17,10 +17,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The tables a query may use: every relation of the database that the agent's role can read, as the
- * catalogue says when the gate starts (read as that role, so it is true of whatever database the service
- * points at), with their columns for hints. Tables the role cannot read (the query log, for one) are
- * remembered as hidden, so a query naming one is told plainly that it is not available.
+ * The tables a query may use: what discovery found when the gate started (read as the agent's role, so it
+ * is true of whatever database the service points at), with their columns for hints. Relations the role
+ * cannot read are remembered as hidden, so a query naming one is told plainly that it is not available.
  */
 public final class VisibleSchema {
 
@@ -32,20 +31,6 @@ public final class VisibleSchema {
       return onSearchPath ? name : schema + "." + name;
     }
   }
-
-  /** Relations in user schemas, with SELECT visibility and column names and types; system schemas excluded. */
-  static final String CATALOGUE_QUERY = """
-      SELECT n.nspname, c.relname, pg_table_is_visible(c.oid),
-             has_schema_privilege(n.oid, 'USAGE') AND has_any_column_privilege(c.oid, 'SELECT'),
-             coalesce((SELECT json_agg(json_build_array(a.attname, format_type(a.atttypid, a.atttypmod))
-                                       ORDER BY a.attnum)
-                       FROM pg_attribute a
-                       WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-                         AND has_column_privilege(c.oid, a.attnum, 'SELECT')), '[]'::json)
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
-        AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
-      ORDER BY 1, 2""";
 
   private final List<Table> tables;
   private final Map<String, Table> byQualified = new HashMap<>();
@@ -67,31 +52,16 @@ public final class VisibleSchema {
     return new VisibleSchema(tables, hidden);
   }
 
-  /** Reads the catalogue through {@code client}, which must be connected as the agent's role. */
-  public static Future<VisibleSchema> load(SqlClient client) {
-    return client.query(CATALOGUE_QUERY).execute().map(rows -> {
-      List<Table> visible = new ArrayList<>();
-      Set<String> hidden = new HashSet<>();
-      for (Row r : rows) {
-        String schema = r.getString(0);
-        String name = r.getString(1);
-        boolean onPath = Boolean.TRUE.equals(r.getBoolean(2));
-        if (!Boolean.TRUE.equals(r.getBoolean(3))) {
-          hidden.add(schema + "." + name);
-          if (onPath) hidden.add(name);
-          continue;
-        }
-        List<Column> columns = new ArrayList<>();
-        Object json = r.getValue(4);
-        JsonArray cols = json instanceof JsonArray a ? a : new JsonArray(String.valueOf(json));
-        for (int i = 0; i < cols.size(); i++) {
-          JsonArray c = cols.getJsonArray(i);
-          columns.add(new Column(c.getString(0), c.getString(1)));
-        }
-        visible.add(new Table(schema, name, onPath, columns));
-      }
-      return new VisibleSchema(visible, hidden);
-    });
+  /** Reads the catalogue through {@code pool}, which must be connected as the agent's role: the one discovery. */
+  public static Future<VisibleSchema> load(Pool pool, List<String> schemas) {
+    return new Discovery(pool, schemas).read().map(VisibleSchema::from);
+  }
+
+  /** The gate's view of what discovery found. */
+  public static VisibleSchema from(Catalogue catalogue) {
+    List<Table> visible = catalogue.tables().stream().map(t -> new Table(t.schema(), t.relname(), t.onSearchPath(),
+        t.columns().stream().map(c -> new Column(c.name(), c.type())).toList())).toList();
+    return new VisibleSchema(visible, catalogue.hidden());
   }
 
   public List<Table> tables() {

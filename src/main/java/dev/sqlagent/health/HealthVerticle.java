@@ -1,11 +1,14 @@
 package dev.sqlagent.health;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.ReadOnlyProof;
+import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.Drift;
 import dev.sqlagent.drift.SchemaReader;
 import dev.sqlagent.drift.SchemaShape;
 import dev.sqlagent.drift.SnapshotStore;
+import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -25,7 +28,6 @@ import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.SqlConnection;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,11 +45,12 @@ import org.slf4j.LoggerFactory;
  * {@code /api/health}). Each check is a vertx-health-check procedure with its own deadline
  * ({@code healthTimeoutMs}); a check that does not finish in time is DOWN, so a report never hangs.
  *
- * <p>Gates (any DOWN makes the service not ready, 503): db_reachable, read_only_confirmed (a write as
- * {@code sql_agent_ro} is attempted and must be refused, then rolled back), agent_cannot_read_log,
- * query_log_writable (a row is inserted as {@code sql_agent_log} and rolled back), log_role_cannot_read,
- * tables, schema_index_built, schema_drifted, query_log (the writer runs). Data only: model_reachable
- * ({@code GET {base}/models}), model.
+ * <p>Gates (any DOWN makes the service not ready, 503): db_reachable (the target, as the agent role),
+ * read_only_confirmed (every proof, from the catalogue, that the agent role cannot write; never a write
+ * attempted in the target), state_store_reachable, query_log_writable (a row is inserted as
+ * {@code sql_agent_log} and rolled back, in the state store), log_role_cannot_read, tables, schema_index_built,
+ * schema_drifted, query_log (the writer runs). Data only: model_reachable ({@code GET {base}/models}), model.
+ * With {@code SQLAGENT_ALLOW_WRITABLE_ROLE=true}, read_only_confirmed is data: reported false, not a gate.
  *
  * <p>Concurrent requests share one run of the checks, so probes cannot pile up connections.
  */
@@ -57,12 +60,15 @@ public final class HealthVerticle extends VerticleBase {
 
   /** Checks whose DOWN does not make the service unready. */
   static final Set<String> DATA_ONLY = Set.of("model_reachable", "model");
+  /** With a writable role allowed, its proofs are reported, not required. */
+  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "read_only_confirmed");
 
-  private static final String VISIBLE = "c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'f')"
-      + " AND NOT c.relispartition AND c.relname <> 'agent_query_log' AND has_table_privilege(c.oid, 'SELECT')";
-
-  private final DbTarget db;
+  private final Target target;
   private final SnapshotStore snapshots;
+  private List<String> schemas;
+  private boolean writableAllowed;
+  private Discovery discovery;
+  private Pool statePool;
   private long timeoutMs;
   private String modelName;
   private String modelBase;
@@ -73,9 +79,12 @@ public final class HealthVerticle extends VerticleBase {
   private HealthChecks checks;
   private Future<JsonObject> inFlight;
 
-  public HealthVerticle(DbTarget db, Path home) {
-    this.db = db;
-    this.snapshots = new SnapshotStore(home);
+  private final StateStore state;
+
+  public HealthVerticle(Target target, StateStore state) {
+    this.target = target;
+    this.state = state;
+    this.snapshots = new SnapshotStore(state);
   }
 
   @Override
@@ -90,16 +99,21 @@ public final class HealthVerticle extends VerticleBase {
     PoolOptions small = new PoolOptions().setConnectionTimeout(connectMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
         .setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS);
     roPool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(2).setName("sql-agent-health-ro"))
-        .connectingTo(db.roOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
+        .connectingTo(target.roOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
     logPool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(1).setName("sql-agent-health-log"))
-        .connectingTo(db.logOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
+        .connectingTo(state.logOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
+    statePool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(1).setName("sql-agent-health-state"))
+        .connectingTo(state.ownerOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
+    schemas = config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList();
+    writableAllowed = config().getBoolean("allowWritableRole", false);
+    discovery = new Discovery(roPool, schemas);
     web = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(connectMs).setIdleTimeout((int) timeoutMs)
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
 
     checks = HealthChecks.create(vertx);
     register("db_reachable", this::dbReachable);
     register("read_only_confirmed", this::readOnlyConfirmed);
-    register("agent_cannot_read_log", this::agentCannotReadLog);
+    register("state_store_reachable", this::stateStoreReachable);
     register("query_log_writable", this::queryLogWritable);
     register("log_role_cannot_read", this::logRoleCannotRead);
     register("tables", this::tables);
@@ -114,7 +128,7 @@ public final class HealthVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     web.close();
-    return Future.all(roPool.close(), logPool.close());
+    return Future.all(roPool.close(), logPool.close(), statePool.close());
   }
 
   /** Registers a check with the deadline; its data always says when it was tried and how long it took. */
@@ -134,7 +148,7 @@ public final class HealthVerticle extends VerticleBase {
 
   private void onReadiness(Message<JsonObject> msg) {
     if (inFlight == null) {
-      inFlight = checks.checkStatus().map(HealthVerticle::report).eventually(() -> {
+      inFlight = checks.checkStatus().map(r -> report(r, writableAllowed ? DATA_ONLY_WRITABLE : DATA_ONLY)).eventually(() -> {
         inFlight = null;
         return Future.succeededFuture();
       });
@@ -143,12 +157,12 @@ public final class HealthVerticle extends VerticleBase {
   }
 
   /** The flat report: one field per flag, plus every check with its data. */
-  static JsonObject report(CheckResult result) {
+  static JsonObject report(CheckResult result, Set<String> dataOnly) {
     Map<String, CheckResult> byId = new LinkedHashMap<>();
     for (CheckResult c : result.getChecks()) byId.put(c.getId(), c);
-    boolean ok = byId.values().stream().allMatch(c -> DATA_ONLY.contains(c.getId()) || up(c));
+    boolean ok = byId.values().stream().allMatch(c -> dataOnly.contains(c.getId()) || up(c));
     JsonObject r = new JsonObject().put("ok", ok).put("status", ok ? "UP" : "DOWN");
-    for (String flag : List.of("db_reachable", "read_only_confirmed", "agent_cannot_read_log", "query_log_writable",
+    for (String flag : List.of("db_reachable", "read_only_confirmed", "state_store_reachable", "query_log_writable",
         "log_role_cannot_read", "schema_index_built")) {
       r.put(flag, up(byId.get(flag)));
     }
@@ -157,11 +171,14 @@ public final class HealthVerticle extends VerticleBase {
     r.put("schema_differences", drift.getJsonArray("differences", new JsonArray()));
     r.put("model_reachable", data(byId.get("model_reachable")).getBoolean("reachable", false));
     r.put("tables", data(byId.get("tables")).getInteger("count"));
+    r.put("database", data(byId.get("db_reachable")).getString("database"));
+    r.put("read_only_proofs", data(byId.get("read_only_confirmed")).getJsonArray("proofs", new JsonArray()));
+    r.put("read_only_warnings", data(byId.get("read_only_confirmed")).getJsonArray("warnings", new JsonArray()));
     r.put("model", data(byId.get("model")).getString("name"));
     r.put("query_log", data(byId.get("query_log")));
     JsonArray all = new JsonArray();
     byId.values().forEach(c -> all.add(new JsonObject().put("id", c.getId()).put("status", up(c) ? "UP" : "DOWN")
-        .put("gate", !DATA_ONLY.contains(c.getId())).put("data", data(c))));
+        .put("gate", !dataOnly.contains(c.getId())).put("data", data(c))));
     return r.put("checks", all).put("checked_at", Instant.now().toString());
   }
 
@@ -184,22 +201,28 @@ public final class HealthVerticle extends VerticleBase {
         });
   }
 
-  /** A write as the agent role, twice: in its default (read-only) transaction, then asking for READ WRITE. */
+  /**
+   * Every proof, from the catalogue, that the agent role cannot write (on a worker: JDBC). Nothing is written
+   * to the target: the one statement tried is refused by the read-only transaction before it does anything.
+   */
   private Future<Status> readOnlyConfirmed() {
-    return roPool.withConnection(conn -> firstTable(conn, "has_table_privilege(c.oid, 'SELECT')").compose(table -> {
-      String write = "INSERT INTO " + ident(table) + " DEFAULT VALUES";
-      return attempt(conn, "BEGIN", write).compose(readOnly -> attempt(conn, "BEGIN READ WRITE", write).map(readWrite -> {
-        boolean ok = refusedWith(readOnly, "25006") && refusedWith(readWrite, "42501");
-        if (!ok) LOG.error("readiness: the agent role was NOT refused a write as expected: {} / {}", readOnly, readWrite);
-        JsonObject data = new JsonObject().put("default_transaction", readOnly).put("read_write_transaction", readWrite);
-        return ok ? Status.OK(data) : Status.KO(data);
-      }));
-    }));
+    return vertx.executeBlocking(() -> {
+      try (var c = target.roConnection()) {
+        return ReadOnlyProof.check(c, schemas.isEmpty() ? null : schemas);
+      }
+    }, false).map(report -> {
+      JsonObject data = report.toJson();
+      if (!report.readOnly()) LOG.error("readiness: the agent role {} can write: {}", report.role(), report.refusal().orElse(""));
+      return report.readOnly() ? Status.OK(data) : Status.KO(data);
+    });
   }
 
-  private Future<Status> agentCannotReadLog() {
-    return roPool.withConnection(conn -> attempt(conn, null, "SELECT 1 FROM agent_query_log LIMIT 1")
-        .map(r -> refusedWith(r, "42501") ? Status.OK(r) : Status.KO(r)));
+  private Future<Status> stateStoreReachable() {
+    return statePool.query("SELECT current_database() AS db, coalesce(max(version), 0) AS version FROM state_version")
+        .execute().map(rs -> {
+          var row = rs.iterator().next();
+          return Status.OK(new JsonObject().put("database", row.getString("db")).put("version", row.getInteger("version")));
+        });
   }
 
   private Future<Status> queryLogWritable() {
@@ -209,20 +232,21 @@ public final class HealthVerticle extends VerticleBase {
         .map(r -> r.getBoolean("refused") ? Status.KO(r) : Status.OK(r)));
   }
 
+  /** The log role may only insert: reading the log or a snapshot in the state store must fail 42501. */
   private Future<Status> logRoleCannotRead() {
-    return logPool.withConnection(conn -> firstTable(conn, "true").compose(table ->
-        attempt(conn, null, "SELECT 1 FROM agent_query_log LIMIT 1").compose(log ->
-            attempt(conn, null, "SELECT 1 FROM " + ident(table) + " LIMIT 1").map(shop -> {
-              JsonObject data = new JsonObject().put("query_log", log).put("shop_table", shop);
-              return refusedWith(log, "42501") && refusedWith(shop, "42501") ? Status.OK(data) : Status.KO(data);
-            }))));
+    return logPool.withConnection(conn -> attempt(conn, null, "SELECT 1 FROM agent_query_log LIMIT 1").compose(log ->
+        attempt(conn, null, "SELECT 1 FROM schema_snapshots LIMIT 1").map(snap -> {
+          JsonObject data = new JsonObject().put("query_log", log).put("schema_snapshots", snap);
+          return refusedWith(log, "42501") && refusedWith(snap, "42501") ? Status.OK(data) : Status.KO(data);
+        })));
   }
 
   private Future<Status> tables() {
-    return roPool.query("SELECT count(*)::int AS n FROM pg_class c WHERE " + VISIBLE).execute().map(rs -> {
-      int n = rs.iterator().next().getInteger("n");
-      JsonObject data = new JsonObject().put("count", n);
-      return n > 0 ? Status.OK(data) : Status.KO(data.put("error", "the agent role can read no table"));
+    return discovery.read().map(cat -> {
+      int n = cat.tables().size();
+      JsonObject data = new JsonObject().put("count", n).put("database", cat.database());
+      return n > 0 ? Status.OK(data) : Status.KO(data.put("error", "the agent role can read no table"
+          + (schemas.isEmpty() ? "" : " in the schemas " + String.join(", ", schemas))));
     });
   }
 
@@ -236,13 +260,14 @@ public final class HealthVerticle extends VerticleBase {
   }
 
   private Future<Status> schemaDrift() {
-    Future<Optional<SchemaShape>> snapshot = vertx.executeBlocking(() -> snapshots.read(db.admin()), false);
-    return Future.all(snapshot, SchemaReader.read(roPool, db.admin())).map(both -> {
+    Future<Optional<SchemaShape>> snapshot = vertx.executeBlocking(() -> snapshots.read(target.key()), false);
+    Future<SchemaShape> now = discovery.read().map(cat -> SchemaReader.shape(target.key(), cat));
+    return Future.all(snapshot, now).map(both -> {
       Optional<SchemaShape> snap = both.resultAt(0);
       SchemaShape live = both.resultAt(1);
       if (snap.isEmpty()) {
         return Status.KO(new JsonObject().put("drifted", (Boolean) null).put("snapshot", "missing")
-            .put("error", "no schema snapshot yet (" + snapshots.path(db.admin()) + "); it is written when the index is built"));
+            .put("error", "no schema snapshot yet (" + snapshots.where(target.key()) + "); it is written when the index is built"));
       }
       Drift d = Drift.between(snap.get(), live);
       JsonObject data = d.toJson().put("snapshot_taken_at", snap.get().takenAt()).put("index_built_at", snap.get().indexBuiltAt());
@@ -296,19 +321,6 @@ public final class HealthVerticle extends VerticleBase {
 
   private static boolean refusedWith(JsonObject attempt, String sqlState) {
     return attempt.getBoolean("refused", false) && sqlState.equals(attempt.getString("sqlstate"));
-  }
-
-  /** A shop table to try things on, from the catalogue (readable by every role). */
-  private static Future<String> firstTable(SqlConnection conn, String condition) {
-    return conn.query("SELECT c.relname::text AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace"
-            + " AND c.relkind = 'r' AND c.relname <> 'agent_query_log' AND " + condition + " ORDER BY c.relname LIMIT 1")
-        .execute().compose(rs -> rs.size() == 0
-            ? Future.failedFuture("no shop table found in schema public")
-            : Future.succeededFuture(rs.iterator().next().getString("name")));
-  }
-
-  private static String ident(String name) {
-    return "\"" + name.replace("\"", "\"\"") + "\"";
   }
 
   private static String describe(Throwable e) {

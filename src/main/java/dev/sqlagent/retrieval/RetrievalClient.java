@@ -1,5 +1,7 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
+
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

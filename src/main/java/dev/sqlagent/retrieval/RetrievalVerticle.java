@@ -1,13 +1,18 @@
 package dev.sqlagent.retrieval;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.ReadOnly;
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgBuilder;
-import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.util.List;
@@ -18,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * The schema side of the agent, over the event bus: which tables a question needs (RETRIEVE), every
  * visible table (SCHEMA), one table as CREATE TABLE (DESCRIBE) and a few of its rows (SAMPLE).
  *
- * <p>The catalogue is read live on each request (a handful of catalogue queries); the embedding index is
- * built in the background at start so the HTTP edge does not wait for the model, and RETRIEVE waits for it.
+ * <p>The catalogue is discovered at start and again on {@link Addresses#SCHEMA_REFRESH} (at 1,000 tables a
+ * discovery is too much work for every question); the embedding index is built in the background so the
+ * HTTP edge does not wait for the model, and RETRIEVE waits for it. A refresh embeds only what changed.
  */
 public final class RetrievalVerticle extends VerticleBase {
 
@@ -35,28 +41,35 @@ public final class RetrievalVerticle extends VerticleBase {
   public static final int NOT_FOUND = 404;
   public static final int UNAVAILABLE = 503;
 
-  private final PgConnectOptions readOnlyRole;
+  private final Target target;
+  private final StateStore state;
   private Pool pool;
-  private SchemaCatalog catalog;
+  private Discovery discovery;
+  private Catalogue current;
+  private Future<Catalogue> refreshing;
   private TableNotes notes;
   private TableSelector selector;
   private Future<Void> indexReady;
   private String indexBuiltAt;
   private int indexedTables;
 
-  /** @param readOnlyRole connect options of {@code sql_agent_ro} ({@code DbTarget.roOptions()}) */
-  public RetrievalVerticle(PgConnectOptions readOnlyRole) {
-    this.readOnlyRole = readOnlyRole;
+  /**
+   * @param target the user's database, read as the agent role
+   * @param state where the embedding cache lives
+   */
+  public RetrievalVerticle(Target target, StateStore state) {
+    this.target = target;
+    this.state = state;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(readOnlyRole).using(vertx).build();
-    catalog = new SchemaCatalog(pool);
-    return vertx.executeBlocking(TableNotes::load, false)
+    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
+    discovery = new Discovery(pool, config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList());
+    return vertx.executeBlocking(() -> target.demo() ? TableNotes.load() : TableNotes.EMPTY, false)
         .compose(loaded -> {
           notes = loaded;
-          return catalogue();  // fail the deployment now if the role cannot read the catalogue
+          return discover();  // fail the deployment now if the role cannot read the catalogue
         })
         .compose(first -> {
           indexReady = buildIndex(first);
@@ -66,6 +79,7 @@ public final class RetrievalVerticle extends VerticleBase {
               bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
               bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
               bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion(),
+              bus.<Object>consumer(Addresses.SCHEMA_REFRESH, this::onRefresh).completion(),
               bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion());
         });
   }
@@ -80,7 +94,7 @@ public final class RetrievalVerticle extends VerticleBase {
   private Future<Void> buildIndex(Catalogue first) {
     return vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
-      TableSelector s = new TableSelector();
+      TableSelector s = selector != null ? selector : new TableSelector();
       long t1 = System.nanoTime();
       int n = s.index(first);
       long t2 = System.nanoTime();
@@ -102,8 +116,29 @@ public final class RetrievalVerticle extends VerticleBase {
     return new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt);
   }
 
+  /** The catalogue as last discovered. */
   private Future<Catalogue> catalogue() {
-    return catalog.read().map(notes::annotate);
+    return Future.succeededFuture(current);
+  }
+
+  /** Discovers the target again (one discovery at a time: concurrent refreshes share it). */
+  private Future<Catalogue> discover() {
+    if (refreshing == null) {
+      refreshing = discovery.read().map(notes::annotate)
+          .onSuccess(cat -> current = cat)
+          .onComplete(ar -> refreshing = null);
+    }
+    return refreshing;
+  }
+
+  /** {@link Addresses#SCHEMA_REFRESH}: discover again, embed what changed, reply the index status. */
+  private void onRefresh(Message<Object> msg) {
+    long t0 = System.nanoTime();
+    indexReady.otherwiseEmpty()
+        .compose(v -> discover())
+        .compose(cat -> indexReady = buildIndex(cat))
+        .onSuccess(v -> msg.reply(indexStatus().put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
+        .onFailure(e -> unavailable(msg, "schema refresh", e));
   }
 
   private void onRetrieve(Message<Object> msg) {

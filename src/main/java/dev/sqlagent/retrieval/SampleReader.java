@@ -1,5 +1,8 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.ReadOnly;
+
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
@@ -24,7 +27,7 @@ final class SampleReader {
     List<String> cells = table.columns().stream()
         .map(c -> "left(" + ReadOnly.quote(c.name()) + "::text, " + (SampleRows.CLIP + 1) + ")")
         .toList();
-    String sql = "SELECT " + String.join(", ", cells) + " FROM public." + ReadOnly.quote(table.name()) + " LIMIT $1";
+    String sql = "SELECT " + String.join(", ", cells) + " FROM " + ReadOnly.quote(table.schema()) + "." + ReadOnly.quote(table.relname()) + " LIMIT $1";
     return conn.preparedQuery(sql).execute(Tuple.of(n)).map(rs -> {
       List<List<String>> rows = new ArrayList<>();
       for (Row r : rs) {

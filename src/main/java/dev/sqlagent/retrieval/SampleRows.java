@@ -1,5 +1,7 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
+
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -48,7 +50,7 @@ public record SampleRows(String name, List<TableInfo.Column> columns, List<List<
   public static SampleRows fromJson(JsonObject j) {
     List<TableInfo.Column> cols = j.getJsonArray("columns").stream()
         .map(o -> (JsonObject) o)
-        .map(c -> new TableInfo.Column(c.getString("name"), c.getString("type"), true, null))
+        .map(c -> TableInfo.Column.of(c.getString("name"), c.getString("type"), true, null))
         .toList();
     List<List<String>> rows = new ArrayList<>();
     for (Object r : j.getJsonArray("rows")) {

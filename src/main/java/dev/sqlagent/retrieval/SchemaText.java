@@ -1,5 +1,8 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.ReadOnly;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +31,7 @@ public final class SchemaText {
     if (note != null) b.append("-- ").append(t.name()).append(": ").append(note).append('\n');
     if (comment != null && !comment.equals(note)) b.append("-- COMMENT: ").append(comment).append('\n');
     b.append("-- ").append(t.rowCount() == null ? "row count unknown" : "about " + t.rowCount() + " rows").append('\n');
-    b.append("CREATE TABLE ").append(identifier(t.name())).append(" (\n");
+    b.append("CREATE TABLE ").append(t.name()).append(" (\n");  // the name is already as SQL writes it
     List<String[]> lines = new ArrayList<>();  // {definition, comment or null}
     for (TableInfo.Column c : t.columns()) {
       lines.add(new String[] {identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"), oneLine(c.comment())});
@@ -36,7 +39,7 @@ public final class SchemaText {
     if (!t.primaryKey().isEmpty()) lines.add(new String[] {"PRIMARY KEY (" + identifiers(t.primaryKey()) + ")", null});
     for (TableInfo.ForeignKey fk : t.foreignKeys()) {
       lines.add(new String[] {"FOREIGN KEY (" + identifiers(fk.columns()) + ") REFERENCES "
-          + identifier(fk.refTable()) + " (" + identifiers(fk.refColumns()) + ")", null});
+          + fk.refTable() + " (" + identifiers(fk.refColumns()) + ")", null});
     }
     for (int i = 0; i < lines.size(); i++) {
       b.append("  ").append(lines.get(i)[0]);
@@ -53,7 +56,7 @@ public final class SchemaText {
   }
 
   /** An identifier as it must be written in SQL: bare when PostgreSQL would read it back unchanged. */
-  static String identifier(String name) {
+  public static String identifier(String name) {
     return PLAIN_IDENTIFIER.matcher(name).matches() && !RESERVED.contains(name) ? name : ReadOnly.quote(name);
   }
 

@@ -1,5 +1,7 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.Catalogue;
+
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +30,9 @@ public final class TableNotes {
 
   private final Map<String, String> notes;
   private final List<Convention> conventions;
+
+  /** No hand-written notes: tables are described by their COMMENTs. */
+  public static final TableNotes EMPTY = new TableNotes(Map.of(), List.of());
 
   TableNotes(Map<String, String> notes, List<Convention> conventions) {
     this.notes = Map.copyOf(notes);
@@ -63,7 +68,7 @@ public final class TableNotes {
 
   /** The catalogue with each table's note: the hand-written one, else the table's COMMENT (may be null). */
   public Catalogue annotate(Catalogue catalogue) {
-    return new Catalogue(catalogue.tables().stream()
+    return catalogue.withTables(catalogue.tables().stream()
         .map(t -> t.withNote(notes.getOrDefault(t.name(), t.comment())))
         .toList());
   }

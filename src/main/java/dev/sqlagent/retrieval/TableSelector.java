@@ -1,5 +1,8 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.TableInfo;
+
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;

@@ -46,7 +46,7 @@ class AgentFlowTest {
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     env.put("SQLAGENT_LLM_TIMEOUT_MS", "1500");
     TestDatabase db = TestDatabase.get();
-    main = new MainVerticle(db.config(env), db.target());
+    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
     vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
     http = WebClient.create(vertx);
   }
@@ -183,7 +183,7 @@ class AgentFlowTest {
 
   @Test
   void permissionDeniedIsNeverRepaired() throws Exception {
-    try (Connection c = TestDatabase.get().target().adminConnection(TestDatabase.get().target().database());
+    try (Connection c = TestDatabase.get().shopAdmin();
          Statement s = c.createStatement()) {
       s.execute("REVOKE SELECT ON store_settings FROM sql_agent_ro");
     }
@@ -195,7 +195,7 @@ class AgentFlowTest {
       assertThat(history(a)).singleElement().extracting(h -> h.getString("error_type")).isEqualTo("permission_denied");
       assertThat(model.pending()).isEqualTo(1);
     } finally {
-      try (Connection c = TestDatabase.get().target().adminConnection(TestDatabase.get().target().database());
+      try (Connection c = TestDatabase.get().shopAdmin();
            Statement s = c.createStatement()) {
         s.execute("GRANT SELECT ON store_settings TO sql_agent_ro");
       }

@@ -83,19 +83,19 @@ class SetupTest {
   @Test
   void rebuildGivesTheSameRowsAndThePinnedFingerprint() throws SQLException {
     String before;
-    try (Connection c = db.target().adminConnection(db.target().database())) {
-      before = Setup.fingerprint(c);
+    try (Connection c = db.shopAdmin()) {
+      before = DemoShop.fingerprint(c);
     }
     new Setup(db.target()).run();
-    try (Connection c = db.target().adminConnection(db.target().database())) {
-      assertThat(Setup.fingerprint(c)).isEqualTo(before).isEqualTo(FINGERPRINT);
+    try (Connection c = db.shopAdmin()) {
+      assertThat(DemoShop.fingerprint(c)).isEqualTo(before).isEqualTo(FINGERPRINT);
     }
   }
 
   @Test
   void aForbiddenGrantFailsSetupNamingTheStatement() throws SQLException {
     Setup setup = new Setup(db.target());
-    try (Connection c = db.target().adminConnection(db.target().database()); Statement s = c.createStatement()) {
+    try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
       s.execute("GRANT DELETE ON bill_items TO sql_agent_ro");
     }
     try {
@@ -114,7 +114,7 @@ class SetupTest {
   @Test
   void logRoleThatCanReadFailsSetup() throws SQLException {
     Setup setup = new Setup(db.target());
-    try (Connection c = db.target().adminConnection(db.target().database()); Statement s = c.createStatement()) {
+    try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
       s.execute("GRANT SELECT ON agent_query_log TO sql_agent_log");
     }
     try {

@@ -3,7 +3,7 @@ package dev.sqlagent.drift;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.cli.DriftCommand;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.DatabaseCopy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class DriftTest {
 
-  static DbTarget copy;
+  static Target copy;
   static SchemaShape baseline;
 
   @BeforeAll

@@ -1,7 +1,7 @@
 package dev.sqlagent.execution;
 
-import dev.sqlagent.db.DbTarget;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.demo.DemoShop;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -16,10 +16,10 @@ import java.util.Map;
  */
 record DatabaseState(Map<String, String> facts) {
 
-  static DatabaseState read(DbTarget db) throws Exception {
+  static DatabaseState read(Target db) throws Exception {
     Map<String, String> f = new LinkedHashMap<>();
     try (Connection c = db.adminConnection(db.database()); Statement s = c.createStatement()) {
-      f.put("fingerprint", Setup.fingerprint(c));
+      f.put("fingerprint", DemoShop.fingerprint(c));
       f.put("relations", one(s, "SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' ORDER BY 1) "
           + "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
           + "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'"));
@@ -37,14 +37,14 @@ record DatabaseState(Map<String, String> facts) {
   }
 
   /** Waits until no session of the agent's role is left, so their statistics are flushed. */
-  static void awaitAgentSessionsGone(DbTarget db) throws Exception {
+  static void awaitAgentSessionsGone(Target db) throws Exception {
     for (int i = 0; i < 100; i++) {
       try (Connection c = db.adminConnection(db.database()); Statement s = c.createStatement()) {
-        if (one(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + DbTarget.RO_ROLE + "'").equals("0")) return;
+        if (one(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + Target.RO_ROLE + "'").equals("0")) return;
       }
       Thread.sleep(100);
     }
-    throw new AssertionError("sessions of " + DbTarget.RO_ROLE + " still open after 10 s");
+    throw new AssertionError("sessions of " + Target.RO_ROLE + " still open after 10 s");
   }
 
   private static String one(Statement s, String sql) throws Exception {

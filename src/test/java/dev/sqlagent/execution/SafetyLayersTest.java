@@ -3,8 +3,8 @@ package dev.sqlagent.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.sqlagent.db.AdminUrl;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -36,16 +36,16 @@ class SafetyLayersTest {
   static void start() throws Exception {
     db = TestDatabase.get();
     vertx = Vertx.vertx();
-    try (Connection c = db.target().adminConnection(db.target().database())) {
-      fingerprint = Setup.fingerprint(c);
+    try (Connection c = db.shopAdmin()) {
+      fingerprint = DemoShop.fingerprint(c);
     }
   }
 
   @AfterAll
   static void stop() throws Exception {
     vertx.close().await(10, TimeUnit.SECONDS);
-    try (Connection c = db.target().adminConnection(db.target().database())) {
-      assertThat(Setup.fingerprint(c)).as("the shop's rows after every attempt").isEqualTo(fingerprint);
+    try (Connection c = db.shopAdmin()) {
+      assertThat(DemoShop.fingerprint(c)).as("the shop's rows after every attempt").isEqualTo(fingerprint);
     }
   }
 
@@ -54,7 +54,7 @@ class SafetyLayersTest {
   }
 
   static PgConnectOptions adminOptions(TestDatabase db) {
-    AdminUrl a = db.adminUrl();
+    PgUrl a = db.adminUrl();
     return new PgConnectOptions().setHost(a.host()).setPort(a.port()).setDatabase(db.target().database())
         .setUser(a.user()).setPassword(a.password());
   }

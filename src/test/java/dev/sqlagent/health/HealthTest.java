@@ -3,8 +3,8 @@ package dev.sqlagent.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.db.AdminUrl;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.drift.SnapshotStore;
 import dev.sqlagent.querylog.QueryLogVerticle;
@@ -48,7 +48,7 @@ class HealthTest {
   static HttpServer model;
   static WebClient client;
   static Path home;
-  static DbTarget viaProxy;
+  static Target viaProxy;
   static final AtomicReference<JsonObject> retrieval = new AtomicReference<>();
   static volatile boolean modelUp = true;
   static volatile String seenAuthorization;
@@ -58,9 +58,9 @@ class HealthTest {
     TestDatabase db = TestDatabase.get();
     vertx = Vertx.vertx();
     home = Files.createTempDirectory("sql-agent-health");
-    AdminUrl a = db.adminUrl();
+    PgUrl a = db.adminUrl();
     proxy = TcpProxy.start(vertx, a.host(), a.port()).await(10, TimeUnit.SECONDS);
-    viaProxy = new DbTarget(new AdminUrl("127.0.0.1", proxy.port(), a.user(), a.password(), a.database()), db.target().roles());
+    viaProxy = new Target(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(), a.database()), db.target().roles());
 
     model = vertx.createHttpServer().requestHandler(req -> {
       seenAuthorization = req.getHeader("Authorization");
@@ -145,7 +145,7 @@ class HealthTest {
     assertThat(seenAuthorization).isEqualTo("Bearer " + MODEL_KEY);
     assertThat(b.encode()).doesNotContain(MODEL_KEY);
     // The probe row was rolled back: nothing is left in the log.
-    try (Connection c = TestDatabase.get().target().adminConnection(TestDatabase.get().target().database());
+    try (Connection c = TestDatabase.get().shopAdmin();
          Statement s = c.createStatement();
          ResultSet rs = s.executeQuery("SELECT count(*) FROM agent_query_log WHERE run_id LIKE 'health-probe-%'")) {
       rs.next();

@@ -49,7 +49,7 @@ class PageBrowserTest {
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     env.put("SQLAGENT_HOME", evalHome().toString());
-    main = new MainVerticle(db.config(env), db.target());
+    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
     vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
     browser = HeadlessChromium.start(1400, 1000);
   }
@@ -198,7 +198,7 @@ class PageBrowserTest {
     env.put("SQLAGENT_HOME", Files.createTempDirectory("sqlagent-page-empty-home").toString());
     Vertx other = Vertx.vertx();
     try {
-      MainVerticle noModel = new MainVerticle(db.config(env), db.target());
+      MainVerticle noModel = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
       other.deployVerticle(noModel).await(120, TimeUnit.SECONDS);
       WebDriver d = browser.driver;
       d.get("http://127.0.0.1:" + noModel.httpPort() + "/");

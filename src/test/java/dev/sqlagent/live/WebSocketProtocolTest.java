@@ -42,7 +42,7 @@ class WebSocketProtocolTest {
     model.respondWith(req -> Reply.sql("SELECT count(*) AS n FROM customers").streamedIn(3));
     Map<String, String> env = new java.util.HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    main = new MainVerticle(db.config(env), db.target());
+    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
     vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
     port = main.httpPort();
   }

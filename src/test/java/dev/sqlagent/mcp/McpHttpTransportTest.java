@@ -51,7 +51,7 @@ class McpHttpTransportTest {
     McpToolScenario.script(model);
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    main = new MainVerticle(db.config(env), db.target());
+    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
     vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
     web = WebClient.create(vertx);
   }

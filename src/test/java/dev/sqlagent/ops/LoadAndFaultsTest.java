@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.Credentials;
-import dev.sqlagent.db.DbTarget;
+import dev.sqlagent.db.Target;
 import dev.sqlagent.db.EmbeddedDatabase;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.metrics.MetricsVerticle;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
@@ -64,7 +64,7 @@ class LoadAndFaultsTest {
   static int port;
   static String adminPassword;
   static volatile EmbeddedDatabase pg;
-  static DbTarget target;
+  static Target target;
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle service;
@@ -79,8 +79,8 @@ class LoadAndFaultsTest {
     Credentials credentials = new Credentials(home);
     adminPassword = credentials.embeddedAdminPassword();
     pg = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), adminPassword, port);
-    AdminUrl admin = pg.adminUrl();
-    target = new DbTarget(admin, credentials.rolesOrCreate(admin.serverKey()));
+    PgUrl admin = pg.adminUrl();
+    target = new Target(admin, credentials.rolesOrCreate(admin.serverKey()));
     new Setup(target).run();
 
     vertx = MetricsVerticle.newVertx();
@@ -97,7 +97,7 @@ class LoadAndFaultsTest {
     });
 
     Map<String, String> env = new HashMap<>(model.env());
-    AdminUrl a = target.admin();
+    PgUrl a = target.admin();
     env.put("SQLAGENT_DB_URL", "postgresql://" + a.user() + ":" + a.password() + "@" + a.host() + ":" + a.port() + "/" + a.database());
     env.put("SQLAGENT_HOME", home.toString());
     env.put("SQLAGENT_HTTP_PORT", "0");

@@ -47,7 +47,7 @@ class QueryLogMonitoringTest {
     assertThat(queries).hasSizeGreaterThanOrEqualTo(4);
     assertThat(String.join("\n", queries)).contains("attempts_used > 1").contains("unnest(l.error_types)")
         .contains("give_up_rate").contains("refusal_rate").contains("cost_per_question");
-    try (Connection c = DB.target().adminConnection(DB.target().database()); Statement s = c.createStatement()) {
+    try (Connection c = DB.shopAdmin(); Statement s = c.createStatement()) {
       for (String q : queries) {
         try (ResultSet rs = s.executeQuery(q)) {
           assertThat(rs.getMetaData().getColumnCount()).as(q).isPositive();
@@ -69,7 +69,7 @@ class QueryLogMonitoringTest {
       assertThatThrownBy(() -> s.executeQuery("SELECT count(*) FROM agent_query_log"))
           .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
     }
-    try (Connection log = DB.target().logConnection(); Statement s = log.createStatement()) {
+    try (Connection log = DB.state().logConnection(); Statement s = log.createStatement()) {
       assertThatThrownBy(() -> s.executeQuery("SELECT count(*) FROM agent_query_log"))
           .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
     }

@@ -1,5 +1,7 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;

@@ -1,11 +1,12 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.SeedData;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.ReplyException;
@@ -97,7 +98,7 @@ class RetrievalVerticleTest {
   void schemaListsEveryShopTableWithNotesCountsAndColumns() throws Exception {
     JsonArray tables = request(Addresses.SCHEMA, new JsonObject()).getJsonArray("tables");
     List<String> names = tables.stream().map(o -> ((JsonObject) o).getString("name")).toList();
-    assertThat(names).containsExactlyInAnyOrderElementsOf(Setup.SHOP_TABLES);
+    assertThat(names).containsExactlyInAnyOrderElementsOf(DemoShop.SHOP_TABLES);
     JsonObject bills = tables.stream().map(o -> (JsonObject) o).filter(t -> t.getString("name").equals("bills"))
         .findFirst().orElseThrow();
     assertThat(bills.getString("note")).startsWith("Sales bills from 2025-01-01 onward");
@@ -121,7 +122,7 @@ class RetrievalVerticleTest {
     ReplyException e = failure(Addresses.DESCRIBE, new JsonObject().put("name", "orders"));
     assertThat(e.failureCode()).isEqualTo(404);
     assertThat(e.getMessage()).startsWith("unknown table 'orders'; the tables are: ")
-        .contains(String.join(", ", Setup.SHOP_TABLES.stream().sorted().toList()));
+        .contains(String.join(", ", DemoShop.SHOP_TABLES.stream().sorted().toList()));
     assertThat(failure(Addresses.DESCRIBE, new JsonObject().put("name", "agent_query_log")).failureCode()).isEqualTo(404);
     assertThat(failure(Addresses.DESCRIBE, new JsonObject().put("name", "pg_class")).failureCode()).isEqualTo(404);
     assertThat(failure(Addresses.DESCRIBE, new JsonObject()).failureCode()).isEqualTo(400);

@@ -2,7 +2,7 @@ package dev.sqlagent.retrieval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.testing.RunningService;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.codec.BodyCodec;
@@ -34,7 +34,7 @@ class SchemaRouteTest {
     assertThat(resp.statusCode()).isEqualTo(200);
     assertThat(resp.getHeader("content-type")).startsWith("application/json");
     var tables = resp.body().getJsonArray("tables").stream().map(o -> (JsonObject) o).toList();
-    assertThat(tables).extracting(t -> t.getString("name")).containsExactlyInAnyOrderElementsOf(Setup.SHOP_TABLES);
+    assertThat(tables).extracting(t -> t.getString("name")).containsExactlyInAnyOrderElementsOf(DemoShop.SHOP_TABLES);
     assertThat(tables).allSatisfy(t -> {
       assertThat(t.getString("note")).isNotBlank();
       assertThat(t.getLong("row_count")).isNotNull();

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.TestDatabase;
@@ -44,7 +45,7 @@ class UserTableTest {
 
   private static void admin(String... statements) throws Exception {
     TestDatabase db = TestDatabase.get();
-    try (Connection c = db.target().adminConnection(db.target().database()); Statement s = c.createStatement()) {
+    try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
       for (String sql : statements) s.execute(sql);
     }
   }

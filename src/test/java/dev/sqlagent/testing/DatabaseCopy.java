@@ -1,8 +1,8 @@
 package dev.sqlagent.testing;
 
-import dev.sqlagent.db.AdminUrl;
-import dev.sqlagent.db.DbTarget;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.demo.DemoShop;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -13,23 +13,23 @@ import java.util.Map;
  */
 public final class DatabaseCopy {
 
-  private static final Map<String, DbTarget> COPIES = new HashMap<>();
+  private static final Map<String, Target> COPIES = new HashMap<>();
 
   private DatabaseCopy() {}
 
   /** The copy called {@code name}, built on first use in this JVM (and rebuilt from scratch then). */
-  public static synchronized DbTarget of(String name) {
+  public static synchronized Target of(String name) {
     return COPIES.computeIfAbsent(name, n -> {
-      DbTarget shared = TestDatabase.get().target();
-      AdminUrl a = shared.admin();
-      DbTarget copy = new DbTarget(new AdminUrl(a.host(), a.port(), a.user(), a.password(), n), shared.roles());
+      Target shared = TestDatabase.get().target();
+      PgUrl a = shared.admin();
+      Target copy = new Target(new PgUrl(a.host(), a.port(), a.user(), a.password(), n), shared.roles());
       new Setup(copy).run();
       return copy;
     });
   }
 
   /** Drops and re-creates the copy's shop tables (the same seed), undoing any schema change. */
-  public static void rebuild(DbTarget copy) {
+  public static void rebuild(Target copy) {
     Setup s = new Setup(copy);
     s.rebuild();
     s.grantRoles();

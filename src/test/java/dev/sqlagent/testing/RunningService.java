@@ -23,7 +23,7 @@ public final class RunningService implements AutoCloseable {
   public static RunningService start(Map<String, String> env) throws Exception {
     TestDatabase db = TestDatabase.get();
     Vertx vertx = Vertx.vertx();
-    MainVerticle main = new MainVerticle(db.config(env), db.target());
+    MainVerticle main = new MainVerticle(db.config(env), db.target(), db.state());
     vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
     return new RunningService(vertx, main);
   }

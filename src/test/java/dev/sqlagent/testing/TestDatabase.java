@@ -1,34 +1,43 @@
 package dev.sqlagent.testing;
 
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.AdminUrl;
 import dev.sqlagent.db.Credentials;
-import dev.sqlagent.db.DbTarget;
 import dev.sqlagent.db.EmbeddedDatabase;
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.demo.DemoShop;
+import dev.sqlagent.state.StateStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.PostgreSQLContainer;
 
 /**
- * One real PostgreSQL for the whole test run, set up once: Testcontainers' PostgreSQL when a Docker engine
- * answers, otherwise the embedded PostgreSQL the service itself uses. Never mocked, never skipped.
+ * One real PostgreSQL for the whole test run, set up once as the service sets up its embedded server: the
+ * demo shop with its read-only agent role (the target) and the state store beside it. Testcontainers'
+ * PostgreSQL when a Docker engine answers, otherwise the embedded PostgreSQL the service itself uses. Never
+ * mocked, never skipped.
  */
 public final class TestDatabase {
 
   private static TestDatabase instance;
 
-  private final DbTarget target;
+  private final PgUrl admin;
+  private final Target target;
+  private final StateStore state;
   private final Path home;
   private final String kind;
   private final EmbeddedDatabase embedded;
 
-  private TestDatabase(DbTarget target, Path home, String kind, EmbeddedDatabase embedded) {
+  private TestDatabase(PgUrl admin, Target target, StateStore state, Path home, String kind, EmbeddedDatabase embedded) {
+    this.admin = admin;
     this.target = target;
+    this.state = state;
     this.home = home;
     this.kind = kind;
     this.embedded = embedded;
@@ -49,25 +58,27 @@ public final class TestDatabase {
   private static TestDatabase start() throws IOException {
     Path home = Files.createTempDirectory("sql-agent-test");
     Credentials credentials = new Credentials(home);
-    AdminUrl admin;
+    PgUrl admin;
     String kind;
     EmbeddedDatabase embedded = null;
     if (dockerAvailable()) {
       PostgreSQLContainer<?> pg = new PostgreSQLContainer<>("postgres:17-alpine");
       pg.start();
       Runtime.getRuntime().addShutdownHook(new Thread(pg::stop));
-      admin = new AdminUrl(pg.getHost(), pg.getFirstMappedPort(), pg.getUsername(), pg.getPassword(),
-          AdminUrl.DEFAULT_DATABASE);
+      admin = new PgUrl(pg.getHost(), pg.getFirstMappedPort(), pg.getUsername(), pg.getPassword(), "postgres");
       kind = "testcontainers";
     } else {
       embedded = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), credentials.embeddedAdminPassword());
       admin = embedded.adminUrl();
       kind = "embedded";
     }
-    DbTarget target = new DbTarget(admin, credentials.rolesOrCreate(admin.serverKey()));
-    new Setup(target).run();
+    Credentials.RolePasswords roles = credentials.rolesOrCreate(admin.serverKey());
+    DemoShop demo = new DemoShop(admin.withDatabase(DemoShop.DATABASE), roles.ro());
+    demo.run();
+    StateStore state = new StateStore(admin.withDatabase(StateStore.EMBEDDED_DATABASE), roles.log());
+    state.migrate();
     System.err.println("test database: " + kind + " " + admin);
-    return new TestDatabase(target, home, kind, embedded);
+    return new TestDatabase(admin, demo.target(), state, home, kind, embedded);
   }
 
   private static boolean dockerAvailable() {
@@ -78,12 +89,28 @@ public final class TestDatabase {
     }
   }
 
-  public DbTarget target() {
+  /** The demo shop as the agent reaches it. */
+  public Target target() {
     return target;
   }
 
-  public AdminUrl adminUrl() {
-    return target.admin();
+  public StateStore state() {
+    return state;
+  }
+
+  /** The server's superuser, on the maintenance database. */
+  public PgUrl adminUrl() {
+    return admin;
+  }
+
+  /** A superuser connection to {@code database} (tests build and inspect their own databases with it). */
+  public Connection adminConnection(String database) throws SQLException {
+    return admin.withDatabase(database).connect("sql-agent-test");
+  }
+
+  /** A superuser connection to the demo shop. */
+  public Connection shopAdmin() throws SQLException {
+    return adminConnection(DemoShop.DATABASE);
   }
 
   public Path home() {
@@ -99,11 +126,11 @@ public final class TestDatabase {
     return embedded;
   }
 
-  /** Environment for an {@link AppConfig} that points at this database, with any overrides. */
+  /** Environment for an {@link AppConfig} whose target is the demo (as its agent role) and state store this one's. */
   public Map<String, String> env(Map<String, String> overrides) {
     Map<String, String> env = new HashMap<>();
-    AdminUrl a = target.admin();
-    env.put("SQLAGENT_DB_URL", "postgresql://" + a.user() + ":" + a.password() + "@" + a.host() + ":" + a.port() + "/" + a.database());
+    env.put("SQLAGENT_DB_URL", target.url().withSecret());
+    env.put("SQLAGENT_STATE_URL", state.owner().withSecret());
     env.put("SQLAGENT_HOME", home.toString());
     env.put("SQLAGENT_HTTP_PORT", "0");
     env.putAll(overrides);

@@ -2,7 +2,7 @@ package dev.sqlagent.retrieval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.db.Setup;
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
@@ -41,7 +41,7 @@ class SchemaCatalogTest {
 
   @Test
   void listsExactlyTheFifteenShopTables() {
-    assertThat(catalogue.names()).containsExactlyElementsOf(Setup.SHOP_TABLES.stream().sorted().toList());
+    assertThat(catalogue.names()).containsExactlyElementsOf(DemoShop.SHOP_TABLES.stream().sorted().toList());
     assertThat(catalogue.names()).doesNotContain("agent_query_log").noneMatch(n -> n.startsWith("pg_"));
   }
 

@@ -1,4 +1,4 @@
-package dev.sqlagent.db;
+package dev.sqlagent.demo;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,0 +1,60 @@
+package dev.sqlagent.catalogue;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What discovery found in the target: every relation the agent role can read (sorted by schema and name),
+ * and the relations in scope that exist but are not its to read ({@code hidden}, as {@code schema.relname}),
+ * so a query naming one is told plainly that it is not available (bare too when on the search path).
+ */
+public record Catalogue(String database, List<TableInfo> tables, Set<String> hidden) {
+
+  public Catalogue {
+    tables = List.copyOf(tables);
+    hidden = Set.copyOf(hidden);
+  }
+
+  /** Known tables only, for tests and tools. */
+  public static Catalogue of(List<TableInfo> tables) {
+    return new Catalogue("", tables, Set.of());
+  }
+
+  public List<String> names() {
+    return tables.stream().map(TableInfo::name).toList();
+  }
+
+  public Catalogue withTables(List<TableInfo> replaced) {
+    return new Catalogue(database, replaced, hidden);
+  }
+
+  /**
+   * The table a user, a notes file or a model means by {@code name}: the exact name first; then, ignoring
+   * case and quotes, {@code schema.relname}, the name, or a bare relname that only one schema has.
+   */
+  public Optional<TableInfo> find(String name) {
+    if (name == null) return Optional.empty();
+    for (TableInfo t : tables) {
+      if (t.name().equals(name)) return Optional.of(t);
+    }
+    String wanted = loose(name);
+    for (TableInfo t : tables) {
+      if (loose(t.name()).equals(wanted) || loose(t.schema() + "." + t.relname()).equals(wanted)) return Optional.of(t);
+    }
+    List<TableInfo> byRelname = tables.stream().filter(t -> t.relname().toLowerCase(Locale.ROOT).equals(wanted)).toList();
+    return byRelname.size() == 1 ? Optional.of(byRelname.get(0)) : Optional.empty();
+  }
+
+  private static String loose(String name) {
+    return name.trim().replace("\"", "").toLowerCase(Locale.ROOT);
+  }
+
+  /** The message for a table that is not there: it names the real tables so the caller can correct itself. */
+  public String unknownTable(String name) {
+    return "unknown table '" + name + "'; the tables are: "
+        + tables.stream().map(TableInfo::name).collect(Collectors.joining(", "));
+  }
+}

@@ -1,0 +1,206 @@
+package dev.sqlagent.catalogue;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one definition of what the agent can see in the target, read from pg_catalog as the agent role (so it
+ * is true of whatever database and role the service is given). Gate, retrieval, {@code /api/schema}, MCP,
+ * drift and health all work from what this returns.
+ *
+ * <p>In scope: every schema outside the system ones ({@code pg_*}, {@code information_schema}), or only
+ * {@code SQLAGENT_SCHEMAS}. Visible: tables, partitioned tables (as one relation: partitions are hidden),
+ * views, materialized views and foreign tables on which the role holds SELECT (on the relation or on some of
+ * its columns, then only those columns), in a schema it may use. A view is visible on its own privilege:
+ * its base tables need not be readable.
+ */
+public final class Discovery {
+
+  /** Never-analysed tables up to this size are counted exactly; bigger ones get a null (unknown) count. */
+  static final long EXACT_COUNT_MAX_BYTES = 16L * 1024 * 1024;
+
+  private static final String SCOPE = "n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'"
+      + " AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))";
+  private static final String RELATION = "c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition";
+  private static final String READABLE = "has_schema_privilege(n.oid, 'USAGE') AND has_any_column_privilege(c.oid, 'SELECT')";
+
+  private static final String RELATIONS = "SELECT c.oid::int8 AS oid, n.nspname::text AS schema, c.relname::text AS relname,"
+      + " quote_ident(n.nspname) AS q_schema, quote_ident(c.relname) AS q_rel, c.relkind::text AS kind,"
+      + " pg_table_is_visible(c.oid) AS on_path, " + READABLE + " AS readable,"
+      + " obj_description(c.oid, 'pg_class') AS comment, c.reltuples::float8 AS reltuples,"
+      + " CASE WHEN c.relkind IN ('r', 'm') THEN pg_relation_size(c.oid) ELSE 0 END AS bytes"
+      + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+      + " WHERE " + SCOPE + " AND " + RELATION + " ORDER BY n.nspname, c.relname";
+
+  private static final String COLUMNS = "SELECT a.attrelid::int8 AS oid, a.attname::text AS name, a.attnum::int AS position,"
+      + " format_type(a.atttypid, a.atttypmod) AS type, t.typname::text AS base, a.atttypmod AS typmod,"
+      + " NOT a.attnotnull AS nullable, col_description(a.attrelid, a.attnum) AS comment,"
+      + " CASE WHEN e.typtype = 'e' THEN ARRAY(SELECT l.enumlabel::text FROM pg_enum l WHERE l.enumtypid = e.oid"
+      + "   ORDER BY l.enumsortorder) END AS enum_labels,"
+      + " CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, t.typtypmod) END AS domain_base"
+      + " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+      + " JOIN pg_type t ON t.oid = a.atttypid"
+      + " JOIN pg_type e ON e.oid = CASE WHEN t.typcategory = 'A' AND t.typelem <> 0 THEN t.typelem ELSE t.oid END"
+      + " WHERE " + SCOPE + " AND " + RELATION + " AND " + READABLE
+      + " AND a.attnum > 0 AND NOT a.attisdropped AND has_column_privilege(c.oid, a.attnum, 'SELECT')"
+      + " ORDER BY a.attrelid, a.attnum";
+
+  private static final String KEYS = "SELECT con.conrelid::int8 AS oid, con.contype::text AS kind,"
+      + " ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(n, i)"
+      + "   JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i) AS cols,"
+      + " con.confrelid::int8 AS ref_oid, quote_ident(rn.nspname) || '.' || quote_ident(r.relname) AS ref_qualified,"
+      + " ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(n, i)"
+      + "   JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i) AS ref_cols"
+      + " FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+      + " LEFT JOIN pg_class r ON r.oid = con.confrelid LEFT JOIN pg_namespace rn ON rn.oid = r.relnamespace"
+      + " WHERE " + SCOPE + " AND " + RELATION + " AND " + READABLE
+      + " AND con.contype IN ('p', 'f') AND con.conparentid = 0 ORDER BY con.conrelid, con.conname";
+
+  private final Pool pool;
+  private final List<String> schemas;
+
+  /**
+   * @param pool connected as the agent role
+   * @param schemas the schemas in scope ({@code SQLAGENT_SCHEMAS}); empty: every non-system schema
+   */
+  public Discovery(Pool pool, List<String> schemas) {
+    this.pool = pool;
+    this.schemas = List.copyOf(schemas);
+  }
+
+  /** One discovery from a thread that is not an event loop (the command line): its own Vert.x, then closed. */
+  public static Catalogue readBlocking(io.vertx.pgclient.PgConnectOptions agentRole, List<String> schemas) {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      Pool pool = io.vertx.pgclient.PgBuilder.pool().connectingTo(agentRole).using(vertx).build();
+      return new Discovery(pool, schemas).read().await(2, java.util.concurrent.TimeUnit.MINUTES);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("discovery of " + agentRole.getDatabase() + " did not finish in 2 minutes", e);
+    } finally {
+      vertx.close().await();
+    }
+  }
+
+  /** The catalogue as it is now, in one snapshot (notes are added by the caller). */
+  public Future<Catalogue> read() {
+    Tuple scope = Tuple.of(schemas.isEmpty() ? null : schemas.toArray(new String[0]));
+    return ReadOnly.run(pool, conn -> conn.preparedQuery("SELECT current_database()").execute()
+        .compose(db -> conn.preparedQuery(RELATIONS).execute(scope)
+            .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
+                .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
+                    .compose(keys -> exactCounts(conn, relations)
+                        .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)))))));
+  }
+
+  /**
+   * reltuples is -1 until the table is first analysed (and 0 when it was analysed empty, which may be
+   * stale). Those tables are counted exactly when small, in one statement; the SQL is ours, with quoted
+   * identifiers. A table with no pages at all is empty and needs no count.
+   */
+  private static Future<Map<Long, Long>> exactCounts(SqlConnection conn, RowSet<Row> relations) {
+    List<String> parts = new ArrayList<>();
+    for (Row t : relations) {
+      long bytes = t.getLong("bytes");
+      if (Boolean.TRUE.equals(t.getBoolean("readable")) && t.getDouble("reltuples") <= 0 && hasOwnStorage(t)
+          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES) {
+        parts.add("SELECT " + t.getLong("oid") + "::int8 AS oid, count(*) AS n FROM "
+            + t.getString("q_schema") + "." + t.getString("q_rel"));
+      }
+    }
+    if (parts.isEmpty()) return Future.succeededFuture(Map.of());
+    return conn.query(String.join(" UNION ALL ", parts)).execute().map(rows -> {
+      Map<Long, Long> counts = new HashMap<>();
+      for (Row r : rows) counts.put(r.getLong("oid"), r.getLong("n"));
+      return counts;
+    });
+  }
+
+  /** The planner's estimate when it has one, else the exact count, else 0 for an empty file, else unknown. */
+  private static Long rowCount(Row table, Long exact) {
+    double reltuples = table.getDouble("reltuples");
+    if (reltuples > 0) return Math.round(reltuples);
+    if (exact != null) return exact;
+    if (hasOwnStorage(table) && table.getLong("bytes") == 0) return 0L;
+    return null;
+  }
+
+  /** A plain table or materialised view: its size says how big a count would be (a view's or parent's does not). */
+  private static boolean hasOwnStorage(Row table) {
+    String kind = table.getString("kind");
+    return kind.equals("r") || kind.equals("m");
+  }
+
+  static String kind(String relkind) {
+    return switch (relkind) {
+      case "p" -> "partitioned table";
+      case "v" -> "view";
+      case "m" -> "materialized view";
+      case "f" -> "foreign table";
+      default -> "table";
+    };
+  }
+
+  private static Catalogue assemble(String database, RowSet<Row> relations, RowSet<Row> columns, RowSet<Row> keys,
+      Map<Long, Long> counts) {
+    // Bare names only where the search path finds the relation and no other readable schema has the same name.
+    Map<String, Integer> sameName = new HashMap<>();
+    for (Row r : relations) {
+      if (Boolean.TRUE.equals(r.getBoolean("readable"))) sameName.merge(r.getString("relname"), 1, Integer::sum);
+    }
+    Map<Long, String> nameOf = new HashMap<>();
+    Set<String> hidden = new HashSet<>();
+    for (Row r : relations) {
+      if (!Boolean.TRUE.equals(r.getBoolean("readable"))) {
+        hidden.add(r.getString("schema") + "." + r.getString("relname"));
+        if (Boolean.TRUE.equals(r.getBoolean("on_path"))) hidden.add(r.getString("relname"));
+        continue;
+      }
+      boolean bare = Boolean.TRUE.equals(r.getBoolean("on_path")) && sameName.get(r.getString("relname")) == 1;
+      nameOf.put(r.getLong("oid"), bare ? r.getString("q_rel") : r.getString("q_schema") + "." + r.getString("q_rel"));
+    }
+    Map<Long, List<TableInfo.Column>> columnsOf = new HashMap<>();
+    for (Row r : columns) {
+      String[] labels = r.getArrayOfStrings("enum_labels");
+      columnsOf.computeIfAbsent(r.getLong("oid"), k -> new ArrayList<>()).add(new TableInfo.Column(
+          r.getString("name"), r.getInteger("position"), r.getString("type"), r.getString("base"),
+          r.getInteger("typmod"), r.getBoolean("nullable"), r.getString("comment"),
+          labels == null ? List.of() : List.of(labels), r.getString("domain_base")));
+    }
+    Map<Long, List<String>> primaryKeyOf = new HashMap<>();
+    Map<Long, List<TableInfo.ForeignKey>> foreignKeysOf = new HashMap<>();
+    for (Row r : keys) {
+      List<String> cols = List.of(r.getArrayOfStrings("cols"));
+      if (r.getString("kind").equals("p")) {
+        primaryKeyOf.put(r.getLong("oid"), cols);
+      } else {
+        String ref = nameOf.getOrDefault(r.getLong("ref_oid"), r.getString("ref_qualified"));
+        foreignKeysOf.computeIfAbsent(r.getLong("oid"), k -> new ArrayList<>()).add(
+            new TableInfo.ForeignKey(cols, ref, List.of(r.getArrayOfStrings("ref_cols"))));
+      }
+    }
+    Map<Long, TableInfo> tables = new LinkedHashMap<>();
+    for (Row t : relations) {
+      long oid = t.getLong("oid");
+      if (!nameOf.containsKey(oid)) continue;
+      tables.put(oid, new TableInfo(nameOf.get(oid), t.getString("schema"), t.getString("relname"),
+          kind(t.getString("kind")), Boolean.TRUE.equals(t.getBoolean("on_path")), t.getString("comment"), null, rowCount(t, counts.get(oid)),
+          List.copyOf(columnsOf.getOrDefault(oid, List.of())),
+          primaryKeyOf.getOrDefault(oid, List.of()),
+          List.copyOf(foreignKeysOf.getOrDefault(oid, List.of()))));
+    }
+    List<TableInfo> sorted = new ArrayList<>(tables.values());
+    sorted.sort(java.util.Comparator.comparing(TableInfo::name));
+    return new Catalogue(database, sorted, hidden);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.sqlagent.state;
+
+import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.db.SqlScript;
+import io.vertx.pgclient.PgConnectOptions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service's own PostgreSQL: the query log, schema snapshots, the embedding cache and evaluation runs.
+ * Everything the service writes goes here, never to the target. Its owner ({@code SQLAGENT_STATE_URL}, or
+ * the embedded server's superuser) creates the tables and the INSERT-only log role; the service writes
+ * snapshots, embeddings and runs as the owner and the query log only as {@code sql_agent_log}.
+ */
+public record StateStore(PgUrl owner, String logPassword) {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StateStore.class);
+
+  public static final String LOG_ROLE = "sql_agent_log";
+  /** The state database's name on the embedded server. */
+  public static final String EMBEDDED_DATABASE = "sql_agent";
+  /** Bumped whenever a script below changes, so existing stores are migrated at the next start. */
+  static final int VERSION = 1;
+
+  /** The store could not be prepared, or its log role could do what it must not. */
+  public static final class StateStoreException extends RuntimeException {
+    public StateStoreException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "StateStore[" + owner + "]";
+  }
+
+  public PgUrl logUrl() {
+    return owner.withUser(LOG_ROLE, logPassword);
+  }
+
+  public PgConnectOptions ownerOptions() {
+    return owner.options("sql-agent-state");
+  }
+
+  public PgConnectOptions logOptions() {
+    return logUrl().options("sql-agent-log");
+  }
+
+  /** Blocking. */
+  public Connection ownerConnection() throws SQLException {
+    return owner.connect("sql-agent-state");
+  }
+
+  /** Blocking. */
+  public Connection logConnection() throws SQLException {
+    return logUrl().connect("sql-agent-log");
+  }
+
+  /**
+   * Creates the database (when it is missing and the owner may), the tables and the log role, and proves the
+   * role, unless the store is already at the current version. Blocking; idempotent.
+   */
+  public void migrate() {
+    if (isCurrent()) return;
+    long t0 = System.nanoTime();
+    ensureDatabase();
+    try (Connection c = ownerConnection()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        for (String stmt : SqlScript.load("query_log.sql", Map.of())) s.execute(stmt);
+        for (String stmt : SqlScript.load("state.sql", Map.of())) s.execute(stmt);
+        for (String stmt : SqlScript.load("log_role.sql", Map.of("db", quoteIdent(owner.database()),
+            "log_password", SqlScript.literal(logPassword)))) {
+          s.execute(stmt);
+        }
+      }
+      c.commit();
+    } catch (SQLException e) {
+      throw new StateStoreException("cannot prepare the state store " + owner + ": " + e.getMessage()
+          + (e.getMessage() != null && e.getMessage().contains("permission denied to create role")
+              ? " (the state store's user needs CREATEROLE to create the log role " + LOG_ROLE + ")" : ""), e);
+    }
+    List<String> proofs = proveLogRole();
+    try (Connection c = ownerConnection(); Statement s = c.createStatement()) {
+      s.execute("INSERT INTO state_version (version) VALUES (" + VERSION + ") ON CONFLICT DO NOTHING");
+    } catch (SQLException e) {
+      throw new StateStoreException("cannot record the state store's version: " + e.getMessage(), e);
+    }
+    LOG.info("state store {} ready in {} ms; {} log-role proofs passed", owner, (System.nanoTime() - t0) / 1_000_000,
+        proofs.size());
+  }
+
+  /** At the current version, and the log role logs in with the stored password. */
+  private boolean isCurrent() {
+    try (Connection c = ownerConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM state_version")) {
+      if (!rs.next() || rs.getInt(1) < VERSION) return false;
+    } catch (SQLException e) {
+      return false;
+    }
+    try (Connection ignored = logConnection()) {
+      return true;
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  private void ensureDatabase() {
+    try (Connection c = owner.withDatabase("postgres").connect("sql-agent-state");
+         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+      ps.setString(1, owner.database());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) return;
+      }
+      try (Statement s = c.createStatement()) {
+        s.execute("CREATE DATABASE " + quoteIdent(owner.database()) + " ENCODING 'UTF8' TEMPLATE template0");
+      }
+      LOG.info("created the state database {}", owner.database());
+    } catch (SQLException e) {
+      // Not fatal yet: the database may exist and only the maintenance database be closed to this user.
+      LOG.debug("state database check on {}: {}", owner, e.getMessage());
+    }
+  }
+
+  /**
+   * Attempts, as the log role, what it must not do (each in its own transaction, rolled back), and the one
+   * thing it must. Throws naming the first statement that got through.
+   */
+  public List<String> proveLogRole() {
+    List<String> proofs = new ArrayList<>();
+    try (Connection log = logConnection()) {
+      for (String sql : List.of(
+          "SELECT count(*) FROM agent_query_log",
+          "SELECT count(*) FROM schema_snapshots",
+          "UPDATE agent_query_log SET mode = 'x'",
+          "DELETE FROM agent_query_log",
+          "CREATE TABLE sql_agent_probe (a int)")) {
+        proofs.add(mustFail(log, sql));
+      }
+      proofs.add(mustSucceed(log, """
+          INSERT INTO agent_query_log (run_id, question, asked_at, mode, attempts_used, gave_up, refused)
+          VALUES ('state-proof', 'state store proof', now(), 'agent', 0, false, false)"""));
+    } catch (SQLException e) {
+      throw new StateStoreException("cannot connect as " + LOG_ROLE + ": " + e.getMessage(), e);
+    }
+    return proofs;
+  }
+
+  private static String mustFail(Connection c, String sql) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException refused) {
+      c.rollback();
+      return LOG_ROLE + " cannot: " + sql + " (" + refused.getSQLState() + ")";
+    }
+    c.rollback();
+    throw new StateStoreException("role " + LOG_ROLE + " was able to run `" + sql + "`: its grants are wrong, "
+        + "the state store is not used (the statement was rolled back)", null);
+  }
+
+  private static String mustSucceed(Connection c, String sql) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      c.rollback();
+      throw new StateStoreException("role " + LOG_ROLE + " could not run `" + sql.strip() + "`: " + e.getMessage(), e);
+    }
+    c.rollback();
+    return LOG_ROLE + " can: " + sql.strip().lines().findFirst().orElse(sql) + " (rolled back)";
+  }
+
+  static String quoteIdent(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
+  }
+}
