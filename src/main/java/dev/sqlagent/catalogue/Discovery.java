@@ -94,13 +94,21 @@ public final class Discovery {
 
   /** The catalogue as it is now, in one snapshot (notes are added by the caller). */
   public Future<Catalogue> read() {
+    return ReadOnly.run(pool, this::readOn);
+  }
+
+  /**
+   * The catalogue as {@code conn}'s current role sees it, inside the caller's transaction (tests read a schema
+   * change before rolling it back this way).
+   */
+  public Future<Catalogue> readOn(SqlConnection conn) {
     Tuple scope = Tuple.of(schemas.isEmpty() ? null : schemas.toArray(new String[0]));
-    return ReadOnly.run(pool, conn -> conn.preparedQuery("SELECT current_database()").execute()
+    return conn.preparedQuery("SELECT current_database()").execute()
         .compose(db -> conn.preparedQuery(RELATIONS).execute(scope)
             .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
                     .compose(keys -> exactCounts(conn, relations)
-                        .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)))))));
+                        .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts))))));
   }
 
   /**

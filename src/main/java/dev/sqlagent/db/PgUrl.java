@@ -77,11 +77,17 @@ public record PgUrl(String host, int port, String user, String password, String 
 
   /** A blocking JDBC connection (command line, setup and proofs only: never on an event loop). */
   public Connection connect(String applicationName) throws SQLException {
+    return connect(applicationName, 0);
+  }
+
+  /** As {@link #connect(String)}, every network wait bounded by {@code timeoutSeconds} (0: connect 10 s, reads unbounded). */
+  public Connection connect(String applicationName, int timeoutSeconds) throws SQLException {
     Properties p = new Properties();
+    if (timeoutSeconds > 0) p.setProperty("socketTimeout", String.valueOf(timeoutSeconds));
     p.setProperty("user", user);
     if (password != null) p.setProperty("password", password);
     p.setProperty("ApplicationName", applicationName);
-    p.setProperty("connectTimeout", "10");
+    p.setProperty("connectTimeout", String.valueOf(timeoutSeconds > 0 ? timeoutSeconds : 10));
     return DriverManager.getConnection("jdbc:postgresql://" + host + ":" + port + "/"
         + URLEncoder.encode(database, StandardCharsets.UTF_8), p);
   }

@@ -45,7 +45,7 @@ class AgentBenchmark {
       Map<String, String> env = new HashMap<>(model.env());
       env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
       TestDatabase db = TestDatabase.get();
-      vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), false)).await(120, TimeUnit.SECONDS);
+      vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), TestDatabase.get().state(), false)).await(120, TimeUnit.SECONDS);
 
       // warm-up: JIT, pools, the embedding index
       for (int i = 0; i < 10; i++) ask(vertx, questions.get(i % questions.size()).question());

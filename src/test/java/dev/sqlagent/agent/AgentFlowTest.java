@@ -3,7 +3,7 @@ package dev.sqlagent.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.db.SeedData;
+import dev.sqlagent.demo.SeedData;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -278,7 +278,7 @@ class AgentFlowTest {
     env.put("SQLAGENT_ANSWER_SUMMARY", "model");
     Vertx v2 = Vertx.vertx();
     try {
-      MainVerticle m2 = new MainVerticle(TestDatabase.get().config(env), TestDatabase.get().target());
+      MainVerticle m2 = new MainVerticle(TestDatabase.get().config(env), TestDatabase.get().target(), TestDatabase.get().state());
       v2.deployVerticle(m2).await(120, TimeUnit.SECONDS);
       JsonObject a = WebClient.create(v2).post(m2.httpPort(), "127.0.0.1", "/api/ask").as(BodyCodec.jsonObject())
           .sendJsonObject(new JsonObject().put("question", "What is customer 42's address?")).await(60, TimeUnit.SECONDS).body();

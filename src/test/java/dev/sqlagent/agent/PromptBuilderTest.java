@@ -2,7 +2,7 @@ package dev.sqlagent.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.db.SeedData;
+import dev.sqlagent.demo.SeedData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

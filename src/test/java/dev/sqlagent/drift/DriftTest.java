@@ -3,7 +3,15 @@ package dev.sqlagent.drift;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.cli.DriftCommand;
+import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.sqlclient.Pool;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import dev.sqlagent.testing.DatabaseCopy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -25,30 +33,45 @@ class DriftTest {
 
   static Target copy;
   static SchemaShape baseline;
+  static Vertx vertx;
+  static Pool adminPool;
 
   @BeforeAll
   static void copyTheShop() throws Exception {
     copy = DatabaseCopy.of("shop_drift");
-    try (Connection c = admin()) {
-      baseline = SchemaReader.read(c, copy.admin());
-    }
+    vertx = Vertx.vertx();
+    adminPool = PgBuilder.pool().connectingTo(TestDatabase.get().adminUrl().withDatabase(copy.database()).options("drift-test"))
+        .using(vertx).build();
+    baseline = shapeAfter();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    vertx.close().await(30, TimeUnit.SECONDS);
   }
 
   static Connection admin() throws Exception {
-    return copy.adminConnection(copy.database());
+    return DatabaseCopy.admin(copy);
+  }
+
+  /**
+   * The schema as the agent role sees it after these statements, which are then rolled back: PostgreSQL's DDL
+   * is transactional, and discovery runs in the same transaction under the agent's role (SET LOCAL ROLE).
+   */
+  static SchemaShape shapeAfter(String... ddl) throws Exception {
+    return adminPool.withConnection(conn -> {
+      Future<Void> chain = conn.query("BEGIN").execute().mapEmpty();
+      for (String d : ddl) chain = chain.compose(v -> conn.query(d).execute().mapEmpty());
+      return chain.compose(v -> conn.query("SET LOCAL ROLE " + Target.DEMO_ROLE).execute())
+          .compose(v -> new Discovery(adminPool, List.of()).readOn(conn))
+          .map(cat -> SchemaReader.shape(copy.key(), cat))
+          .eventually(() -> conn.query("ROLLBACK").execute());
+    }).await(60, TimeUnit.SECONDS);
   }
 
   /** The drift report of the schema as it is after these statements, which are then rolled back. */
   static Drift after(String... ddl) throws Exception {
-    try (Connection c = admin()) {
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        for (String d : ddl) s.execute(d);
-        return Drift.between(baseline, SchemaReader.read(c, copy.admin()));
-      } finally {
-        c.rollback();
-      }
-    }
+    return Drift.between(baseline, shapeAfter(ddl));
   }
 
   @Test
@@ -145,14 +168,16 @@ class DriftTest {
 
   @Test
   void theCommandExitsTwoWithoutASnapshotZeroWhenUnchangedAndOneWithWhatMoved() throws Exception {
-    Path home = Files.createTempDirectory("sql-agent-drift");
-    SnapshotStore store = new SnapshotStore(home);
+    SnapshotStore store = new SnapshotStore(TestDatabase.get().state());
+    try (Connection c = TestDatabase.get().state().ownerConnection(); Statement s = c.createStatement()) {
+      s.execute("DELETE FROM schema_snapshots WHERE target = '" + copy.key() + "'");
+    }
 
     Run none = run(store);
     assertThat(none.code).isEqualTo(DriftCommand.NO_SNAPSHOT);
     assertThat(none.err).contains("no schema snapshot").contains("sql-agent serve");
 
-    store.write(copy.admin(), baseline.withIndexBuiltAt("2025-01-01T00:00:00Z"));
+    store.write(copy.key(), baseline.withIndexBuiltAt("2025-01-01T00:00:00Z"));
     Run same = run(store);
     assertThat(same.code).as(same.out).isEqualTo(DriftCommand.NO_DRIFT);
     assertThat(same.out).contains("no drift");
@@ -176,7 +201,7 @@ class DriftTest {
   static Run run(SnapshotStore store) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = DriftCommand.check(copy, store, false, new PrintStream(out, true, StandardCharsets.UTF_8),
+    int code = DriftCommand.check(copy, List.of(), store, false, new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
     return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

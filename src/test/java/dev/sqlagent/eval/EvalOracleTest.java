@@ -50,7 +50,7 @@ class EvalOracleTest {
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     TestDatabase db = TestDatabase.get();
-    vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), false, injectFaults ? FaultInjector.mutator() : null))
+    vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), TestDatabase.get().state(), false, injectFaults ? FaultInjector.mutator() : null))
         .await(120, TimeUnit.SECONDS);
   }
 

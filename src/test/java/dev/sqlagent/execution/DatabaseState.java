@@ -1,6 +1,7 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.db.Target;
+import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.demo.DemoShop;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -18,7 +19,7 @@ record DatabaseState(Map<String, String> facts) {
 
   static DatabaseState read(Target db) throws Exception {
     Map<String, String> f = new LinkedHashMap<>();
-    try (Connection c = db.adminConnection(db.database()); Statement s = c.createStatement()) {
+    try (Connection c = TestDatabase.get().adminConnection(db.database()); Statement s = c.createStatement()) {
       f.put("fingerprint", DemoShop.fingerprint(c));
       f.put("relations", one(s, "SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' ORDER BY 1) "
           + "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
@@ -39,12 +40,12 @@ record DatabaseState(Map<String, String> facts) {
   /** Waits until no session of the agent's role is left, so their statistics are flushed. */
   static void awaitAgentSessionsGone(Target db) throws Exception {
     for (int i = 0; i < 100; i++) {
-      try (Connection c = db.adminConnection(db.database()); Statement s = c.createStatement()) {
-        if (one(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + Target.RO_ROLE + "'").equals("0")) return;
+      try (Connection c = TestDatabase.get().adminConnection(db.database()); Statement s = c.createStatement()) {
+        if (one(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + Target.DEMO_ROLE + "'").equals("0")) return;
       }
       Thread.sleep(100);
     }
-    throw new AssertionError("sessions of " + Target.RO_ROLE + " still open after 10 s");
+    throw new AssertionError("sessions of " + Target.DEMO_ROLE + " still open after 10 s");
   }
 
   private static String one(Statement s, String sql) throws Exception {

@@ -29,7 +29,7 @@ class PlanCheckTest {
   static void start() throws Exception {
     vertx = Vertx.vertx();
     executor = new ReadOnlyExecutor(vertx, TestDatabase.get().target().roOptions(), 1, 5000, 1000);
-    schema = VisibleSchema.load(executor.pool()).await(30, TimeUnit.SECONDS);
+    schema = VisibleSchema.load(executor.pool(), java.util.List.of()).await(30, TimeUnit.SECONDS);
     asAdmin = new ReadOnlyExecutor(vertx, SafetyLayersTest.adminOptions(TestDatabase.get()), 1, 5000, 1000);
   }
 

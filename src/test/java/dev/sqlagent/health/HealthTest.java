@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.drift.SchemaShape;
+import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.drift.SnapshotStore;
 import dev.sqlagent.querylog.QueryLogVerticle;
@@ -49,6 +51,7 @@ class HealthTest {
   static WebClient client;
   static Path home;
   static Target viaProxy;
+  static StateStore stateViaProxy;
   static final AtomicReference<JsonObject> retrieval = new AtomicReference<>();
   static volatile boolean modelUp = true;
   static volatile String seenAuthorization;
@@ -60,7 +63,11 @@ class HealthTest {
     home = Files.createTempDirectory("sql-agent-health");
     PgUrl a = db.adminUrl();
     proxy = TcpProxy.start(vertx, a.host(), a.port()).await(10, TimeUnit.SECONDS);
-    viaProxy = new Target(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(), a.database()), db.target().roles());
+    // Not the demo's key: this test's snapshots are its own.
+    viaProxy = new Target(new PgUrl("127.0.0.1", proxy.port(), db.target().role(), db.target().url().password(),
+        db.target().database()), false);
+    stateViaProxy = new StateStore(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(),
+        db.state().owner().database()), db.state().logPassword());
 
     model = vertx.createHttpServer().requestHandler(req -> {
       seenAuthorization = req.getHeader("Authorization");
@@ -82,9 +89,9 @@ class HealthTest {
         .put("llmBaseUrl", "http://127.0.0.1:" + model.actualPort() + "/v1")
         .put("llmApiKeys", new JsonArray().add(MODEL_KEY));
     DeploymentOptions opts = new DeploymentOptions().setConfig(config);
-    vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions()), opts).await(20, TimeUnit.SECONDS);
-    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, home), opts).await(20, TimeUnit.SECONDS);
-    vertx.deployVerticle(new HealthVerticle(viaProxy, home), opts).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new QueryLogVerticle(stateViaProxy.logOptions()), opts).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, stateViaProxy), opts).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new HealthVerticle(viaProxy, stateViaProxy), opts).await(20, TimeUnit.SECONDS);
     http = new HttpVerticle();
     vertx.deployVerticle(http, opts).await(20, TimeUnit.SECONDS);
     client = WebClient.create(vertx);
@@ -108,10 +115,10 @@ class HealthTest {
   }
 
   static void awaitSnapshot(String builtAt) throws Exception {
-    SnapshotStore store = new SnapshotStore(home);
+    SnapshotStore store = new SnapshotStore(TestDatabase.get().state());
     long deadline = System.currentTimeMillis() + 20_000;
     while (System.currentTimeMillis() < deadline) {
-      var s = store.read(viaProxy.admin());
+      var s = store.read(viaProxy.key());
       if (s.isPresent() && builtAt.equals(s.get().indexBuiltAt())) return;
       Thread.sleep(100);
     }
@@ -124,7 +131,7 @@ class HealthTest {
     JsonObject b = r.body();
     assertThat(r.statusCode()).as(b.encodePrettily()).isEqualTo(200);
     assertThat(b.getBoolean("ok")).isTrue();
-    for (String flag : List.of("db_reachable", "read_only_confirmed", "agent_cannot_read_log", "query_log_writable",
+    for (String flag : List.of("db_reachable", "read_only_confirmed", "state_store_reachable", "query_log_writable",
         "log_role_cannot_read", "schema_index_built")) {
       assertThat(b.getBoolean(flag)).as(flag).isTrue();
     }
@@ -137,15 +144,22 @@ class HealthTest {
     for (Object o : b.getJsonArray("checks")) {
       assertThat(((JsonObject) o).getJsonObject("data").getString("tried_at")).as(o.toString()).isNotNull();
     }
+    // Proven from the catalogue, each proof shown; the one statement tried was refused by the read-only transaction.
     JsonObject ro = check(b, "read_only_confirmed");
-    assertThat(ro.getJsonObject("default_transaction").getString("sqlstate")).isEqualTo("25006");
-    assertThat(ro.getJsonObject("read_write_transaction").getString("sqlstate")).isEqualTo("42501");
+    assertThat(ro.getBoolean("read_only")).isTrue();
+    assertThat(ro.getJsonArray("proofs").stream().map(p -> ((JsonObject) p).getString("name")))
+        .contains("not_superuser", "no_table_writes", "no_create", "read_only_transaction");
+    assertThat(b.getJsonArray("read_only_proofs")).hasSameSizeAs(ro.getJsonArray("proofs"));
+    assertThat(ro.getJsonArray("proofs").stream().map(p -> (JsonObject) p)
+        .filter(p -> p.getString("name").equals("read_only_transaction")).findFirst().orElseThrow().getString("detail"))
+        .contains("25006");
+    assertThat(b.getString("database")).isEqualTo("shop");
     assertThat(check(b, "query_log_writable").getBoolean("rolled_back")).isTrue();
-    assertThat(check(b, "log_role_cannot_read").getJsonObject("shop_table").getString("sqlstate")).isEqualTo("42501");
+    assertThat(check(b, "log_role_cannot_read").getJsonObject("schema_snapshots").getString("sqlstate")).isEqualTo("42501");
     assertThat(seenAuthorization).isEqualTo("Bearer " + MODEL_KEY);
     assertThat(b.encode()).doesNotContain(MODEL_KEY);
     // The probe row was rolled back: nothing is left in the log.
-    try (Connection c = TestDatabase.get().shopAdmin();
+    try (Connection c = TestDatabase.get().state().ownerConnection();
          Statement s = c.createStatement();
          ResultSet rs = s.executeQuery("SELECT count(*) FROM agent_query_log WHERE run_id LIKE 'health-probe-%'")) {
       rs.next();
@@ -168,7 +182,7 @@ class HealthTest {
     assertThat(down.statusCode()).isEqualTo(503);
     JsonObject b = down.body();
     assertThat(b.getBoolean("ok")).isFalse();
-    for (String flag : List.of("db_reachable", "read_only_confirmed", "agent_cannot_read_log", "query_log_writable",
+    for (String flag : List.of("db_reachable", "read_only_confirmed", "state_store_reachable", "query_log_writable",
         "log_role_cannot_read")) {
       assertThat(b.getBoolean(flag)).as(flag).isFalse();
       assertThat(check(b, flag).getString("error")).as(flag).isNotBlank();
@@ -215,18 +229,18 @@ class HealthTest {
     awaitSnapshot(builtAt);
 
     // Make the snapshot say bills.total_amt was called bill_total: the live schema then has drifted from it.
-    SnapshotStore store = new SnapshotStore(home);
-    Path file = store.path(viaProxy.admin());
-    String original = Files.readString(file);
+    SnapshotStore store = new SnapshotStore(TestDatabase.get().state());
+    SchemaShape original = store.read(viaProxy.key()).orElseThrow();
     try {
-      Files.writeString(file, original.replace("\"total_amt\"", "\"bill_total\""));
+      store.write(viaProxy.key(), SchemaShape.fromJson(new JsonObject(original.toJson().encode()
+          .replace("\"total_amt\"", "\"bill_total\""))));
       HttpResponse<JsonObject> r = get("/api/health");
       assertThat(r.statusCode()).isEqualTo(503);
       assertThat(r.body().getBoolean("schema_drifted")).isTrue();
       assertThat(r.body().getJsonArray("schema_differences").getJsonObject(0).getString("text"))
           .isEqualTo("column renamed: bills.bill_total -> total_amt");
     } finally {
-      Files.writeString(file, original);
+      store.write(viaProxy.key(), original);
     }
     assertThat(get("/api/health").statusCode()).isEqualTo(200);
   }

@@ -32,7 +32,7 @@ class WebSocketBridgeTest {
   static void start() throws Exception {
     TestDatabase db = TestDatabase.get();
     vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(Map.of("SQLAGENT_ANSWER_SUMMARY", "plain")), db.target());
+    main = new MainVerticle(db.config(Map.of("SQLAGENT_ANSWER_SUMMARY", "plain")), db.target(), db.state());
     vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
     port = main.httpPort();
   }

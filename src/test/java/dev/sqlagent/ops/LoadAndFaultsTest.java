@@ -8,6 +8,8 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.Credentials;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.demo.DemoShop;
+import dev.sqlagent.state.StateStore;
 import dev.sqlagent.db.EmbeddedDatabase;
 import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.metrics.MetricsVerticle;
@@ -65,6 +67,7 @@ class LoadAndFaultsTest {
   static String adminPassword;
   static volatile EmbeddedDatabase pg;
   static Target target;
+  static StateStore state;
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle service;
@@ -80,8 +83,12 @@ class LoadAndFaultsTest {
     adminPassword = credentials.embeddedAdminPassword();
     pg = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), adminPassword, port);
     PgUrl admin = pg.adminUrl();
-    target = new Target(admin, credentials.rolesOrCreate(admin.serverKey()));
-    new Setup(target).run();
+    Credentials.RolePasswords roles = credentials.rolesOrCreate("embedded");
+    DemoShop demo = new DemoShop(admin.withDatabase(DemoShop.DATABASE), roles.ro());
+    demo.run();
+    target = demo.target();
+    state = new StateStore(admin.withDatabase(StateStore.EMBEDDED_DATABASE), roles.log());
+    state.migrate();
 
     vertx = MetricsVerticle.newVertx();
     model = FakeModelServer.start(vertx);
@@ -97,8 +104,8 @@ class LoadAndFaultsTest {
     });
 
     Map<String, String> env = new HashMap<>(model.env());
-    PgUrl a = target.admin();
-    env.put("SQLAGENT_DB_URL", "postgresql://" + a.user() + ":" + a.password() + "@" + a.host() + ":" + a.port() + "/" + a.database());
+    env.put("SQLAGENT_DB_URL", target.url().withSecret());
+    env.put("SQLAGENT_STATE_URL", state.owner().withSecret());
     env.put("SQLAGENT_HOME", home.toString());
     env.put("SQLAGENT_HTTP_PORT", "0");
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
@@ -108,7 +115,7 @@ class LoadAndFaultsTest {
     env.put("SQLAGENT_LLM_TIMEOUT_MS", "10000");
     env.put("SQLAGENT_QUESTION_TIMEOUT_MS", "30000");
     AppConfig config = AppConfig.load(env);
-    service = new MainVerticle(config, target);
+    service = new MainVerticle(config, target, state);
     vertx.deployVerticle(service).await(5, TimeUnit.MINUTES);
     client = WebClient.create(vertx);
     awaitHealth(200, 120_000);
@@ -242,7 +249,7 @@ class LoadAndFaultsTest {
         new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(40_000)).await(45, TimeUnit.SECONDS).body();
     long answeredOverHttp = outcomes.stream().filter(o -> o.status() == 200).count();
     int rows;
-    try (Connection c = target.adminConnection(target.database()); Statement s = c.createStatement();
+    try (Connection c = state.ownerConnection(); Statement s = c.createStatement();
          ResultSet rs = s.executeQuery("SELECT count(*) FROM agent_query_log WHERE source = 'http'")) {
       rs.next();
       rows = rs.getInt(1);

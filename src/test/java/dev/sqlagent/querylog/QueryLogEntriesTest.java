@@ -37,7 +37,7 @@ class QueryLogEntriesTest {
     model.respondWith(req -> Reply.sql("SELECT count(*) AS customers FROM customers"));
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), false)).await(5, TimeUnit.MINUTES);
+    vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), TestDatabase.get().state(), false)).await(5, TimeUnit.MINUTES);
   }
 
   @AfterAll

@@ -47,7 +47,7 @@ class QueryLogMonitoringTest {
     assertThat(queries).hasSizeGreaterThanOrEqualTo(4);
     assertThat(String.join("\n", queries)).contains("attempts_used > 1").contains("unnest(l.error_types)")
         .contains("give_up_rate").contains("refusal_rate").contains("cost_per_question");
-    try (Connection c = DB.shopAdmin(); Statement s = c.createStatement()) {
+    try (Connection c = DB.state().ownerConnection(); Statement s = c.createStatement()) {
       for (String q : queries) {
         try (ResultSet rs = s.executeQuery(q)) {
           assertThat(rs.getMetaData().getColumnCount()).as(q).isPositive();
@@ -65,9 +65,12 @@ class QueryLogMonitoringTest {
 
   @Test
   void neitherRoleCanReadTheLog() throws Exception {
+    // The agent role cannot even connect to the state store (no CONNECT for PUBLIC there), nor see a log in the target.
+    assertThatThrownBy(() -> DB.state().owner().withUser(DB.target().role(), DB.target().url().password()).connect("test"))
+        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
     try (Connection ro = DB.target().roConnection(); Statement s = ro.createStatement()) {
       assertThatThrownBy(() -> s.executeQuery("SELECT count(*) FROM agent_query_log"))
-          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
+          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42P01"));
     }
     try (Connection log = DB.state().logConnection(); Statement s = log.createStatement()) {
       assertThatThrownBy(() -> s.executeQuery("SELECT count(*) FROM agent_query_log"))

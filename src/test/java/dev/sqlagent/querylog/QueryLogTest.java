@@ -8,7 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.PgUrl;
-import dev.sqlagent.db.Target;
+import dev.sqlagent.state.StateStore;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.DeploymentOptions;
@@ -62,8 +62,8 @@ class QueryLogTest {
 
   void deploy(Map<String, Object> config) throws Exception {
     PgUrl a = DB.adminUrl();
-    Target viaProxy = new Target(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(), a.database()),
-        DB.target().roles());
+    StateStore viaProxy = new StateStore(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(),
+        DB.state().owner().database()), DB.state().logPassword());
     deployment = vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions()),
         new DeploymentOptions().setConfig(new JsonObject(new HashMap<>(config)))).await(20, TimeUnit.SECONDS);
   }
@@ -257,7 +257,7 @@ class QueryLogTest {
   /** The rows of these runs, read as the admin (the log role cannot read its own table). */
   static List<Map<String, Object>> rows(List<String> runIds) throws Exception {
     List<Map<String, Object>> out = new ArrayList<>();
-    try (Connection c = DB.shopAdmin();
+    try (Connection c = DB.state().ownerConnection();
          PreparedStatement ps = c.prepareStatement("""
              SELECT *, extract(epoch FROM now() - asked_at) * 1000 AS asked_before_logged_ms
              FROM agent_query_log WHERE run_id = ANY(?)""")) {

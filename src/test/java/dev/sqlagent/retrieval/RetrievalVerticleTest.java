@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.db.SeedData;
+import dev.sqlagent.demo.SeedData;
 import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
@@ -31,7 +31,7 @@ class RetrievalVerticleTest {
   @BeforeAll
   static void deploy() throws Exception {
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target().roOptions())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state())).await(60, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }
 
@@ -164,7 +164,7 @@ class RetrievalVerticleTest {
     }
     assertThat(addresses.get(0)).isEqualTo(SeedData.INJECTION_ADDRESS);
     assertThat(addresses.get(1)).hasSizeGreaterThan(1_000);
-    SampleRows rows = new SampleRows("customers", List.of(new TableInfo.Column("address", "text", true, null)),
+    SampleRows rows = new SampleRows("customers", List.of(TableInfo.Column.of("address", "text", true, null)),
         addresses.stream().map(a -> List.of(SampleRows.clip(a))).toList());
     assertThat(rows.text()).doesNotContain("DROP TABLE").contains("IGNORE PREVIOUS I…");
     assertThat(rows.text().lines().skip(2)).allSatisfy(line -> assertThat(line).hasSizeLessThanOrEqualTo(40));

@@ -9,11 +9,11 @@ import org.junit.jupiter.api.Test;
 /** The CREATE TABLE rendering and the samples block, without a database. */
 class SchemaTextTest {
 
-  static final TableInfo BILLS = new TableInfo("bills", "Sales bills from 2025.", "Sales from 2025 on; older in bill_archive.",
-      1400L,
-      List.of(new TableInfo.Column("bill_id", "integer", false, "Bill id."),
-          new TableInfo.Column("cust_id", "integer", true, "Named customer;\nNULL for walk-ins."),
-          new TableInfo.Column("order", "text", true, null)),
+  static final TableInfo BILLS = new TableInfo("bills", "public", "bills", "table", true, "Sales bills from 2025.",
+      "Sales from 2025 on; older in bill_archive.", 1400L,
+      List.of(TableInfo.Column.of("bill_id", "integer", false, "Bill id."),
+          TableInfo.Column.of("cust_id", "integer", true, "Named customer;\nNULL for walk-ins."),
+          TableInfo.Column.of("order", "text", true, null)),
       List.of("bill_id"),
       List.of(new TableInfo.ForeignKey(List.of("cust_id"), "customers", List.of("cust_id"))));
 
@@ -35,8 +35,8 @@ class SchemaTextTest {
 
   @Test
   void aTableWithoutNoteOrCountStillRenders() {
-    TableInfo t = new TableInfo("My Table", null, null, null,
-        List.of(new TableInfo.Column("id", "bigint", false, null)), List.of(), List.of());
+    TableInfo t = new TableInfo("\"My Table\"", "public", "My Table", "table", true, null, null, null,
+        List.of(TableInfo.Column.of("id", "bigint", false, null)), List.of(), List.of());
     assertThat(SchemaText.ddl(t)).isEqualTo("""
         -- row count unknown
         CREATE TABLE "My Table" (

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.Catalogue;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +27,7 @@ class TableSelectionTest {
   static void load() throws Exception {
     vertx = Vertx.vertx();
     Pool pool = PgBuilder.pool().connectingTo(TestDatabase.get().target().roOptions()).using(vertx).build();
-    catalogue = TableNotes.load().annotate(new SchemaCatalog(pool).read().await(30, TimeUnit.SECONDS));
+    catalogue = TableNotes.load().annotate(new Discovery(pool, java.util.List.of()).read().await(30, TimeUnit.SECONDS));
     selector = new TableSelector();
   }
 

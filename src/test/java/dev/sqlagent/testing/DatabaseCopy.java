@@ -1,15 +1,16 @@
 package dev.sqlagent.testing;
 
-import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.demo.DemoShop;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A second shop database on the test server, built by Setup under another name, for tests that change the
- * schema: the shared {@code shop} is never touched. The agent roles are the server's, with the same
- * passwords (roles belong to the server, not to one database).
+ * A second demo shop on the test server, built by the demo's own setup under another name, for tests that
+ * change the schema: the shared {@code shop} is never touched. The agent role is the server's, with the same
+ * password (roles belong to the server, not to one database).
  */
 public final class DatabaseCopy {
 
@@ -20,18 +21,26 @@ public final class DatabaseCopy {
   /** The copy called {@code name}, built on first use in this JVM (and rebuilt from scratch then). */
   public static synchronized Target of(String name) {
     return COPIES.computeIfAbsent(name, n -> {
-      Target shared = TestDatabase.get().target();
-      PgUrl a = shared.admin();
-      Target copy = new Target(new PgUrl(a.host(), a.port(), a.user(), a.password(), n), shared.roles());
-      new Setup(copy).run();
-      return copy;
+      DemoShop demo = demo(n);
+      demo.run();
+      return demo.target();
     });
   }
 
   /** Drops and re-creates the copy's shop tables (the same seed), undoing any schema change. */
   public static void rebuild(Target copy) {
-    Setup s = new Setup(copy);
-    s.rebuild();
-    s.grantRoles();
+    DemoShop demo = demo(copy.database());
+    demo.rebuild();
+    demo.grantRole();
+  }
+
+  /** A superuser connection to the copy. */
+  public static Connection admin(Target copy) throws SQLException {
+    return TestDatabase.get().adminConnection(copy.database());
+  }
+
+  private static DemoShop demo(String database) {
+    TestDatabase db = TestDatabase.get();
+    return new DemoShop(db.adminUrl().withDatabase(database), db.target().url().password());
   }
 }

@@ -40,7 +40,7 @@ class ShopToolsGuardrailTest {
     Map<String, String> env = new java.util.HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     var config = db.config(env);
-    vertx.deployVerticle(new MainVerticle(config, db.target(), false)).await(120, TimeUnit.SECONDS);
+    vertx.deployVerticle(new MainVerticle(config, db.target(), TestDatabase.get().state(), false)).await(120, TimeUnit.SECONDS);
     tools = new ShopTools(vertx, config.toJson());
   }
 

@@ -1,4 +1,4 @@
-package dev.sqlagent.retrieval;
+package dev.sqlagent.catalogue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,8 +13,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The catalogue as sql_agent_ro reads it from pg_catalog on the real shop database. */
-class SchemaCatalogTest {
+/** Discovery as the demo's agent role reads it from pg_catalog on the real shop database. */
+class DemoDiscoveryTest {
 
   static Vertx vertx;
   static Catalogue catalogue;
@@ -23,7 +23,7 @@ class SchemaCatalogTest {
   static void read() throws Exception {
     vertx = Vertx.vertx();
     Pool pool = PgBuilder.pool().connectingTo(TestDatabase.get().target().roOptions()).using(vertx).build();
-    catalogue = new SchemaCatalog(pool).read().await(30, TimeUnit.SECONDS);
+    catalogue = new Discovery(pool, java.util.List.of()).read().await(30, TimeUnit.SECONDS);
   }
 
   @AfterAll
@@ -47,8 +47,12 @@ class SchemaCatalogTest {
 
   @Test
   void columnsCarryTypesWithPrecisionNullabilityAndComments() {
-    assertThat(column("bills", "total_amt")).isEqualTo(new TableInfo.Column("total_amt", "numeric(12,2)", true,
-        "Amount billed in rupees after discount: sum of bill_items.line_total minus discount_amt."));
+    TableInfo.Column total = column("bills", "total_amt");
+    assertThat(total.type()).isEqualTo("numeric(12,2)");
+    assertThat(total.nullable()).isTrue();
+    assertThat(total.comment()).isEqualTo("Amount billed in rupees after discount: sum of bill_items.line_total minus discount_amt.");
+    assertThat(total.base()).isEqualTo("numeric");
+    assertThat(total.position()).isEqualTo(6);
     assertThat(column("bills", "bill_no").type()).isEqualTo("character varying(20)");
     assertThat(column("bills", "bill_dt").type()).isEqualTo("timestamp without time zone");
     assertThat(column("tbl_prod_master_old", "active_flag").type()).isEqualTo("character(1)");
@@ -88,28 +92,5 @@ class SchemaCatalogTest {
     assertThat(catalogue.find("orders")).isEmpty();
     assertThat(catalogue.unknownTable("orders")).startsWith("unknown table 'orders'; the tables are: bill_archive, ")
         .contains("bills", "store_settings");
-  }
-
-  @Test
-  void notesComeFromTheResourceOrFallBackToTheComment() {
-    TableNotes notes = TableNotes.load();
-    Catalogue annotated = notes.annotate(catalogue);
-    assertThat(annotated.tables()).allSatisfy(t -> assertThat(t.note()).isNotBlank());
-    assertThat(annotated.find("bill_archive").orElseThrow().note()).contains("2023", "bills starts in 2025");
-    TableInfo userTable = new TableInfo("my_orders", "Orders from the web shop.", null, 10L, List.of(), List.of(), List.of());
-    assertThat(notes.annotate(new Catalogue(List.of(userTable))).tables().get(0).note()).isEqualTo("Orders from the web shop.");
-  }
-
-  @Test
-  void conventionsFollowTheChosenTables() {
-    TableNotes notes = TableNotes.load();
-    assertThat(notes.conventionsFor(List.of("stock_adjustments")))
-        .anyMatch(c -> c.contains("negative qty_change"))
-        .noneMatch(c -> c.contains("collected"));
-    assertThat(notes.conventionsFor(List.of("bills", "payments")))
-        .anyMatch(c -> c.contains("\"Billed\" and \"collected\""))
-        .anyMatch(c -> c.contains("PARTIAL (part-paid) bill still counts"))
-        .anyMatch(c -> c.contains("LEFT JOIN customers"));
-    assertThat(notes.conventionsFor(List.of("my_orders"))).isEmpty();
   }
 }

@@ -1,8 +1,9 @@
-package dev.sqlagent.db;
+package dev.sqlagent.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sqlagent.cli.Status;
 import dev.sqlagent.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -11,13 +12,17 @@ import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Setup against the real shared PostgreSQL: data, proofs, rebuilds. */
-class SetupTest {
+/** The demo's setup against the real shared PostgreSQL: data, proofs, rebuilds, and building it elsewhere. */
+class DemoShopTest {
 
   /** Changing the seed data must be deliberate: update this value in the same commit. */
   static final String FINGERPRINT = "32c811100f4e4b065a0ec2c1e0d455ec";
 
   private final TestDatabase db = TestDatabase.get();
+
+  private DemoShop demo() {
+    return new DemoShop(db.adminUrl().withDatabase(DemoShop.DATABASE), db.target().url().password());
+  }
 
   @Test
   void seedsExactlyTheContractedVolumes() throws SQLException {
@@ -86,7 +91,7 @@ class SetupTest {
     try (Connection c = db.shopAdmin()) {
       before = DemoShop.fingerprint(c);
     }
-    new Setup(db.target()).run();
+    demo().run();
     try (Connection c = db.shopAdmin()) {
       assertThat(DemoShop.fingerprint(c)).isEqualTo(before).isEqualTo(FINGERPRINT);
     }
@@ -94,16 +99,16 @@ class SetupTest {
 
   @Test
   void aForbiddenGrantFailsSetupNamingTheStatement() throws SQLException {
-    Setup setup = new Setup(db.target());
+    DemoShop setup = demo();
     try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
       s.execute("GRANT DELETE ON bill_items TO sql_agent_ro");
     }
     try {
       assertThatThrownBy(setup::prove)
-          .isInstanceOf(Setup.SetupException.class)
+          .isInstanceOf(DemoShop.SetupException.class)
           .hasMessageContaining("sql_agent_ro was able to run `DELETE FROM bill_items`");
     } finally {
-      setup.grantRoles();        // setup's own grant step puts it right again
+      setup.grantRole();        // setup's own grant step puts it right again
     }
     assertThat(setup.prove()).hasSizeGreaterThan(10);
     try (Connection c = db.target().roConnection()) {
@@ -112,30 +117,64 @@ class SetupTest {
   }
 
   @Test
-  void logRoleThatCanReadFailsSetup() throws SQLException {
-    Setup setup = new Setup(db.target());
-    try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
+  void logRoleThatCanReadIsRefusedByTheStateStore() throws SQLException {
+    try (Connection c = db.state().ownerConnection(); Statement s = c.createStatement()) {
       s.execute("GRANT SELECT ON agent_query_log TO sql_agent_log");
     }
     try {
-      assertThatThrownBy(setup::prove).hasMessageContaining("sql_agent_log was able to run `SELECT count(*) FROM agent_query_log`");
+      assertThatThrownBy(() -> db.state().proveLogRole())
+          .hasMessageContaining("sql_agent_log was able to run `SELECT count(*) FROM agent_query_log`");
     } finally {
-      setup.grantRoles();
+      try (Connection c = db.state().ownerConnection(); Statement s = c.createStatement()) {
+        s.execute("REVOKE SELECT ON agent_query_log FROM sql_agent_log");
+      }
     }
+    assertThat(db.state().proveLogRole()).hasSize(6);
   }
 
   @Test
   void statusAttemptsEveryCheckAndAllPass() {
-    List<Status.Check> checks = Status.run(db.target());
+    List<Status.Check> checks = Status.run(db.target(), db.state(), List.of());
     assertThat(checks).allMatch(Status.Check::ok, "every status check ok");
-    assertThat(checks).filteredOn(c -> c.name().equals("write blocked (agent role)"))
+    assertThat(checks).filteredOn(c -> c.name().equals("read-only: read_only_transaction"))
         .singleElement().extracting(Status.Check::detail).asString().contains("25006");
-    assertThat(checks).filteredOn(c -> c.name().equals("log role cannot read"))
-        .singleElement().extracting(Status.Check::detail).asString().contains("42501");
-    assertThat(checks).filteredOn(c -> c.name().equals("tables visible to the agent"))
-        .singleElement().extracting(Status.Check::detail).isEqualTo("15");
-    assertThat(checks).filteredOn(c -> c.name().equals("rows in bills"))
-        .singleElement().extracting(Status.Check::detail).isEqualTo("1400");
+    assertThat(checks).filteredOn(c -> c.name().startsWith("read-only: ")).hasSizeGreaterThanOrEqualTo(9);
+    assertThat(checks).filteredOn(c -> c.name().equals("log role"))
+        .anySatisfy(c -> assertThat(c.detail()).contains("cannot: SELECT count(*) FROM agent_query_log (42501)"));
+    assertThat(checks).filteredOn(c -> c.name().equals("relations the agent can read"))
+        .singleElement().extracting(Status.Check::detail).asString().startsWith("15 in 1 schema(s) of shop");
+  }
+
+  @Test
+  void demoIntoRefusesADatabaseThatHasAnyShopTableAndBuildsAnEmptyOne() throws SQLException {
+    String name = "demo_into_" + System.nanoTime();
+    try (Connection c = db.adminConnection("postgres"); Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    }
+    try {
+      try (Connection c = db.adminConnection(name); Statement s = c.createStatement()) {
+        s.execute("CREATE SCHEMA crm");
+        s.execute("CREATE TABLE crm.customers (id int PRIMARY KEY, name text)");
+        s.execute("INSERT INTO crm.customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Edsger')");
+      }
+      var url = db.adminUrl().withDatabase(name);
+      assertThatThrownBy(() -> DemoShop.buildInto(url)).isInstanceOf(DemoShop.SetupException.class)
+          .hasMessageContaining("already has crm.customers").hasMessageContaining("never replaces");
+      try (Connection c = db.adminConnection(name)) {
+        assertThat(count(c, "SELECT count(*) FROM crm.customers")).isEqualTo(3);
+        assertThat(count(c, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).isZero();
+        Statement s = c.createStatement();
+        s.execute("DROP TABLE crm.customers");
+      }
+      DemoShop.buildInto(url);
+      try (Connection c = db.adminConnection(name)) {
+        assertThat(DemoShop.fingerprint(c)).isEqualTo(FINGERPRINT);
+      }
+    } finally {
+      try (Connection c = db.adminConnection("postgres"); Statement s = c.createStatement()) {
+        s.execute("DROP DATABASE " + name + " WITH (FORCE)");
+      }
+    }
   }
 
   @Test

@@ -1,0 +1,39 @@
+package dev.sqlagent.retrieval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.TableInfo;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The demo's hand-written notes and conventions over a catalogue. */
+class TableNotesTest {
+
+  static final Catalogue SHOP = Catalogue.of(List.of(
+      TableInfo.of("bill_archive", "Sales of 2023-2024 from the old till.", 900L, List.of(), List.of(), List.of()),
+      TableInfo.of("bills", "Sales bills.", 1400L, List.of(), List.of(), List.of())));
+
+  @Test
+  void notesComeFromTheResourceOrFallBackToTheComment() {
+    TableNotes notes = TableNotes.load();
+    Catalogue annotated = notes.annotate(SHOP);
+    assertThat(annotated.tables()).allSatisfy(t -> assertThat(t.note()).isNotBlank());
+    assertThat(annotated.find("bill_archive").orElseThrow().note()).contains("2023", "bills starts in 2025");
+    TableInfo userTable = TableInfo.of("my_orders", "Orders from the web shop.", 10L, List.of(), List.of(), List.of());
+    assertThat(notes.annotate(Catalogue.of(List.of(userTable))).tables().get(0).note()).isEqualTo("Orders from the web shop.");
+  }
+
+  @Test
+  void conventionsFollowTheChosenTables() {
+    TableNotes notes = TableNotes.load();
+    assertThat(notes.conventionsFor(List.of("stock_adjustments")))
+        .anyMatch(c -> c.contains("negative qty_change"))
+        .noneMatch(c -> c.contains("collected"));
+    assertThat(notes.conventionsFor(List.of("bills", "payments")))
+        .anyMatch(c -> c.contains("\"Billed\" and \"collected\""))
+        .anyMatch(c -> c.contains("PARTIAL (part-paid) bill still counts"))
+        .anyMatch(c -> c.contains("LEFT JOIN customers"));
+    assertThat(notes.conventionsFor(List.of("my_orders"))).isEmpty();
+  }
+}
