@@ -173,7 +173,7 @@ public final class NotesFile {
         Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
         int line = mark == null ? 0 : mark.getLine() + 1;
         String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
-        throw new NotesException(source, line, "not valid YAML: " + plain(problem));
+        throw new NotesException(source, line, "not valid YAML: " + plain(problem) + quotingHint(text, line));
       } catch (YAMLException e) {
         throw new NotesException(source, 0, "not valid YAML: " + plain(e.getMessage()));
       }
@@ -202,6 +202,16 @@ public final class NotesFile {
         entries.add(new Entry(ks.getValue(), keyLine, convert(source, t.getValueNode(), depth + 1)));
       }
       return new MapNode(line, entries);
+    }
+
+    private static final java.util.regex.Pattern SQL_QUOTED_KEY = java.util.regex.Pattern.compile("^\\s*\"[^\"]*\"\\s*\\.");
+
+    /** The usual cause of a YAML error on a line that starts with "Schema"."Table": YAML took the quotes. */
+    private static String quotingHint(String text, int line) {
+      if (line < 1) return "";
+      String l = text.lines().skip(line - 1).findFirst().orElse("");
+      if (!SQL_QUOTED_KEY.matcher(l).find()) return "";
+      return " (a name with SQL quotes must be in single quotes in YAML: '" + l.strip().replaceAll(":.*$", "") + "':)";
     }
 
     /** A parser's problem text, first line only, for a person. */

@@ -12,7 +12,8 @@ import java.util.Optional;
  *
  * <p>A name is one or two SQL identifiers separated by a dot: {@code customers}, {@code sales.orders},
  * {@code "Sales"."Orders"}, {@code sales."Orders"}. An unquoted identifier folds to lower case, a quoted
- * one is exact ({@code ""} inside quotes is one quote). Known names are written the same way.
+ * one is exact ({@code ""} inside quotes is one quote). A name with spaces may leave out its quotes
+ * ({@code Web Orders} is read as {@code "Web Orders"}). Known names are written the same way.
  *
  * <p>Matching, best first (the best tier wins; two known names in the best tier are ambiguous):
  * <ol>
@@ -249,11 +250,9 @@ public final class TableNames {
           while (i < n && s.charAt(i) != '.' && s.charAt(i) != '"') i++;
           String part = s.substring(start, i).strip();
           if (part.isEmpty()) throw new IllegalArgumentException("'" + s + "' is not a table name");
-          if (part.chars().anyMatch(Character::isWhitespace)) {
-            throw new IllegalArgumentException("'" + s + "' is not a table name: quote a name that has spaces,"
-                + " as in SQL (\"" + part + "\")");
-          }
-          parts.add(new Ident(part, false));
+          // SQL would need quotes around a name with spaces; a person writing notes may forget them, and
+          // such a name can only mean itself.
+          parts.add(new Ident(part, part.chars().anyMatch(Character::isWhitespace)));
         }
         while (i < n && Character.isWhitespace(s.charAt(i))) i++;
         if (i == n) break;
