@@ -287,7 +287,8 @@ public final class NotesFile {
       if (source >= 0) m = m.substring(0, source);
       m = m.replaceAll(" \\(code \\d+\\)", "");
       m = m.replaceAll(" \\(for [^)]*\\)", "");
-      m = m.replaceAll(" \\(JSON String, Number[^)]*\\)", "");
+      m = m.replaceAll(" \\(JSON String, Number[^)]*\\)", " a value (text, number, list, map, true, false or null)");
+      m = m.replace("close marker for Object", "a closing }").replace("close marker for Array", "a closing ]");
       m = m.replace("Unexpected end-of-input", "the file ends too early");
       return m.strip();
     }
