@@ -38,7 +38,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  *
  * <pre>{@code
  * tables:
- *   customers:                      # a table's name as written in SQL: customers, sales.orders, "Sales"."Orders"
+ *   customers:                      # a table's name as written in SQL: customers, sales.orders, '"Sales"."Orders"'
  *     description: People who bought at least once.
  *     columns:
  *       status: "Upper case: ACTIVE, CHURNED"
@@ -61,7 +61,8 @@ import org.yaml.snakeyaml.nodes.Tag;
  *   <li>{@code conventions}: a list of maps with {@code text} (required) and {@code tables}.
  *   <li>{@code tables} of a term or convention is a list of table names, or one name.
  *   <li>Table names match the catalogue's forgiving case and quoting (see {@link TableNames}); check them
- *       with {@link Notes#validate}.
+ *       with {@link Notes#validate}. In YAML, a name with SQL quotes goes inside single quotes
+ *       ({@code '"Sales"."Orders"':}); in JSON its quotes are escaped.
  * </ul>
  *
  * <p>The format is chosen by the extension ({@code .json}, {@code .yaml}, {@code .yml}); any other
