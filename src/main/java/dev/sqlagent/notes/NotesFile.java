@@ -173,7 +173,9 @@ public final class NotesFile {
       } catch (MarkedYAMLException e) {
         Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
         int line = mark == null ? 0 : mark.getLine() + 1;
-        String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
+        String problem = e.getProblem() == null ? e.getContext()
+            : e.getContext() == null ? e.getProblem()
+            : plain(e.getContext()) + ": " + e.getProblem();
         throw new NotesException(source, line, "not valid YAML: " + plain(problem) + quotingHint(text, line));
       } catch (YAMLException e) {
         throw new NotesException(source, 0, "not valid YAML: " + plain(e.getMessage()));

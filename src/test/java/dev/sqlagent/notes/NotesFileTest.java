@@ -176,6 +176,11 @@ class NotesFileTest {
     assertThat(e.line()).isGreaterThanOrEqualTo(3);
     assertThat(e.getMessage()).contains("not valid YAML");
 
+    e = error("two.yaml", "tables:\n  a: b\n---\nterms: []\n");
+    assertThat(e.line()).isEqualTo(3);
+    assertThat(e.getMessage())
+        .endsWith("not valid YAML: expected a single document in the stream: but found another document");
+
     e = error("quotes.yaml", """
         tables:
           "Sales"."Orders": One row per order.
