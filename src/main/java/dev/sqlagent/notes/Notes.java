@@ -1,0 +1,233 @@
+package dev.sqlagent.notes;
+
+import dev.sqlagent.notes.TableNames.QualifiedName;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The hand-written knowledge of one notes file (see {@link NotesFile} for the format): table and column
+ * descriptions, business terms and conventions. Immutable and safe to share between threads.
+ *
+ * <p>Every lookup takes table names as the catalogue writes them ({@code customers}, {@code sales.orders},
+ * {@code "Sales"."Orders"}) and matches them to the file's names with {@link TableNames}, forgiving case
+ * and quoting. Run {@link #validate} against the target once, so that a name that matches nothing (or
+ * more than one table) is reported instead of silently ignored.
+ */
+public final class Notes {
+
+  /** No notes: every table is described by its COMMENT alone. */
+  public static final Notes EMPTY = new Notes("(no notes file)", List.of(), List.of(), List.of());
+
+  /** A note on one column of a table. */
+  public record Column(String name, String note, int line) {
+    public Column {
+      Objects.requireNonNull(name);
+      Objects.requireNonNull(note);
+    }
+  }
+
+  /** A table's entry: its description (null when the entry only describes columns) and column notes. */
+  public record Table(String name, String description, List<Column> columns, int line) {
+    public Table {
+      Objects.requireNonNull(name);
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /** A table named by a term or a convention, with the line it is written on. */
+  public record TableRef(String name, int line) {
+    public TableRef {
+      Objects.requireNonNull(name);
+    }
+  }
+
+  /** A business term; it is offered when any of its tables is in the prompt, or always if it has none. */
+  public record Term(String term, String means, List<TableRef> tables, int line) {
+    public Term {
+      Objects.requireNonNull(term);
+      Objects.requireNonNull(means);
+      tables = List.copyOf(tables);
+    }
+
+    /** {@code "active customer" means: a customer with an invoice in the last 12 months}. */
+    public String render() {
+      return "\"" + term + "\" means: " + means;
+    }
+  }
+
+  /** A convention (a pointer or a rule); offered when any of its tables is in the prompt, or always. */
+  public record Convention(List<TableRef> tables, String text, int line) {
+    public Convention {
+      Objects.requireNonNull(text);
+      tables = List.copyOf(tables);
+    }
+  }
+
+  private final String source;
+  private final List<Table> tables;
+  private final List<QualifiedName> tableNames;
+  private final List<Term> terms;
+  private final List<Convention> conventions;
+
+  /** The names must parse as SQL table names (the loader has checked them). */
+  Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions) {
+    this.source = Objects.requireNonNull(source);
+    this.tables = List.copyOf(tables);
+    this.tableNames = this.tables.stream().map(t -> QualifiedName.parse(t.name())).toList();
+    this.terms = List.copyOf(terms);
+    this.conventions = List.copyOf(conventions);
+  }
+
+  /** The file these notes came from, as given. */
+  public String source() {
+    return source;
+  }
+
+  public boolean isEmpty() {
+    return tables.isEmpty() && terms.isEmpty() && conventions.isEmpty();
+  }
+
+  /** The table entries in file order. */
+  public List<Table> tables() {
+    return tables;
+  }
+
+  /** The business terms in file order. */
+  public List<Term> terms() {
+    return terms;
+  }
+
+  /** The conventions in file order. */
+  public List<Convention> conventions() {
+    return conventions;
+  }
+
+  /** The description written for table {@code ref} (a catalogue name), if any. */
+  public Optional<String> tableNote(String ref) {
+    return entryFor(ref).map(Table::description);
+  }
+
+  /** The note written for column {@code column} of table {@code ref}, if any. */
+  public Optional<String> columnNote(String ref, String column) {
+    return entryFor(ref).flatMap(t -> {
+      // Which of the notes' column names stands for this column: the reverse of matchColumn.
+      Column best = null;
+      int bestRank = Integer.MAX_VALUE;
+      for (Column c : t.columns()) {
+        int r = TableNames.columnRank(c.name(), column);
+        if (r >= 0 && r < bestRank) {
+          best = c;
+          bestRank = r;
+        }
+      }
+      return Optional.ofNullable(best).map(Column::note);
+    });
+  }
+
+  /** The terms offered for a prompt that shows {@code tableRefs}, rendered, in file order. */
+  public List<String> termsFor(Collection<String> tableRefs) {
+    List<QualifiedName> refs = parseAll(tableRefs);
+    return terms.stream().filter(t -> applies(t.tables(), refs)).map(Term::render).toList();
+  }
+
+  /** The conventions offered for a prompt that shows {@code tableRefs}, in file order. */
+  public List<String> conventionsFor(Collection<String> tableRefs) {
+    List<QualifiedName> refs = parseAll(tableRefs);
+    return conventions.stream().filter(c -> applies(c.tables(), refs)).map(Convention::text).toList();
+  }
+
+  /**
+   * Checks every table and column the file names against the target. Each problem is one message with
+   * the file and line, e.g. {@code notes.yaml line 12: unknown table 'custmers' (did you mean customers?)}.
+   * An empty list means every name matched exactly one table (or column).
+   */
+  public List<String> validate(KnownTables known) {
+    List<String> names = known.names();
+    List<String> problems = new ArrayList<>();
+    Map<String, Integer> described = new HashMap<>();
+    for (Table t : tables) {
+      Optional<String> table = check(t.name(), t.line(), "", names, problems);
+      if (table.isEmpty()) continue;
+      Integer first = described.putIfAbsent(table.get(), t.line());
+      if (first != null) {
+        problems.add(at(t.line()) + "table " + table.get() + " is already described at line " + first);
+      }
+      Optional<Set<String>> columns = known.columns(table.get());
+      if (columns.isEmpty()) continue;
+      for (Column c : t.columns()) {
+        if (TableNames.matchColumn(c.name(), columns.get()).isPresent()) continue;
+        problems.add(at(c.line()) + "table " + table.get() + " has no column '" + c.name() + "'"
+            + TableNames.suggestColumn(c.name(), columns.get()).map(s -> " (did you mean " + s + "?)").orElse(""));
+      }
+    }
+    for (Term term : terms) {
+      for (TableRef r : term.tables()) check(r.name(), r.line(), " in term '" + term.term() + "'", names, problems);
+    }
+    for (Convention c : conventions) {
+      for (TableRef r : c.tables()) check(r.name(), r.line(), " in a convention", names, problems);
+    }
+    return problems;
+  }
+
+  private Optional<String> check(String name, int line, String where, List<String> names, List<String> problems) {
+    TableNames.Match m = TableNames.match(name, names);
+    if (m instanceof TableNames.Found f) return Optional.of(f.name());
+    if (m instanceof TableNames.Ambiguous a) {
+      problems.add(at(line) + "table '" + name + "'" + where + " could be any of " + String.join(", ", a.names())
+          + ": write it as the catalogue does (schema-qualified, quoted)");
+    } else if (m instanceof TableNames.NotFound nf) {
+      problems.add(at(line) + "unknown table '" + name + "'" + where
+          + nf.suggestion().map(s -> " (did you mean " + s + "?)").orElse(""));
+    }
+    return Optional.empty();
+  }
+
+  private String at(int line) {
+    return source + " line " + line + ": ";
+  }
+
+  private Optional<Table> entryFor(String ref) {
+    Optional<QualifiedName> r = QualifiedName.tryParse(ref);
+    if (r.isEmpty()) return Optional.empty();
+    Table best = null;
+    int bestScore = Integer.MAX_VALUE;
+    for (int i = 0; i < tables.size(); i++) {
+      int s = TableNames.score(tableNames.get(i), r.get());
+      if (s >= 0 && s < bestScore && (tables.get(i).description() != null || !tables.get(i).columns().isEmpty())) {
+        best = tables.get(i);
+        bestScore = s;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private static boolean applies(List<TableRef> tables, List<QualifiedName> refs) {
+    if (tables.isEmpty()) return true;
+    for (TableRef t : tables) {
+      Optional<QualifiedName> n = QualifiedName.tryParse(t.name());
+      if (n.isEmpty()) continue;
+      for (QualifiedName r : refs) {
+        if (TableNames.score(n.get(), r) >= 0) return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<QualifiedName> parseAll(Collection<String> refs) {
+    List<QualifiedName> out = new ArrayList<>();
+    for (String r : refs) QualifiedName.tryParse(r).ifPresent(out::add);
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return "Notes[" + source + ": " + tables.size() + " tables, " + terms.size() + " terms, "
+        + conventions.size() + " conventions]";
+  }
+}
