@@ -10,6 +10,7 @@ final class Errors {
 
   static String describe(Throwable e) {
     if (e instanceof ConfigException) return "configuration: " + e.getMessage();
+    if (e instanceof dev.sqlagent.notes.NotesException) return "notes file: " + e.getMessage();
     if (e instanceof DemoShop.SetupException) return "demo setup failed: " + e.getMessage();
     if (e instanceof StateStore.StateStoreException) return "state store: " + e.getMessage();
     String m = e.getMessage();

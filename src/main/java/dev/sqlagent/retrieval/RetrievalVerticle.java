@@ -15,7 +15,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,10 +68,20 @@ public final class RetrievalVerticle extends VerticleBase {
   public Future<?> start() {
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
     discovery = new Discovery(pool, config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList());
-    return vertx.executeBlocking(() -> target.demo() ? TableNotes.load() : TableNotes.EMPTY, false)
+    Optional<Path> notesFile = Optional.ofNullable(config().getString("notesFile")).map(Path::of);
+    return vertx.executeBlocking(() -> TableNotes.forTarget(notesFile, target.demo()), false)
         .compose(loaded -> {
           notes = loaded;
           return discover();  // fail the deployment now if the role cannot read the catalogue
+        })
+        .compose(first -> {
+          // A notes file that names what is not there is a mistake to fix now, not a silent no-op.
+          List<String> problems = notes.validate(first);
+          if (!problems.isEmpty()) {
+            return Future.failedFuture(new IllegalArgumentException("the notes file does not match the database: "
+                + String.join("; ", problems)));
+          }
+          return Future.succeededFuture(first);
         })
         .compose(first -> {
           indexReady = buildIndex(first);

@@ -1,83 +1,74 @@
 package dev.sqlagent.retrieval;
 
 import dev.sqlagent.catalogue.Catalogue;
-
-import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.demo.DemoShop;
+import dev.sqlagent.notes.KnownTables;
+import dev.sqlagent.notes.Notes;
+import dev.sqlagent.notes.NotesFile;
+import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * The hand-written knowledge the catalogue lacks: a note per shop table (what it is for, what it is not for)
- * and the business conventions, each tied to the tables it concerns. A table without a note (a user's own
- * database) is described by its COMMENT.
+ * What the catalogue lacks, laid over it: table and column notes (the notes file's, else the COMMENTs), and the
+ * business terms and conventions that concern the tables in a prompt. The notes come from
+ * {@code SQLAGENT_NOTES}, or for the embedded demo from the demo's own notes file.
  */
 public final class TableNotes {
 
-  static final String NOTES_RESOURCE = "/retrieval/table-notes.json";
-  static final String CONVENTIONS_RESOURCE = "/retrieval/conventions.txt";
+  /** No notes file: tables are described by their COMMENTs. */
+  public static final TableNotes EMPTY = new TableNotes(Notes.EMPTY);
 
-  /** A convention and the tables whose presence in a prompt makes it relevant. */
-  record Convention(Set<String> tables, String text) {}
+  private final Notes notes;
 
-  private final Map<String, String> notes;
-  private final List<Convention> conventions;
-
-  /** No hand-written notes: tables are described by their COMMENTs. */
-  public static final TableNotes EMPTY = new TableNotes(Map.of(), List.of());
-
-  TableNotes(Map<String, String> notes, List<Convention> conventions) {
-    this.notes = Map.copyOf(notes);
-    this.conventions = List.copyOf(conventions);
+  public TableNotes(Notes notes) {
+    this.notes = notes;
   }
 
-  /** Reads both resources from the classpath. Blocking: call it off the event loop. */
+  /** The demo's notes file. Blocking: call it off the event loop. */
   public static TableNotes load() {
-    JsonObject json = new JsonObject(resource(NOTES_RESOURCE));
-    Map<String, String> notes = new HashMap<>();
-    json.forEach(e -> notes.put(e.getKey(), String.valueOf(e.getValue())));
-    List<Convention> conventions = new ArrayList<>();
-    for (String line : resource(CONVENTIONS_RESOURCE).split("\n")) {
-      String l = line.strip();
-      if (l.isEmpty() || l.startsWith("#")) continue;
-      int bar = l.indexOf('|');
-      if (bar < 0) throw new IllegalStateException(CONVENTIONS_RESOURCE + ": no '|' in line: " + l);
-      Set<String> tables = Set.copyOf(Arrays.stream(l.substring(0, bar).split(","))
-          .map(String::strip).filter(s -> !s.isEmpty()).toList());
-      conventions.add(new Convention(tables, l.substring(bar + 1).strip()));
-    }
-    return new TableNotes(notes, conventions);
+    return new TableNotes(NotesFile.loadResource(DemoShop.NOTES_RESOURCE));
   }
 
-  private static String resource(String path) {
-    try (InputStream in = TableNotes.class.getResourceAsStream(path)) {
-      if (in == null) throw new IllegalStateException("missing resource " + path);
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  /** The notes for a target: the file given, else the demo's for the demo, else none. Blocking. */
+  public static TableNotes forTarget(Optional<Path> file, boolean demo) {
+    if (file.isPresent()) return new TableNotes(NotesFile.load(file.get()));
+    return demo ? load() : EMPTY;
   }
 
-  /** The catalogue with each table's note: the hand-written one, else the table's COMMENT (may be null). */
+  /** Problems of the notes against what discovery found (unknown tables or columns), with the file's lines. */
+  public List<String> validate(Catalogue catalogue) {
+    Map<String, Set<String>> columns = new HashMap<>();
+    for (TableInfo t : catalogue.tables()) {
+      columns.put(t.name(), new LinkedHashSet<>(t.columns().stream().map(TableInfo.Column::name).toList()));
+    }
+    return notes.validate(KnownTables.of(columns));
+  }
+
+  /** The catalogue with each table's note (the file's, else its COMMENT) and the file's column notes. */
   public Catalogue annotate(Catalogue catalogue) {
-    return catalogue.withTables(catalogue.tables().stream()
-        .map(t -> t.withNote(notes.getOrDefault(t.name(), t.comment())))
-        .toList());
+    return catalogue.withTables(catalogue.tables().stream().map(t -> {
+      Map<String, String> cols = new HashMap<>();
+      for (TableInfo.Column c : t.columns()) notes.columnNote(t.name(), c.name()).ifPresent(n -> cols.put(c.name(), n));
+      return t.withNote(notes.tableNote(t.name()).orElse(t.comment())).withColumnNotes(cols);
+    }).toList());
   }
 
-  /** The conventions that concern any of the given tables, in file order. */
+  /** The business terms, then the conventions, that concern any of the given tables, in file order. */
   public List<String> conventionsFor(Collection<String> tables) {
-    return conventions.stream()
-        .filter(c -> tables.stream().anyMatch(c.tables()::contains))
-        .map(Convention::text)
-        .toList();
+    List<String> out = new ArrayList<>(notes.termsFor(tables));
+    out.addAll(notes.conventionsFor(tables));
+    return out;
+  }
+
+  public boolean isEmpty() {
+    return notes.isEmpty();
   }
 }

@@ -28,54 +28,11 @@ class ShopNotesTest {
 
   static final Notes SHOP = NotesFile.loadResource("/demo/shop-notes.yaml");
 
-  record OldConvention(List<String> tables, String text) {}
 
   static String resource(String path) throws IOException {
     try (InputStream in = ShopNotesTest.class.getResourceAsStream(path)) {
       assertThat(in).as(path).isNotNull();
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
-  /** conventions.txt as TableNotes reads it: "tables | text", # comments. */
-  static List<OldConvention> oldConventions() throws IOException {
-    List<OldConvention> out = new ArrayList<>();
-    for (String line : resource("/retrieval/conventions.txt").split("\n")) {
-      String l = line.strip();
-      if (l.isEmpty() || l.startsWith("#")) continue;
-      int bar = l.indexOf('|');
-      out.add(new OldConvention(Arrays.stream(l.substring(0, bar).split(",")).map(String::strip)
-          .filter(s -> !s.isEmpty()).toList(), l.substring(bar + 1).strip()));
-    }
-    return out;
-  }
-
-  @Test
-  void everyTableNoteMovedWordForWord() throws IOException {
-    JsonObject old = new JsonObject(resource("/retrieval/table-notes.json"));
-    assertThat(old.size()).isEqualTo(15);
-    for (String table : old.fieldNames()) {
-      assertThat(SHOP.tableNote(table)).as(table).contains(old.getString(table));
-    }
-    assertThat(SHOP.tables()).extracting(Notes.Table::name).containsExactlyInAnyOrderElementsOf(old.fieldNames());
-  }
-
-  @Test
-  void everyConventionMovedWordForWordWithItsTablesInOrder() throws IOException {
-    List<OldConvention> old = oldConventions();
-    assertThat(old).hasSize(10);
-    assertThat(SHOP.conventions()).hasSize(old.size());
-    for (int i = 0; i < old.size(); i++) {
-      Notes.Convention moved = SHOP.conventions().get(i);
-      assertThat(moved.text()).isEqualTo(old.get(i).text());
-      assertThat(moved.tables()).extracting(Notes.TableRef::name).containsExactlyElementsOf(old.get(i).tables());
-    }
-    // And they are offered for the same tables as before, in file order.
-    Set<String> all = new LinkedHashSet<>();
-    old.forEach(c -> all.addAll(c.tables()));
-    for (String table : all) {
-      assertThat(SHOP.conventionsFor(List.of(table))).as(table)
-          .containsExactlyElementsOf(old.stream().filter(c -> c.tables().contains(table)).map(OldConvention::text).toList());
     }
   }
 
