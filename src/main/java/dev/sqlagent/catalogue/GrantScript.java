@@ -113,7 +113,7 @@ public final class GrantScript {
         JOIN pg_database d ON d.datname = current_database()
         CROSS JOIN LATERAL (SELECT CASE WHEN pg_get_userbyid(n.nspowner) = 'pg_database_owner'
                                         THEN d.datdba ELSE n.nspowner END AS owner) w
-        WHERE """ + ReadOnlyProof.USER_SCHEMA + " ORDER BY n.nspname")) {
+        WHERE\s""" + ReadOnlyProof.USER_SCHEMA + " ORDER BY n.nspname")) {
       while (rs.next()) {
         all.put(rs.getString(1), new String[] {rs.getString(2), rs.getString(3), String.valueOf(rs.getBoolean(4)),
             String.valueOf(rs.getBoolean(5))});
