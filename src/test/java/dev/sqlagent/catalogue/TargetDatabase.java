@@ -126,7 +126,15 @@ final class TargetDatabase implements AutoCloseable {
   public void close() throws SQLException {
     try (Connection c = TestDatabase.get().target().adminConnection("postgres"); Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-      for (int i = roles.size() - 1; i >= 0; i--) s.execute("DROP ROLE IF EXISTS " + roles.get(i));
+      SQLException first = null;
+      for (int i = roles.size() - 1; i >= 0; i--) {
+        try {
+          s.execute("DROP ROLE IF EXISTS \"" + roles.get(i).replace("\"", "\"\"") + "\"");
+        } catch (SQLException e) {
+          if (first == null) first = e;
+        }
+      }
+      if (first != null) throw first;
     }
   }
 }
