@@ -226,8 +226,7 @@ public final class GrantScript {
         .append("-- Schemas: ").append(oneLine(quotedSchemas.isEmpty() ? "(none)" : String.join(", ", quotedSchemas)))
         .append("\n");
     for (Step s : steps) {
-      b.append('\n');
-      if (s.comment() != null) b.append("-- ").append(oneLine(s.comment())).append('\n');
+      if (s.comment() != null) b.append("\n-- ").append(oneLine(s.comment())).append('\n');
       b.append(s.sql()).append(";\n");
     }
     b.append("\n-- Optional, for a DBA to choose: PUBLIC's defaults (before PostgreSQL 15, and kept by many dumps)\n")

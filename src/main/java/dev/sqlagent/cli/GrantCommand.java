@@ -91,7 +91,9 @@ public final class GrantCommand implements Callable<Integer> {
         out.println();
         out.println("-- The password above was generated for this script. After running it, point sql-agent at the role:");
         out.println("-- SQLAGENT_DB_URL=" + roleUrl(script, host, port));
-        out.println("-- (or run `sql-agent grant --apply` to run it now as " + url.user() + " and prove the role read-only)");
+        out.println("-- (or run `sql-agent grant" + (schemas == null || schemas.isEmpty() ? "" : " --schemas " + String.join(",", schemas))
+            + (GrantScript.DEFAULT_ROLE.equals(role) ? "" : " --role " + role) + " --apply` to run it now as "
+            + url.user() + " and prove the role read-only)");
         return 0;
       }
       script.apply(admin);
@@ -108,8 +110,8 @@ public final class GrantCommand implements Callable<Integer> {
     if (!report.readOnly()) {
       ReadOnlyProof.Proof f = report.firstFailure().orElseThrow();
       err.println("sql-agent grant: the role " + report.role() + " is NOT read-only: proof " + f.name() + " failed: " + f.detail());
-      err.println("  The role existed before and holds privileges grant does not take away; revoke them, "
-          + "or choose another name with --role.");
+      err.println("  grant adds privileges and never takes any away: revoke what the failed proof names "
+          + "(from the role, a role it belongs to, or PUBLIC), or choose another role name with --role.");
       return 1;
     }
     out.println("The role is read-only. Use:");
