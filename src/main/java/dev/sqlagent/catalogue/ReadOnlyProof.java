@@ -195,17 +195,26 @@ public final class ReadOnlyProof {
     // column, DELETE and TRUNCATE on the relation. PUBLIC's grants are included by has_*_privilege.
     String sql = """
         WITH me AS (SELECT oid, rolname FROM pg_roles WHERE pg_has_role(current_user, oid, 'MEMBER')),
-        rel AS (SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        rel AS (SELECT c.oid, n.nspname, c.relname, c.relacl, c.relowner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND %s)
         SELECT p.priv, format('%%I.%%I', rel.nspname, rel.relname), rel.nspname,
-               bool_or(me.rolname = current_user) AS direct,
-               min(quote_ident(me.rolname)) FILTER (WHERE me.rolname <> current_user) AS via
+               bool_or(me.rolname = current_user) AS effective,
+               EXISTS (SELECT FROM aclexplode(rel.relacl) a WHERE a.privilege_type = p.priv
+                         AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = current_user)) AS own_grant,
+               (SELECT string_agg(CASE WHEN a.grantee = 0 THEN 'PUBLIC'
+                                       ELSE quote_ident(pg_get_userbyid(a.grantee)) END, ', '
+                                  ORDER BY a.grantee <> 0, pg_get_userbyid(a.grantee))
+                FROM aclexplode(rel.relacl) a
+                WHERE a.privilege_type = p.priv AND a.grantee <> rel.relowner
+                  AND (a.grantee = 0 OR (pg_has_role(current_user, a.grantee, 'MEMBER')
+                                         AND a.grantee <> (SELECT oid FROM pg_roles WHERE rolname = current_user)))) AS acl_via,
+               min(quote_ident(me.rolname)) FILTER (WHERE me.rolname <> current_user) AS any_via
         FROM rel
         CROSS JOIN (VALUES ('INSERT', 1), ('UPDATE', 2), ('DELETE', 3), ('TRUNCATE', 4)) AS p(priv, ord)
         CROSS JOIN me
         WHERE CASE WHEN p.priv IN ('INSERT', 'UPDATE') THEN has_any_column_privilege(me.oid, rel.oid, p.priv)
                    ELSE has_table_privilege(me.oid, rel.oid, p.priv) END
-        GROUP BY rel.nspname, rel.relname, p.priv, p.ord
+        GROUP BY rel.oid, rel.nspname, rel.relname, rel.relacl, rel.relowner, p.priv, p.ord
         ORDER BY rel.nspname, rel.relname, p.ord
         """.formatted(USER_SCHEMA.replace("%", "%%"));
     List<String> found = new ArrayList<>();
@@ -213,7 +222,7 @@ public final class ReadOnlyProof {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         found.add(rs.getString(1) + " on " + rs.getString(2)
-            + (rs.getBoolean(4) ? "" : " (through " + rs.getString(5) + ")")
+            + through(rs.getBoolean(5), rs.getString(6), rs.getBoolean(4), rs.getString(7))
             + outside(scope, rs.getString(3)));
       }
     }
@@ -222,6 +231,22 @@ public final class ReadOnlyProof {
         + "WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND " + USER_SCHEMA));
     return new Proof(NO_TABLE_WRITES, true,
         "no INSERT, UPDATE, DELETE or TRUNCATE on any of the " + relations + " relations outside the system schemas");
+  }
+
+  /**
+   * Where a write privilege comes from, when not from the role's own grant: the roles (or PUBLIC) named in
+   * the relation's ACL that the role belongs to, else any role it belongs to that holds it (a predefined
+   * role, or the owner).
+   */
+  private static String through(boolean ownGrant, String aclVia, boolean effective, String anyVia) {
+    if (ownGrant) return "";
+    if (aclVia != null) {
+      return aclVia.startsWith("PUBLIC")
+          ? " (granted to " + aclVia + ")"
+          : " (through " + aclVia + ")";
+    }
+    if (anyVia != null && !effective) return " (through " + anyVia + ")";
+    return "";
   }
 
   // ---- owning a relation or a schema ----

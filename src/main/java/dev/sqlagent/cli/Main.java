@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "sql-agent", mixinStandardHelpOptions = true, version = "sql-agent 0.1.0",
     description = "Answers plain-English questions about PostgreSQL with one checked, read-only SELECT.",
     subcommands = {ServeCommand.class, SetupCommand.class, StatusCommand.class, AskCommand.class,
-        CheckCommand.class, EvalCommand.class, McpCommand.class, DriftCommand.class, DemoCommand.class})
+        CheckCommand.class, EvalCommand.class, McpCommand.class, DriftCommand.class, DemoCommand.class,
+        GrantCommand.class})
 public final class Main implements java.util.concurrent.Callable<Integer> {
 
   public static void main(String[] args) {
