@@ -733,6 +733,10 @@
       if (!res.ok) throw new Error('HTTP ' + res.status);
       const body = await res.json();
       const tables = (body.tables || []).slice().sort((a, b) => a.name.localeCompare(b.name));
+      if (body.database) {
+        $('#db-name').textContent = 'the ' + body.database + ' database';
+        document.title = 'sql-agent — ask the ' + body.database + ' database';
+      }
       const list = el('ul', 'schema-list');
       tables.forEach(t => {
         const li = el('li');
@@ -744,7 +748,9 @@
         const cols = el('ul', 'columns');
         (t.columns || []).forEach(c => {
           const ci = el('li');
-          ci.append(el('span', 'col-name', c.name), el('span', 'col-type', (c.type || '') + (c.nullable ? '' : ' not null')));
+          const type = (c.type || '') + (c.domain_base ? ' (' + c.domain_base + ')' : '') + (c.nullable ? '' : ' not null');
+          ci.append(el('span', 'col-name', c.name), el('span', 'col-type', type));
+          if (c.enum_labels && c.enum_labels.length) ci.append(el('span', 'col-enum', c.enum_labels.join(' · ')));
           if (c.comment) ci.title = c.comment;
           cols.append(ci);
         });

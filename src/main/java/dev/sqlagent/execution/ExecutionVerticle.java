@@ -49,6 +49,9 @@ public final class ExecutionVerticle extends VerticleBase {
     return Gate.start(vertx, db.roOptions(), Gate.Settings.from(config()))
         .compose(g -> {
           gate = g;
+          // Retrieval rebuilt its index from a new discovery: the gate's tables follow.
+          vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> gate.reloadSchema()
+              .onFailure(e -> LOG.warn("gate: visible tables not re-read after a schema refresh: {}", e.getMessage())));
           return vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion();
         });
   }

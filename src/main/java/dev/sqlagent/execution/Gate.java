@@ -111,6 +111,14 @@ public final class Gate {
         });
   }
 
+  /** Reads the visible tables again (after a schema refresh). */
+  public Future<Void> reloadSchema() {
+    return VisibleSchema.load(executor.pool(), settings.schemas()).map(fresh -> {
+      check = new StaticCheck(fresh, settings.limits());
+      return null;
+    });
+  }
+
   private Future<StaticCheck.Verdict> staticCheck(String sql) {
     StaticCheck current = check;
     return vertx.executeBlocking(() -> current.check(sql), false).compose(verdict -> {

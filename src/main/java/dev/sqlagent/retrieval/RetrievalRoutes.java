@@ -3,6 +3,7 @@ package dev.sqlagent.retrieval;
 import dev.sqlagent.web.JsonErrors;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -13,8 +14,17 @@ import io.vertx.ext.web.RoutingContext;
 public final class RetrievalRoutes {
   private RetrievalRoutes() {}
 
+  /** A refresh re-embeds what changed: at 1,000 new tables that is minutes of model time, not seconds. */
+  static final long REFRESH_TIMEOUT_MS = 10 * 60_000L;
+
   public static void mount(Router router, Vertx vertx, JsonObject config) {
     router.get("/api/schema").handler(ctx -> vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject())
+        .onSuccess(reply -> ctx.json(reply.body()))
+        .onFailure(err -> error(ctx, err)));
+    // Discover the target again (a new table, a changed column): retrieval re-embeds what changed, the gate and
+    // the drift snapshot follow the rebuilt index.
+    router.post("/api/schema/refresh").handler(ctx -> vertx.eventBus().<JsonObject>request(Addresses.SCHEMA_REFRESH,
+            new JsonObject(), new DeliveryOptions().setSendTimeout(REFRESH_TIMEOUT_MS))
         .onSuccess(reply -> ctx.json(reply.body()))
         .onFailure(err -> error(ctx, err)));
   }

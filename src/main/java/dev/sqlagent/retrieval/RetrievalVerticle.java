@@ -180,7 +180,7 @@ public final class RetrievalVerticle extends VerticleBase {
 
   private void onSchema(Message<Object> msg) {
     catalogue()
-        .onSuccess(cat -> msg.reply(new JsonObject().put("tables",
+        .onSuccess(cat -> msg.reply(new JsonObject().put("database", cat.database()).put("tables",
             new JsonArray(cat.tables().stream().map(TableInfo::toJson).toList()))))
         .onFailure(e -> unavailable(msg, "schema", e));
   }

@@ -39,14 +39,23 @@ final class SampleReader {
     });
   }
 
-  /** Samples of several tables, one after another on the same connection (and snapshot). */
+  /**
+   * Samples of several tables, one after another on the same connection (and snapshot). A table that cannot
+   * be read now (its grant was revoked since discovery) gets no rows rather than failing the retrieval: each
+   * read sits behind a savepoint, so one refusal does not abort the others.
+   */
   static Future<List<SampleRows>> readAll(SqlConnection conn, List<TableInfo> tables, int n) {
     Future<List<SampleRows>> chain = Future.succeededFuture(new ArrayList<>());
     for (TableInfo t : tables) {
-      chain = chain.compose(acc -> read(conn, t, n).map(s -> {
-        acc.add(s);
-        return acc;
-      }));
+      chain = chain.compose(acc -> conn.query("SAVEPOINT sample").execute()
+          .compose(v -> read(conn, t, n))
+          .compose(rows -> conn.query("RELEASE SAVEPOINT sample").execute().map(rows))
+          .recover(e -> conn.query("ROLLBACK TO SAVEPOINT sample").execute()
+              .map(new SampleRows(t.name(), t.columns(), List.of())))
+          .map(s -> {
+            acc.add(s);
+            return acc;
+          }));
     }
     return chain;
   }

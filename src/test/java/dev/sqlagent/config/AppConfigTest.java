@@ -39,7 +39,7 @@ class AppConfigTest {
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_HTTP_PORT", "70000")))
         .hasMessageContaining("from 0 to 65535");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "mysql://root@localhost/x")))
-        .hasMessage("SQLAGENT_DB_URL must start with postgresql:// (got mysql://)");
+        .hasMessage("SQLAGENT_DB_URL='mysql://root@localhost/x' must start with postgresql://, as in postgresql://user[:password]@host:port/database");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://localhost/x")))
         .hasMessageContaining("has no user");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "localhost:11434")))
@@ -49,9 +49,12 @@ class AppConfigTest {
   }
 
   @Test
-  void databaseNameComesFromTheUrlUnlessItIsTheMaintenanceDatabase() {
-    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h/postgres")).dbUrl().orElseThrow().database()).isEqualTo("shop");
-    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h")).dbUrl().orElseThrow().database()).isEqualTo("shop");
+  void databaseNameComesFromTheUrlOrIsTheUsersAsInLibpq() {
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h/postgres")).dbUrl().orElseThrow().database()).isEqualTo("postgres");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h")).dbUrl().orElseThrow().database()).isEqualTo("a");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h/My%20Db")).dbUrl().orElseThrow().database()).isEqualTo("My Db");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a:secret@/db")))
+        .isInstanceOf(ConfigException.class).satisfies(e -> assertThat(e.getMessage()).doesNotContain("secret"));
     assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a:p%40ss@h:6543/demo")).dbUrl().orElseThrow())
         .satisfies(u -> {
           assertThat(u.database()).isEqualTo("demo");

@@ -37,8 +37,9 @@ class GateTest {
   @Test
   void theVisibleTablesComeFromTheCatalogueAsTheAgentRole() {
     assertThat(gate.schema().tables()).extracting(VisibleSchema.Table::name)
-        .contains("bills", "bill_items", "customers", "store_settings").doesNotContain("agent_query_log");
-    assertThat(gate.schema().isHidden(null, "agent_query_log")).isTrue();
+        .contains("bills", "bill_items", "customers", "store_settings").doesNotContain("payroll");
+    assertThat(gate.schema().isHidden("staff", "payroll")).isTrue();
+    assertThat(gate.schema().resolve("staff", "payroll")).isEmpty();
   }
 
   @Test

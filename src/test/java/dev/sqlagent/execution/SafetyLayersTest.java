@@ -82,7 +82,7 @@ class SafetyLayersTest {
           "TRUNCATE bill_items",
           "CREATE TABLE sql_agent_probe (a int)",
           "CREATE TEMP TABLE sql_agent_probe (a int)",
-          "SELECT count(*) FROM agent_query_log",
+          "SELECT count(*) FROM " + TestDatabase.HIDDEN_TABLE,
           "SELECT nextval('bills_bill_id_seq')",
           "SELECT pg_advisory_lock(1)",
           "SELECT lo_from_bytea(0, 'x')",

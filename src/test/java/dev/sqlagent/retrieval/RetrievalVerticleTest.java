@@ -104,7 +104,8 @@ class RetrievalVerticleTest {
     assertThat(bills.getString("note")).startsWith("Sales bills from 2025-01-01 onward");
     assertThat(bills.getLong("row_count")).isEqualTo(1_400L);
     assertThat(bills.getJsonArray("columns").getJsonObject(0)).isEqualTo(new JsonObject()
-        .put("name", "bill_id").put("type", "integer").put("nullable", false).put("comment", "Bill id."));
+        .put("name", "bill_id").put("type", "integer").put("nullable", false).put("comment", "Bill id.")
+        .put("position", 1).put("base", "int4").put("typmod", -1));
     assertThat(client.tables().await(30, TimeUnit.SECONDS)).hasSize(15);
   }
 

@@ -53,12 +53,12 @@ class UserTableTest {
   @Test
   void aTableWithoutNoteIsDescribedByItsCommentAndCountedExactly() throws Exception {
     TableInfo web = client.tables().await(30, TimeUnit.SECONDS).stream()
-        .filter(t -> t.name().equals("Web Orders")).findFirst().orElseThrow();
+        .filter(t -> t.name().equals("\"Web Orders\"")).findFirst().orElseThrow();
     assertThat(web.note()).isEqualTo("Orders placed on the web shop.");
     assertThat(web.rowCount()).isEqualTo(2L);
     assertThat(web.primaryKey()).containsExactly("Order Id");
     assertThat(client.describe("web orders").await(30, TimeUnit.SECONDS))
-        .contains("-- Web Orders: Orders placed on the web shop.", "CREATE TABLE \"Web Orders\" (",
+        .contains("-- \"Web Orders\": Orders placed on the web shop.", "CREATE TABLE \"Web Orders\" (",
             "\"Order Id\" integer NOT NULL,", "PRIMARY KEY (\"Order Id\")")
         .doesNotContain("COMMENT:");
     assertThat(client.sample("Web Orders", 5).await(30, TimeUnit.SECONDS).rows())

@@ -25,6 +25,12 @@ import org.testcontainers.containers.PostgreSQLContainer;
  */
 public final class TestDatabase {
 
+  /**
+   * A table in the demo database the agent role may not read (in a schema it may not use, so re-running the
+   * demo's grants on public leaves it so): what "hidden" means to the gate and discovery.
+   */
+  public static final String HIDDEN_TABLE = "staff.payroll";
+
   private static TestDatabase instance;
 
   private final PgUrl admin;
@@ -75,6 +81,12 @@ public final class TestDatabase {
     Credentials.RolePasswords roles = credentials.rolesOrCreate(admin.serverKey());
     DemoShop demo = new DemoShop(admin.withDatabase(DemoShop.DATABASE), roles.ro());
     demo.run();
+    try (Connection c = admin.withDatabase(DemoShop.DATABASE).connect("sql-agent-test"); var s = c.createStatement()) {
+      s.execute("CREATE SCHEMA IF NOT EXISTS staff");
+      s.execute("CREATE TABLE IF NOT EXISTS " + HIDDEN_TABLE + " (emp_id int, monthly numeric(10,2))");
+    } catch (SQLException e) {
+      throw new IOException("cannot add the hidden table: " + e.getMessage(), e);
+    }
     StateStore state = new StateStore(admin.withDatabase(StateStore.EMBEDDED_DATABASE), roles.log());
     state.migrate();
     System.err.println("test database: " + kind + " " + admin);
