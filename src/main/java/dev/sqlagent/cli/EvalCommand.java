@@ -10,6 +10,8 @@ import dev.sqlagent.eval.GoldExecutor;
 import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
 import dev.sqlagent.eval.RunStore;
+import dev.sqlagent.eval.TableColumns;
+import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.eval.Summary;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
@@ -89,7 +91,8 @@ public final class EvalCommand implements Callable<Integer> {
           run = runner.regrade(regrade, qs).await();
         } else {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
-              injectFaults ? FaultInjector.mutator() : null)).await(5, TimeUnit.MINUTES);
+              injectFaults ? new FaultInjector(TableColumns.of(
+                  Discovery.readBlocking(db.target().roOptions(), config.schemas()))).mutator() : null)).await(5, TimeUnit.MINUTES);
           System.out.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
               config.llmModel(), config.llmBaseUrl());

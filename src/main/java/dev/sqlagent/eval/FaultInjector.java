@@ -75,7 +75,6 @@ public final class FaultInjector {
     }
   }
 
-  public static final FaultInjector SHOP = new FaultInjector(ShopSchema.SHOP);
 
   /** Columns holding upper-case codes: a lower-case literal compared with them matches nothing. */
   private static final Set<String> CODED = Set.of("status", "role", "pay_mode", "reason", "unit");
@@ -92,21 +91,16 @@ public final class FaultInjector {
   private static final Set<String> COMPARISONS = Set.of("=", "<", ">", "<=", ">=", "<>", "!=");
   private static final Pattern CODE_LITERAL = Pattern.compile("'[A-Z][A-Z_]*'");
 
-  private final ShopSchema schema;
+  private final TableColumns schema;
 
-  public FaultInjector(ShopSchema schema) {
+  public FaultInjector(TableColumns schema) {
     this.schema = schema;
   }
 
   /** The agent's hook: mutates a question's first SQL, keyed by the question id the runner sends. */
-  public static dev.sqlagent.agent.FirstSqlMutator mutator() {
-    return (sql, key) -> inject(sql, key)
+  public dev.sqlagent.agent.FirstSqlMutator mutator() {
+    return (sql, key) -> choose(sql, key)
         .map(f -> new dev.sqlagent.agent.FirstSqlMutator.Mutation(f.type().wireName(), f.mutatedSql()));
-  }
-
-  /** The shop's injector: one fault chosen by {@code key} among those that apply, or none. */
-  public static Optional<Fault> inject(String sql, String key) {
-    return SHOP.choose(sql, key);
   }
 
   /**
@@ -566,7 +560,7 @@ public final class FaultInjector {
     }
 
     /** The single known table in this scope with that column, if exactly one. */
-    FromItem owner(String column, ShopSchema schema) {
+    FromItem owner(String column, TableColumns schema) {
       List<FromItem> owners = items.stream().filter(i -> i.table != null && schema.hasColumn(i.table, column)).toList();
       return owners.size() == 1 ? owners.get(0) : null;
     }

@@ -84,7 +84,7 @@ final class LiveSocket {
     try {
       msg = new JsonObject(text);
     } catch (DecodeException | ClassCastException e) {
-      error(null, "messages must be JSON objects, e.g. {\"type\":\"ask\",\"question\":\"How many bills are there?\"}");
+      error(null, "messages must be JSON objects, e.g. {\"type\":\"ask\",\"question\":\"How many customers are there?\"}");
       return;
     }
     Object type = msg.getValue("type");

@@ -31,7 +31,7 @@ public final class ShopMcpServer {
   static final String VERSION = "0.1.0";
 
   private static final String INSTRUCTIONS = """
-      Read-only access to a PostgreSQL shop database (customers, products, orders, bills, ...). \
+      Read-only access to a PostgreSQL database: the tables, views and columns its read-only role can see. \
       Start with list_tables, read a table with describe_table and sample_rows, then either run one \
       SELECT with run_query or let the agent answer a plain-English question with ask. Nothing here can \
       change data: every query passes the same gate (one SELECT, a forced LIMIT, a cost limit, a \
@@ -70,7 +70,7 @@ public final class ShopMcpServer {
   static List<AsyncToolSpecification> specifications(ShopTools tools, McpJsonMapper json) {
     return List.of(
         spec(tools, json, tool(ShopTools.LIST_TABLES, "List tables",
-            "List every table of the shop database with a one-line note on what it holds and its approximate "
+            "List every table and view of the database with a one-line note on what it holds and its approximate "
                 + "row count. Start here: the other tools take these names.",
             Map.of(), List.of(), true)),
         spec(tools, json, tool(ShopTools.DESCRIBE_TABLE, "Describe a table",
@@ -89,7 +89,7 @@ public final class ShopMcpServer {
             List.of("name"), true)),
         spec(tools, json, tool(ShopTools.RUN_QUERY, "Run a query",
             "Run one read-only SELECT (a WITH, UNION or VALUES query is fine) and get the columns and rows. "
-                + "The whole gate applies: exactly one statement, nothing that writes or locks, only the shop "
+                + "The whole gate applies: exactly one statement, nothing that writes or locks, only the database's "
                 + "tables, a LIMIT forced to the row cap (the result says truncated when more rows exist), a "
                 + "planner-cost limit and a statement timeout. A refused or failed query is an error carrying "
                 + "error_type (rejected, syntax_error, unknown_column, unknown_table, timeout, ...), the "
@@ -97,7 +97,7 @@ public final class ShopMcpServer {
             Map.of("sql", Map.of("type", "string", "description", "one SELECT statement")),
             List.of("sql"), true)),
         spec(tools, json, tool(ShopTools.ASK, "Ask the agent",
-            "Ask a plain-English question about the shop data. The agent picks the tables, writes one SELECT, "
+            "Ask a plain-English question about the data. The agent picks the tables, writes one SELECT, "
                 + "runs it through the same gate, repairs it from the database's error (at most three attempts) "
                 + "and returns the answer JSON: the answer, the SQL that produced it, columns and rows, and the "
                 + "history of every failed attempt with its error type. A question is at most "

@@ -50,7 +50,7 @@ class EvalOracleTest {
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     TestDatabase db = TestDatabase.get();
-    vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), TestDatabase.get().state(), false, injectFaults ? FaultInjector.mutator() : null))
+    vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), TestDatabase.get().state(), false, injectFaults ? ShopColumns.INJECTOR.mutator() : null))
         .await(120, TimeUnit.SECONDS);
   }
 
@@ -106,7 +106,7 @@ class EvalOracleTest {
     Map<String, Integer> expectedInjected = new HashMap<>();
     for (Question q : QUESTIONS) {
       if (!q.answerable()) continue;
-      FaultInjector.inject(q.goldSql().get(0), q.id()).ifPresent(f -> expectedInjected.merge(f.type().wireName(), 1, Integer::sum));
+      ShopColumns.INJECTOR.choose(q.goldSql().get(0), q.id()).ifPresent(f -> expectedInjected.merge(f.type().wireName(), 1, Integer::sum));
     }
     assertThat(expectedInjected.keySet()).as("the set exercises every fault type")
         .containsExactlyInAnyOrder("wrong_case_status", "ambiguous_column", "misspelled_column", "group_by_missing", "window_in_where");

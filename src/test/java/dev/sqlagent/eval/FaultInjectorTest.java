@@ -20,7 +20,7 @@ import org.junit.jupiter.api.TestFactory;
 
 class FaultInjectorTest {
 
-  static final FaultInjector F = FaultInjector.SHOP;
+  static final FaultInjector F = ShopColumns.INJECTOR;
   static GoldExecutor db;
 
   @BeforeAll
@@ -86,7 +86,7 @@ class FaultInjectorTest {
         .containsExactly("SELECT sum(b.total_amount) FROM bills b");
     assertThat(FaultInjector.misspell("status")).isEqualTo("stats");
     // Never a name that exists: cust_name would become customer_name, which is no column either way.
-    assertThat(ShopSchema.SHOP.isColumnAnywhere(FaultInjector.misspell("cust_name"))).isFalse();
+    assertThat(ShopColumns.SHOP.isColumnAnywhere(FaultInjector.misspell("cust_name"))).isFalse();
   }
 
   @Test
@@ -117,26 +117,26 @@ class FaultInjectorTest {
   @Test
   void noFaultWhenNothingApplies() {
     assertThat(F.applicable("SELECT count(*) FROM bills")).isEmpty();
-    assertThat(FaultInjector.inject("SELECT count(*) FROM bills", "s01")).isEmpty();
-    assertThat(FaultInjector.inject("", "x")).isEmpty();
+    assertThat(F.choose("SELECT count(*) FROM bills", "s01")).isEmpty();
+    assertThat(F.choose("", "x")).isEmpty();
   }
 
   @Test
   void theChoiceIsDeterministicByKeyAndRecorded() {
     String sql = "SELECT role, count(*) FROM employees WHERE role = 'CASHIER' GROUP BY role";
-    Optional<Fault> a = FaultInjector.inject(sql, "q7");
+    Optional<Fault> a = F.choose(sql, "q7");
     assertThat(a).isPresent();
-    assertThat(FaultInjector.inject(sql, "q7")).isEqualTo(a);
+    assertThat(F.choose(sql, "q7")).isEqualTo(a);
     assertThat(a.get().originalSql()).isEqualTo(sql);
     assertThat(a.get().mutatedSql()).isNotEqualTo(sql);
     assertThat(a.get().toJson().getString("type")).isEqualTo(a.get().type().wireName());
     // Different keys spread over the applicable types; the misspelling, which fits almost anything, is
     // left to queries where nothing else applies.
     Map<FaultType, Integer> seen = new EnumMap<>(FaultType.class);
-    for (int i = 0; i < 200; i++) seen.merge(FaultInjector.inject(sql, "q" + i).orElseThrow().type(), 1, Integer::sum);
+    for (int i = 0; i < 200; i++) seen.merge(F.choose(sql, "q" + i).orElseThrow().type(), 1, Integer::sum);
     assertThat(F.applicable(sql).keySet()).contains(FaultType.MISSPELLED_COLUMN);
     assertThat(seen.keySet()).containsExactlyInAnyOrder(FaultType.WRONG_CASE_STATUS, FaultType.GROUP_BY_MISSING);
-    assertThat(FaultInjector.inject("SELECT max(sell_price) FROM products", "q1").orElseThrow().type())
+    assertThat(F.choose("SELECT max(sell_price) FROM products", "q1").orElseThrow().type())
         .isEqualTo(FaultType.MISSPELLED_COLUMN);
   }
 

@@ -3,17 +3,19 @@ package dev.sqlagent.eval;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * The shop's tables, columns and primary keys as fault injection needs them (which column lives in which
- * table). Written from shop-schema.md; a test checks it against the live catalogue.
+ * The demo shop's tables, columns and primary keys, written by hand from shop-schema.md, for fault-injection
+ * tests that need no database; {@code ShopSchemaTest} checks it equals what discovery reads from the demo.
  */
-public record ShopSchema(Map<String, List<String>> columns, Map<String, String> primaryKeys) {
+final class ShopColumns {
+  private ShopColumns() {}
 
-  public static final ShopSchema SHOP = shop();
+  static final TableColumns SHOP = shop();
 
-  private static ShopSchema shop() {
+  static final FaultInjector INJECTOR = new FaultInjector(SHOP);
+
+  private static TableColumns shop() {
     Map<String, List<String>> c = new LinkedHashMap<>();
     Map<String, String> pk = new LinkedHashMap<>();
     table(c, pk, "categories", "cat_id", "cat_name", "descr");
@@ -33,26 +35,12 @@ public record ShopSchema(Map<String, List<String>> columns, Map<String, String> 
     table(c, pk, "payments", "pay_id", "bill_id", "pay_mode", "amt", "pay_dt");
     table(c, pk, "stock_adjustments", "adj_id", "prod_id", "emp_id", "qty_change", "reason", "adj_dt");
     table(c, pk, "store_settings", "setting_key", "setting_val");
-    return new ShopSchema(Map.copyOf(c), Map.copyOf(pk));
+    return new TableColumns(Map.copyOf(c), Map.copyOf(pk));
   }
 
   /** The first column is the primary key. */
   private static void table(Map<String, List<String>> c, Map<String, String> pk, String name, String... cols) {
     c.put(name, List.of(cols));
     pk.put(name, cols[0]);
-  }
-
-  public Optional<List<String>> columnsOf(String table) {
-    return Optional.ofNullable(columns.get(table));
-  }
-
-  public boolean hasColumn(String table, String column) {
-    List<String> cols = columns.get(table);
-    return cols != null && cols.contains(column);
-  }
-
-  /** True when any table has a column of this name. */
-  public boolean isColumnAnywhere(String column) {
-    return columns.values().stream().anyMatch(l -> l.contains(column));
   }
 }
