@@ -19,6 +19,8 @@ public final class Addresses {
   public static final String SAMPLE = "sqlagent.retrieval.sample";
   /** Discover the target again and re-embed what changed: request {} → the RETRIEVAL_STATUS body plus elapsed_ms. */
   public static final String SCHEMA_REFRESH = "sqlagent.retrieval.refresh";
+  /** The gate reads the visible tables again (after a schema refresh): request {} → {"tables": n}. */
+  public static final String GATE_RELOAD = "sqlagent.execution.reload";
   /** Retrieval's index: request {} → {"built": bool, "tables": n, "built_at": ISO-8601 instant or null}. */
   public static final String RETRIEVAL_STATUS = "sqlagent.retrieval.status";
   /** Published by retrieval each time its index is (re)built, with the same body as RETRIEVAL_STATUS. */

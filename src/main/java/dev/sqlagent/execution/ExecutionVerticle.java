@@ -49,9 +49,10 @@ public final class ExecutionVerticle extends VerticleBase {
     return Gate.start(vertx, db.roOptions(), Gate.Settings.from(config()))
         .compose(g -> {
           gate = g;
-          // Retrieval rebuilt its index from a new discovery: the gate's tables follow.
-          vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> gate.reloadSchema()
-              .onFailure(e -> LOG.warn("gate: visible tables not re-read after a schema refresh: {}", e.getMessage())));
+          // A schema refresh: the gate's tables follow the new discovery before the refresh is answered.
+          vertx.eventBus().<JsonObject>consumer(Addresses.GATE_RELOAD, m -> gate.reloadSchema()
+              .onSuccess(v -> m.reply(new JsonObject().put("tables", gate.schema().tables().size())))
+              .onFailure(e -> m.fail(503, "the gate could not re-read the visible tables: " + e.getMessage())));
           return vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion();
         });
   }

@@ -149,7 +149,11 @@ public final class RetrievalVerticle extends VerticleBase {
     indexReady.otherwiseEmpty()
         .compose(v -> discover())
         .compose(cat -> indexReady = buildIndex(cat))
-        .onSuccess(v -> msg.reply(indexStatus().put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
+        // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
+        .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject())
+            .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
+        .onSuccess(gateTables -> msg.reply(indexStatus().put("gate_tables", gateTables)
+            .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
         .onFailure(e -> unavailable(msg, "schema refresh", e));
   }
 
