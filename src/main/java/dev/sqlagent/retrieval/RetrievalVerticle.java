@@ -31,8 +31,15 @@ public final class RetrievalVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(RetrievalVerticle.class);
 
+  /** Tables chosen by similarity for a small schema (up to {@link #SMALL_SCHEMA} tables), and when widened. */
   public static final int TOP_K = 5;
   public static final int WIDE_TOP_K = 9;
+  static final int SMALL_SCHEMA = 30;
+  static final int MAX_TOP_K = 12;
+  /** Widening (a repair after an unknown table or column) offers this many more. */
+  static final int WIDEN_BY = WIDE_TOP_K - TOP_K;
+  /** The schema block's budget when the deployment config sets none (SQLAGENT_PROMPT_BUDGET's default). */
+  static final int DEFAULT_PROMPT_BUDGET = 6000;
   public static final int PROMPT_SAMPLE_ROWS = 3;
   public static final int MAX_SAMPLE_ROWS = 10;
 
@@ -52,6 +59,11 @@ public final class RetrievalVerticle extends VerticleBase {
   private Future<Void> indexReady;
   private String indexBuiltAt;
   private int indexedTables;
+  private TableSelector.IndexStats lastBuild;
+  /** The foreign-key graph of the catalogue it was built from (join-path completion). */
+  private volatile JoinGraph joinGraph;
+
+  private record JoinGraph(Catalogue catalogue, java.util.Map<String, java.util.Set<String>> graph) {}
 
   /**
    * @param target the user's database, read as the agent role
@@ -94,16 +106,20 @@ public final class RetrievalVerticle extends VerticleBase {
   private Future<Void> buildIndex(Catalogue first) {
     return vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
-      TableSelector s = selector != null ? selector : new TableSelector();
+      TableSelector s = selector != null ? selector
+          : new TableSelector(state == null ? EmbeddingStore.NONE : new StateEmbeddingStore(state));
       long t1 = System.nanoTime();
-      int n = s.index(first);
+      TableSelector.IndexStats stats = s.index(first);
       long t2 = System.nanoTime();
-      LOG.info("table index ready: model loaded in {} ms, {} tables newly embedded in {} ms",
-          (t1 - t0) / 1_000_000, n, (t2 - t1) / 1_000_000);
-      return s;
+      LOG.info("table index ready: model loaded in {} ms; {} tables, {} documents: {} already in memory, {} loaded"
+              + " from the embedding cache, {} embedded ({} ms embedding, {} ms cache); built in {} ms",
+          (t1 - t0) / 1_000_000, first.tables().size(), stats.documents(), stats.inMemory(), stats.loaded(),
+          stats.embedded(), stats.embedMillis(), stats.storeMillis(), (t2 - t1) / 1_000_000);
+      return java.util.Map.entry(s, stats);
     }, false).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
-        .map(s -> {
-          selector = s;
+        .map(built -> {
+          selector = built.getKey();
+          lastBuild = built.getValue();
           indexBuiltAt = java.time.Instant.now().toString();
           indexedTables = first.tables().size();
           vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus());  // the schema snapshot is taken now
@@ -113,7 +129,8 @@ public final class RetrievalVerticle extends VerticleBase {
 
   /** {@link Addresses#RETRIEVAL_STATUS}: whether the index is built, over how many tables, since when. */
   private JsonObject indexStatus() {
-    return new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt);
+    JsonObject j = new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt);
+    return lastBuild == null ? j : j.put("last_build", lastBuild.toJson());
   }
 
   /** The catalogue as last discovered. */
@@ -149,21 +166,51 @@ public final class RetrievalVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    int k = req.widen() ? WIDE_TOP_K : TOP_K;
+    int budget = config().getInteger("promptBudgetTokens", DEFAULT_PROMPT_BUDGET);
     indexReady
         .compose(ready -> catalogue())
-        .compose(cat -> vertx.executeBlocking(() -> selector.select(cat, req.question(), k), false)
-            .compose(chosen -> retrieval(cat, chosen, k)))
+        .compose(cat -> {
+          int k = topK(cat.tables().size(), req.widen());
+          return vertx.executeBlocking(() -> choose(cat, req.question(), k), false)
+              .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget));
+        })
         .onSuccess(r -> msg.reply(r.toJson()))
         .onFailure(e -> unavailable(msg, "retrieval", e));
   }
 
-  private Future<Retrieval> retrieval(Catalogue cat, List<ScoredTable> chosen, int k) {
+  /**
+   * How many tables a question is offered, by the size of the schema: 5 up to 30 tables (the demo's size,
+   * where 5 holds every join path the labelled questions need), then 2 more for every doubling,
+   * {@code round(5 + 2 * log2(n / 30))}, at most 12 (100 tables: 8, 300: 12, 1,000: 12). Widened (a repair
+   * after an unknown table or column) by 4 more. Join tables are added on top (at most {@link
+   * JoinPaths#maxAdded}), and the prompt budget shortens column lists rather than dropping any table.
+   */
+  public static int topK(int tables, boolean widen) {
+    int k = tables <= SMALL_SCHEMA ? TOP_K
+        : (int) Math.min(MAX_TOP_K, Math.round(TOP_K + 2 * (Math.log((double) tables / SMALL_SCHEMA) / Math.log(2))));
+    return widen ? k + WIDEN_BY : k;
+  }
+
+  /** The top k by similarity, then the tables that join them. BLOCKING (the model): on a worker. */
+  private List<ScoredTable> choose(Catalogue cat, String question, int k) {
+    JoinGraph g = joinGraph;
+    if (g == null || g.catalogue() != cat) joinGraph = g = new JoinGraph(cat, JoinPaths.graph(cat));
+    List<ScoredTable> ranked = selector.rank(cat, question);
+    List<ScoredTable> chosen = List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
+    return JoinPaths.complete(g.graph(), chosen, ranked, JoinPaths.maxAdded(k));
+  }
+
+  private Future<Retrieval> retrieval(Catalogue cat, String question, List<ScoredTable> chosen, int k, int budget) {
     List<TableInfo> tables = chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList();
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
-    return ReadOnly.run(pool, conn -> SampleReader.readAll(conn, tables, PROMPT_SAMPLE_ROWS))
-        .map(samples -> new Retrieval(chosen, SchemaText.ddl(tables), SampleRows.text(samples),
-            notes.conventionsFor(names), k));
+    PromptBudget.Fitted fitted = PromptBudget.fit(tables, question, budget);
+    if (fitted.overBudget()) {
+      LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),
+          fitted.tokens(), budget);
+    }
+    return ReadOnly.run(pool, conn -> SampleReader.readAll(conn, fitted.shown(), PROMPT_SAMPLE_ROWS))
+        .map(samples -> new Retrieval(chosen, fitted.schema(), SampleRows.text(samples),
+            notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened()));
   }
 
   private void onSchema(Message<Object> msg) {

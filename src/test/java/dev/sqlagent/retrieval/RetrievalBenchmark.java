@@ -2,6 +2,7 @@ package dev.sqlagent.retrieval;
 
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
@@ -66,7 +67,7 @@ class RetrievalBenchmark {
 
       // Start-up, cold: the first deployment in this JVM loads the model.
       long d0 = System.nanoTime();
-      vertx.deployVerticle(new RetrievalVerticle(db.target().roOptions())).await(120, TimeUnit.SECONDS);
+      vertx.deployVerticle(new RetrievalVerticle(db.target(), db.state())).await(120, TimeUnit.SECONDS);
       long d1 = System.nanoTime();
       RetrievalClient client = new RetrievalClient(vertx);
       client.retrieve(QUESTIONS.get(0), false).await(120, TimeUnit.SECONDS);
@@ -75,7 +76,7 @@ class RetrievalBenchmark {
           + " deploy began (model load + index build + one retrieval)", ms(d1 - d0), ms(d2 - d0)));
 
       Pool pool = PgBuilder.pool().connectingTo(db.target().roOptions()).using(vertx).build();
-      SchemaCatalog catalog = new SchemaCatalog(pool);
+      Discovery catalog = new Discovery(pool, List.of());
       TableNotes notes = TableNotes.load();
       Catalogue catalogue = notes.annotate(catalog.read().await(30, TimeUnit.SECONDS));
 

@@ -26,7 +26,7 @@ class TableSelectionTest {
   static void load() throws Exception {
     vertx = Vertx.vertx();
     Pool pool = PgBuilder.pool().connectingTo(TestDatabase.get().target().roOptions()).using(vertx).build();
-    catalogue = TableNotes.load().annotate(new SchemaCatalog(pool).read().await(30, TimeUnit.SECONDS));
+    catalogue = TableNotes.load().annotate(new dev.sqlagent.catalogue.Discovery(pool, List.of()).read().await(30, TimeUnit.SECONDS));
     selector = new TableSelector();
   }
 
