@@ -59,7 +59,7 @@ public final class RetrievalVerticle extends VerticleBase {
   private Future<Void> indexReady;
   private String indexBuiltAt;
   private int indexedTables;
-  private TableSelector.IndexStats lastBuild;
+  private JsonObject lastBuild;
   /** The foreign-key graph of the catalogue it was built from (join-path completion). */
   private volatile JoinGraph joinGraph;
 
@@ -115,7 +115,8 @@ public final class RetrievalVerticle extends VerticleBase {
               + " from the embedding cache, {} embedded ({} ms embedding, {} ms cache); built in {} ms",
           (t1 - t0) / 1_000_000, first.tables().size(), stats.documents(), stats.inMemory(), stats.loaded(),
           stats.embedded(), stats.embedMillis(), stats.storeMillis(), (t2 - t1) / 1_000_000);
-      return java.util.Map.entry(s, stats);
+      return java.util.Map.entry(s, stats.toJson().put("model_ms", (t1 - t0) / 1_000_000)
+          .put("build_ms", (t2 - t1) / 1_000_000));
     }, false).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
         .map(built -> {
           selector = built.getKey();
@@ -130,7 +131,7 @@ public final class RetrievalVerticle extends VerticleBase {
   /** {@link Addresses#RETRIEVAL_STATUS}: whether the index is built, over how many tables, since when. */
   private JsonObject indexStatus() {
     JsonObject j = new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt);
-    return lastBuild == null ? j : j.put("last_build", lastBuild.toJson());
+    return lastBuild == null ? j : j.put("last_build", lastBuild.copy());
   }
 
   /** The catalogue as last discovered. */
