@@ -26,6 +26,8 @@ import java.util.TreeSet;
  *       are joined: most choices are connected already and get nothing;</li>
  *   <li>only intermediates on a shortest path are added; among several shortest paths, the one whose
  *       intermediates are most similar to the question wins;</li>
+ *   <li>a pair must include one of the {@link #ANCHORS} best-ranked tables (the ones retrieval is surest
+ *       of): two marginal tables are not linked to each other;</li>
  *   <li>pairs are taken best-ranked first, and at most {@link #maxAdded(int)} tables are added in all.</li>
  * </ul>
  * Pure and fast (a breadth-first search of at most 3 levels per pair): safe anywhere.
@@ -35,6 +37,9 @@ public final class JoinPaths {
 
   /** The longest join path searched, in foreign-key edges (2 intermediate tables). */
   public static final int MAX_HOPS = 3;
+
+  /** A join path must start at one of this many best-ranked tables. */
+  public static final int ANCHORS = 3;
 
   /** At most this many linking tables are added to a choice of {@code k} tables: 2 for k = 5, 6 for k = 12. */
   public static int maxAdded(int k) {
@@ -74,7 +79,7 @@ public final class JoinPaths {
     // Pairs in order of the worse rank, then the better: (0,1), (0,2), (1,2), (0,3), ...
     outer:
     for (int j = 1; j < names.size(); j++) {
-      for (int i = 0; i < j; i++) {
+      for (int i = 0; i < Math.min(j, ANCHORS); i++) {
         if (added.size() >= maxAdded) break outer;
         String a = names.get(i);
         String b = names.get(j);

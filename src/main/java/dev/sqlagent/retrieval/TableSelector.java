@@ -63,12 +63,12 @@ public final class TableSelector {
   /** The vectors of one catalogue's tables, in catalogue order: ranking reuses them while the catalogue stays. */
   private record Indexed(Catalogue catalogue, Embedding[] vectors) {}
 
-  private final EmbeddingModel model;
+  private volatile EmbeddingModel model;
   private final Map<String, Embedding> documents;
   private final EmbeddingStore store;
   private volatile Indexed indexed;
 
-  /** Loads the model on first use in this JVM (about 34 MB of ONNX from the classpath; blocking). No store. */
+  /** No persistent store. The model loads on first use in this JVM (see {@link #loadModel}). */
   public TableSelector() {
     this(EMBEDDED_DOCUMENTS, EmbeddingStore.NONE);
   }
@@ -84,10 +84,28 @@ public final class TableSelector {
   }
 
   TableSelector(Map<String, Embedding> documents, EmbeddingStore store) {
-    // A direct executor: inference stays on the calling worker thread, no extra thread pool.
-    this.model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
     this.documents = documents;
     this.store = store;
+  }
+
+  /**
+   * Loads the model into this JVM (about 34 MB of ONNX from the classpath, once per JVM; BLOCKING). Separate so
+   * a start can load it while the catalogue is discovered and cached vectors are read: a warm index needs
+   * the model only to embed questions.
+   */
+  public static void loadModel() {
+    new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
+  }
+
+  private EmbeddingModel model() {
+    EmbeddingModel m = model;
+    if (m == null) {
+      synchronized (this) {
+        if (model == null) model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);  // direct executor:
+        m = model;                                                                          // no extra threads
+      }
+    }
+    return m;
   }
 
   /** Forgets this JVM's embeddings, as a restart would (benchmarks and tests of the persistent cache). */
@@ -161,7 +179,7 @@ public final class TableSelector {
     for (int from = 0; from < todo.size(); from += EMBED_BATCH) {
       List<Map.Entry<String, String>> batch = todo.subList(from, Math.min(todo.size(), from + EMBED_BATCH));
       long e0 = System.nanoTime();
-      List<Embedding> vectors = model.embedAll(batch.stream().map(e -> TextSegment.from(e.getValue())).toList()).content();
+      List<Embedding> vectors = model().embedAll(batch.stream().map(e -> TextSegment.from(e.getValue())).toList()).content();
       embedNanos += System.nanoTime() - e0;
       Map<String, float[]> fresh = new LinkedHashMap<>();
       for (int i = 0; i < batch.size(); i++) {
@@ -194,7 +212,7 @@ public final class TableSelector {
       idx = indexed;
     }
     String q = question.length() > MAX_QUESTION_CHARS ? question.substring(0, MAX_QUESTION_CHARS) : question;
-    Embedding query = model.embed(QUERY_PREFIX + q).content();
+    Embedding query = model().embed(QUERY_PREFIX + q).content();
     List<TableInfo> tables = catalogue.tables();
     List<ScoredTable> ranked = new ArrayList<>(tables.size());
     for (int i = 0; i < tables.size(); i++) {
