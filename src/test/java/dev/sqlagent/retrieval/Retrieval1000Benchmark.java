@@ -271,6 +271,10 @@ class Retrieval1000Benchmark {
     report.put("schema", new JsonObject().put("tables", TABLES).put("schemas", NOUNS.size())
         .put("needles", NEEDLES.size()).put("questions", QUESTIONS.size())
         .put("created_ms", ms(System.nanoTime() - c0)));
+    // Times below depend on how busy the machine is: the load average (per core count) says so.
+    report.put("machine", new JsonObject().put("cores", Runtime.getRuntime().availableProcessors())
+        .put("load_average_1m_at_start", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+            .getSystemLoadAverage()));
     Target target = new Target(db.target().url().withDatabase(DATABASE), false);
     StateStore state = db.state();
 
@@ -352,6 +356,8 @@ class Retrieval1000Benchmark {
     } finally {
       vertx.close().await(60, TimeUnit.SECONDS);
     }
+    report.getJsonObject("machine").put("load_average_1m_at_end",
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     String json = report.encodePrettily();
     System.out.println(json);
     Path file = Path.of("target", "benchmarks", "retrieval-1000.json");
