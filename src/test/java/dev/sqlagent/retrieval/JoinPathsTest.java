@@ -61,6 +61,8 @@ class JoinPathsTest {
   void alreadyConnectedChoicesGetNothing() {
     List<ScoredTable> chosen = scored("release", "release_group", "artist_credit");
     assertThat(JoinPaths.complete(JoinPaths.graph(MUSIC), chosen, chosen, 4)).isEqualTo(chosen);
+    assertThat(JoinPaths.complete(JoinPaths.graph(MUSIC), scored("artist", "release_group"), List.of(), 0))
+        .extracting(ScoredTable::name).containsExactly("artist", "release_group");
   }
 
   @Test
@@ -141,6 +143,9 @@ class JoinPathsTest {
       assertThat(RetrievalVerticle.topK(n + 1, false)).isGreaterThanOrEqualTo(RetrievalVerticle.topK(n, false));
     }
     assertThat(JoinPaths.maxAdded(5)).isEqualTo(2);
+    assertThat(RetrievalVerticle.joinTables(15, 5)).isZero();  // the demo's size: the top 5 hold the joins
+    assertThat(RetrievalVerticle.joinTables(31, 5)).isEqualTo(2);
+    assertThat(RetrievalVerticle.joinTables(1000, 12)).isEqualTo(6);
     assertThat(JoinPaths.maxAdded(12)).isEqualTo(6);
   }
 }

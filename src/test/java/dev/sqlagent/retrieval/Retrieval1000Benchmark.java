@@ -285,10 +285,21 @@ class Retrieval1000Benchmark {
       ps.executeUpdate();
     }
     JsonObject cold = restart(target, state);
-    JsonObject warm = restart(target, state);
-    JsonObject warm2 = restart(target, state);
-    report.put("cold_start", cold).put("warm_start", warm).put("warm_start_again", warm2)
-        .put("demo_warm_index_ms", DEMO_WARM_INDEX_MS).put("goal_warm_ready_ms", 2 * DEMO_WARM_INDEX_MS);
+    // Warm restarts of the 1,000 tables and of the demo shop (15 tables), interleaved so both see the same
+    // machine: the goal is the 1,000-table warm start within twice the demo's, measured here, now.
+    restart(db.target(), state);  // fills the cache for the demo's documents
+    List<JsonObject> warm = new ArrayList<>();
+    List<JsonObject> demo = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      demo.add(restart(db.target(), state));
+      warm.add(restart(target, state));
+    }
+    long warmMedian = median(warm.stream().map(j -> j.getLong("ready_ms")).toList());
+    long demoMedian = median(demo.stream().map(j -> j.getLong("ready_ms")).toList());
+    report.put("cold_start", cold).put("warm_starts", new JsonArray(warm)).put("demo_warm_starts", new JsonArray(demo))
+        .put("warm_ready_ms_median", warmMedian).put("demo_warm_ready_ms_median", demoMedian)
+        .put("warm_over_demo", round((double) warmMedian / demoMedian))
+        .put("demo_warm_index_ms_quiet_machine_readme", DEMO_WARM_INDEX_MS);
 
     Vertx vertx = Vertx.vertx();
     try {
@@ -351,7 +362,8 @@ class Retrieval1000Benchmark {
           .put("schema_block", stats(schemaTokens))
           .put("whole_first_prompt", stats(promptTokens))
           .put("tables_shortened_total", shortenedTotal)
-          .put("every_table_schema_tokens", everyTableTokens(client)));
+          .put("every_table_schema_tokens", everyTableTokens(client))
+          .put("at_a_budget_of_" + SMALL_BUDGET, smallBudget(client)));
       report.put("questions_detail", details);
     } finally {
       vertx.close().await(60, TimeUnit.SECONDS);
@@ -366,7 +378,7 @@ class Retrieval1000Benchmark {
   }
 
   /** Creates the database afresh and lets the agent role read it (CONNECT, USAGE, SELECT). */
-  private static void create(TestDatabase db) throws Exception {
+  static void create(TestDatabase db) throws Exception {
     String role = db.target().role();
     try (Connection c = db.adminConnection("postgres"); Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
@@ -386,6 +398,32 @@ class Retrieval1000Benchmark {
     }
   }
 
+  static final int SMALL_BUDGET = 600;
+
+  /** The same questions' tables fitted to a small budget: how many get shortened, what it comes to. */
+  private static JsonObject smallBudget(RetrievalClient client) throws Exception {
+    Map<String, dev.sqlagent.catalogue.TableInfo> byName = new LinkedHashMap<>();
+    for (var t : client.tables().await(60, TimeUnit.SECONDS)) byName.put(t.name(), t);
+    List<Integer> tokens = new ArrayList<>();
+    int shortened = 0, over = 0, tables = 0;
+    for (String q : QUESTIONS.keySet()) {
+      Retrieval r = client.retrieve(q, false).await(60, TimeUnit.SECONDS);
+      PromptBudget.Fitted f = PromptBudget.fit(r.tableNames().stream().map(byName::get).toList(), q, SMALL_BUDGET);
+      tokens.add(f.tokens());
+      shortened += f.shortened();
+      tables += f.shown().size();
+      if (f.overBudget()) over++;
+    }
+    return new JsonObject().put("schema_block", stats(tokens)).put("tables_offered", tables)
+        .put("tables_shortened", shortened).put("questions_over_budget", over);
+  }
+
+  private static long median(List<Long> values) {
+    List<Long> s = new ArrayList<>(values);
+    Collections.sort(s);
+    return s.get(s.size() / 2);
+  }
+
   /** Every table's full schema text, for scale: what the prompt would hold without retrieval. */
   private static int everyTableTokens(RetrievalClient client) throws Exception {
     return ChatClient.estimate(SchemaText.ddl(client.tables().await(60, TimeUnit.SECONDS)).length());
@@ -401,6 +439,7 @@ class Retrieval1000Benchmark {
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", cp, Restart.class.getName()).redirectErrorStream(true);
     pb.environment().put("SCALE_TARGET_URL", target.url().withSecret());
     pb.environment().put("SCALE_STATE_URL", state.owner().withSecret());
+    pb.environment().put("SCALE_DEMO", String.valueOf(target.demo()));
     long t0 = System.nanoTime();
     Process p = pb.start();
     JsonObject result = null;
@@ -422,7 +461,8 @@ class Retrieval1000Benchmark {
   /** A restarted process: deploy the retrieval verticle, wait until its index is built, print the timing. */
   public static final class Restart {
     public static void main(String[] args) throws Exception {
-      Target target = new Target(PgUrl.parse(System.getenv("SCALE_TARGET_URL")), false);
+      Target target = new Target(PgUrl.parse(System.getenv("SCALE_TARGET_URL")),
+          Boolean.parseBoolean(System.getenv("SCALE_DEMO")));
       StateStore state = new StateStore(PgUrl.parse(System.getenv("SCALE_STATE_URL")), "unused");
       Vertx vertx = Vertx.vertx();
       Promise<JsonObject> built = Promise.promise();
