@@ -276,7 +276,7 @@ public final class ChatClient {
   }
 
   /** Tokens estimated as characters / 4, at least 1 for any text. */
-  static int estimate(int chars) {
+  public static int estimate(int chars) {
     return chars == 0 ? 0 : Math.max(1, (chars + 3) / 4);
   }
 

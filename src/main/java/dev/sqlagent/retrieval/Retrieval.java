@@ -5,11 +5,20 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 
 /**
- * The reply of {@code Addresses.RETRIEVE}: the chosen tables with their scores, the schema block, the samples
- * block and the conventions that concern the chosen tables. The two blocks are reference data; the prompt
- * builder puts them between delimiters.
+ * The reply of {@code Addresses.RETRIEVE}: the chosen tables with their scores (then the tables added to join
+ * them, each with its {@code via}), the schema block, the samples block and the conventions that concern the
+ * chosen tables. The two blocks are reference data; the prompt builder puts them between delimiters.
+ *
+ * @param topK how many tables were chosen by similarity (join tables come on top)
+ * @param schemaTokens the schema block's estimated tokens, within the prompt budget unless it cannot be
+ * @param shortenedTables how many tables' column lists were shortened to fit the budget
  */
-public record Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK) {
+public record Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
+    int schemaTokens, int shortenedTables) {
+
+  public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK) {
+    this(tables, schema, samples, conventions, topK, dev.sqlagent.generation.ChatClient.estimate(schema.length()), 0);
+  }
 
   /** The request: a question, and whether to widen (repair after an unknown table or column). */
   public record Request(String question, boolean widen) {
@@ -38,7 +47,9 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         .put("schema", schema)
         .put("samples", samples)
         .put("conventions", new JsonArray(conventions))
-        .put("top_k", topK);
+        .put("top_k", topK)
+        .put("schema_tokens", schemaTokens)
+        .put("shortened_tables", shortenedTables);
   }
 
   public static Retrieval fromJson(JsonObject j) {
@@ -46,6 +57,6 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         j.getJsonArray("tables").stream().map(o -> ScoredTable.fromJson((JsonObject) o)).toList(),
         j.getString("schema"), j.getString("samples"),
         j.getJsonArray("conventions").stream().map(String::valueOf).toList(),
-        j.getInteger("top_k"));
+        j.getInteger("top_k"), j.getInteger("schema_tokens", 0), j.getInteger("shortened_tables", 0));
   }
 }

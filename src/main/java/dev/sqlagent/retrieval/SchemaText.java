@@ -25,6 +25,18 @@ public final class SchemaText {
 
   /** The CREATE TABLE-style description of one table. */
   public static String ddl(TableInfo t) {
+    return ddl(t, null, true, true);
+  }
+
+  /**
+   * One table with only some of its columns (in their own order), the others summed up in a last comment
+   * line: {@code -- … 23 more columns: a, b, c} when {@code nameHidden}, else {@code -- 23 more columns not
+   * shown}. The keys are written in full whichever columns are shown.
+   *
+   * @param shown the columns to write; null: all
+   * @param columnComments whether the shown columns keep their comments
+   */
+  public static String ddl(TableInfo t, Set<String> shown, boolean nameHidden, boolean columnComments) {
     StringBuilder b = new StringBuilder();
     String note = oneLine(t.note());
     String comment = oneLine(t.comment());
@@ -33,8 +45,14 @@ public final class SchemaText {
     b.append("-- ").append(t.rowCount() == null ? "row count unknown" : "about " + t.rowCount() + " rows").append('\n');
     b.append("CREATE TABLE ").append(t.name()).append(" (\n");  // the name is already as SQL writes it
     List<String[]> lines = new ArrayList<>();  // {definition, comment or null}
+    List<String> hidden = new ArrayList<>();
     for (TableInfo.Column c : t.columns()) {
-      lines.add(new String[] {identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"), oneLine(c.comment())});
+      if (shown != null && !shown.contains(c.name())) {
+        hidden.add(oneLine(identifier(c.name())));  // inside a comment: a newline in a name must not end it
+        continue;
+      }
+      lines.add(new String[] {identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"),
+          columnComments ? oneLine(c.comment()) : null});
     }
     if (!t.primaryKey().isEmpty()) lines.add(new String[] {"PRIMARY KEY (" + identifiers(t.primaryKey()) + ")", null});
     for (TableInfo.ForeignKey fk : t.foreignKeys()) {
@@ -45,6 +63,16 @@ public final class SchemaText {
       b.append("  ").append(lines.get(i)[0]);
       if (i < lines.size() - 1) b.append(',');
       if (lines.get(i)[1] != null) b.append("  -- ").append(lines.get(i)[1]);
+      b.append('\n');
+    }
+    if (!hidden.isEmpty()) {
+      b.append("  -- ");
+      if (nameHidden) {
+        b.append("… ").append(hidden.size()).append(hidden.size() == 1 ? " more column: " : " more columns: ")
+            .append(String.join(", ", hidden));
+      } else {
+        b.append(hidden.size()).append(hidden.size() == 1 ? " more column" : " more columns").append(" not shown");
+      }
       b.append('\n');
     }
     return b.append(");\n").toString();

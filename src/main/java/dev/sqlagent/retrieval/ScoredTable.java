@@ -2,14 +2,29 @@ package dev.sqlagent.retrieval;
 
 import io.vertx.core.json.JsonObject;
 
-/** A table chosen for a question, with its cosine similarity to the question (rounded to 4 places in JSON). */
-public record ScoredTable(String name, double score) {
+/**
+ * A table chosen for a question, with its cosine similarity to the question (rounded to 4 places in JSON).
+ *
+ * @param via null when the table was chosen for its similarity; otherwise why it was added anyway, e.g.
+ *     {@code join path: artist - artist_credit - release_group} for a table that links two chosen ones
+ */
+public record ScoredTable(String name, double score, String via) {
+
+  public ScoredTable(String name, double score) {
+    this(name, score, null);
+  }
+
+  /** Whether it was added to join chosen tables rather than chosen for its own similarity. */
+  public boolean joinTable() {
+    return via != null;
+  }
 
   public JsonObject toJson() {
-    return new JsonObject().put("name", name).put("score", Math.round(score * 10_000) / 10_000.0);
+    JsonObject j = new JsonObject().put("name", name).put("score", Math.round(score * 10_000) / 10_000.0);
+    return via == null ? j : j.put("via", via);
   }
 
   public static ScoredTable fromJson(JsonObject j) {
-    return new ScoredTable(j.getString("name"), j.getDouble("score", 0.0));
+    return new ScoredTable(j.getString("name"), j.getDouble("score", 0.0), j.getString("via"));
   }
 }

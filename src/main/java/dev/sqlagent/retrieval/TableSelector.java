@@ -8,48 +8,109 @@ import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.bgesmallenv15q.BgeSmallEnV15QuantizedEmbeddingModel;
 import dev.langchain4j.store.embedding.CosineSimilarity;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Chooses the tables for a question by embedding similarity, with bge-small-en-v1.5 (quantised) running in
- * this process; the model ships inside the dependency's jar. Every method here is BLOCKING (ONNX inference):
- * call it from a worker, never an event loop.
+ * this process; the model ships inside the dependency's jar. Every method here is BLOCKING (ONNX inference,
+ * and the embedding store's database): call it from a worker, never an event loop.
  *
- * <p>A table's document is its name, note, comment and columns with their comments. Documents are embedded
- * once per JVM (the model is per JVM too) and kept by their text, so a changed table is re-embedded and an
- * unchanged one never is, however many times the verticle is deployed.
+ * <p>A table's document is its name, note, comment and columns with their comments. Embeddings are cached at
+ * two levels, both keyed by the exact document text, so a changed table is re-embedded and an unchanged one
+ * never is: in this JVM (by text; the model is per JVM too), and in an {@link EmbeddingStore} (by model name
+ * and the text's SHA-256: the state store's {@code embedding_cache}), so a restart embeds only what changed.
  *
- * <p>The choice is the plain top k by cosine similarity. Adding the tables a foreign key links to two
- * chosen ones was tried and dropped: this schema's hub tables (products, employees, suppliers) made it fire
- * on 10 of 12 test questions, mostly adding noise, while the join tables a question needs (bill_items for
- * sales by category) already rank in the top 5, and a repair after an unknown table widens to 9.
+ * <p>The similarity choice is the plain top k; {@link JoinPaths} then adds the linking tables that join the
+ * chosen ones, and only those (see there for why not every foreign-key neighbour).
  */
 public final class TableSelector {
 
+  private static final Logger LOG = LoggerFactory.getLogger(TableSelector.class);
+
+  /** The model's name in the embedding store's key: a different model never reads these vectors. */
+  public static final String MODEL = "bge-small-en-v1.5-q";
   /** bge's instruction for the query side of asymmetric retrieval; documents are embedded without it. */
   static final String QUERY_PREFIX = "Represent this sentence for searching relevant passages: ";
   /** Questions longer than this are cut before embedding (bge reads 512 tokens at most). */
   static final int MAX_QUESTION_CHARS = 2_000;
+  /** Documents embedded per model call, and stored per INSERT batch (progress survives a crash mid-build). */
+  static final int EMBED_BATCH = 64;
 
   private static final Map<String, Embedding> EMBEDDED_DOCUMENTS = new ConcurrentHashMap<>();
 
-  private final EmbeddingModel model;
-  private final Map<String, Embedding> documents;
-
-  /** Loads the model on first use in this JVM (about 34 MB of ONNX from the classpath; blocking). */
-  public TableSelector() {
-    this(EMBEDDED_DOCUMENTS);
+  /**
+   * What one index build did: of {@code documents} distinct table documents, how many were already in this
+   * JVM, loaded from the embedding store, and embedded now (the model's work).
+   */
+  public record IndexStats(int documents, int inMemory, int loaded, int embedded, long storeMillis, long embedMillis) {
+    public io.vertx.core.json.JsonObject toJson() {
+      return new io.vertx.core.json.JsonObject().put("documents", documents).put("in_memory", inMemory)
+          .put("loaded", loaded).put("embedded", embedded).put("store_ms", storeMillis).put("embed_ms", embedMillis);
+    }
   }
 
-  /** With its own document cache (the benchmark measures a build from nothing). */
+  /** The vectors of one catalogue's tables, in catalogue order: ranking reuses them while the catalogue stays. */
+  private record Indexed(Catalogue catalogue, Embedding[] vectors) {}
+
+  private volatile EmbeddingModel model;
+  private final Map<String, Embedding> documents;
+  private final EmbeddingStore store;
+  private volatile Indexed indexed;
+
+  /** No persistent store. The model loads on first use in this JVM (see {@link #loadModel}). */
+  public TableSelector() {
+    this(EMBEDDED_DOCUMENTS, EmbeddingStore.NONE);
+  }
+
+  /** With the JVM's document cache in front of a persistent store. */
+  public TableSelector(EmbeddingStore store) {
+    this(EMBEDDED_DOCUMENTS, store);
+  }
+
+  /** With its own document cache (benchmarks and tests measure a build without this JVM's memory). */
   TableSelector(Map<String, Embedding> documents) {
-    // A direct executor: inference stays on the calling worker thread, no extra thread pool.
-    this.model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
+    this(documents, EmbeddingStore.NONE);
+  }
+
+  TableSelector(Map<String, Embedding> documents, EmbeddingStore store) {
     this.documents = documents;
+    this.store = store;
+  }
+
+  /**
+   * Loads the model into this JVM (about 34 MB of ONNX from the classpath, once per JVM; BLOCKING). Separate so
+   * a start can load it while the catalogue is discovered and cached vectors are read: a warm index needs
+   * the model only to embed questions.
+   */
+  public static void loadModel() {
+    new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
+  }
+
+  private EmbeddingModel model() {
+    EmbeddingModel m = model;
+    if (m == null) {
+      synchronized (this) {
+        if (model == null) model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);  // direct executor:
+        m = model;                                                                          // no extra threads
+      }
+    }
+    return m;
+  }
+
+  /** Forgets this JVM's embeddings, as a restart would (benchmarks and tests of the persistent cache). */
+  static void forgetEmbeddedDocuments() {
+    EMBEDDED_DOCUMENTS.clear();
   }
 
   /** The text a table is found by. */
@@ -71,24 +132,91 @@ public final class TableSelector {
     return b.append(String.join(", ", cols)).append('.').toString();
   }
 
-  /** Embeds every table document not embedded yet; returns how many were embedded now. */
-  public int index(Catalogue catalogue) {
-    List<String> missing = catalogue.tables().stream().map(TableSelector::document)
-        .filter(d -> !documents.containsKey(d)).distinct().toList();
-    if (missing.isEmpty()) return 0;
-    List<Embedding> vectors = model.embedAll(missing.stream().map(TextSegment::from).toList()).content();
-    for (int i = 0; i < missing.size(); i++) documents.put(missing.get(i), vectors.get(i));
-    return missing.size();
+  /** Lower-case hex SHA-256 of the UTF-8 text: the document's key in the embedding store. */
+  static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Makes sure every table's document has a vector: from this JVM's memory, else from the store (one query
+   * for all the missing hashes), else embedded now in batches and written back to the store. A store that
+   * fails is logged and bypassed (the documents are embedded instead).
+   */
+  public IndexStats index(Catalogue catalogue) {
+    List<String> texts = catalogue.tables().stream().map(TableSelector::document).toList();
+    Map<String, String> missing = new LinkedHashMap<>();  // sha256 -> text, not in memory
+    int distinct = 0;
+    for (String text : texts.stream().distinct().toList()) {
+      distinct++;
+      if (!documents.containsKey(text)) missing.put(sha256(text), text);
+    }
+    int inMemory = distinct - missing.size();
+    int loaded = 0;
+    long t0 = System.nanoTime();
+    if (!missing.isEmpty()) {
+      try {
+        Map<String, float[]> stored = store.load(MODEL, missing.keySet());
+        for (var e : stored.entrySet()) {
+          String text = missing.remove(e.getKey());
+          if (text != null) {
+            documents.put(text, Embedding.from(e.getValue()));
+            loaded++;
+          }
+        }
+      } catch (Exception e) {
+        LOG.warn("embedding cache unreadable, embedding {} documents instead: {}", missing.size(), e.toString());
+      }
+    }
+    long t1 = System.nanoTime();
+    long storeNanos = t1 - t0;
+    List<Map.Entry<String, String>> todo = new ArrayList<>(missing.entrySet());
+    boolean storeWorks = true;
+    long embedNanos = 0;
+    for (int from = 0; from < todo.size(); from += EMBED_BATCH) {
+      List<Map.Entry<String, String>> batch = todo.subList(from, Math.min(todo.size(), from + EMBED_BATCH));
+      long e0 = System.nanoTime();
+      List<Embedding> vectors = model().embedAll(batch.stream().map(e -> TextSegment.from(e.getValue())).toList()).content();
+      embedNanos += System.nanoTime() - e0;
+      Map<String, float[]> fresh = new LinkedHashMap<>();
+      for (int i = 0; i < batch.size(); i++) {
+        documents.put(batch.get(i).getValue(), vectors.get(i));
+        fresh.put(batch.get(i).getKey(), vectors.get(i).vector());
+      }
+      if (storeWorks) {
+        long s0 = System.nanoTime();
+        try {
+          store.save(MODEL, fresh);
+        } catch (Exception e) {
+          storeWorks = false;  // one warning per build, not one per batch
+          LOG.warn("embedding cache not written ({} documents will be embedded again at the next start): {}",
+              todo.size() - from, e.toString());
+        }
+        storeNanos += System.nanoTime() - s0;
+      }
+    }
+    Embedding[] byTable = new Embedding[texts.size()];
+    for (int i = 0; i < texts.size(); i++) byTable[i] = documents.get(texts.get(i));
+    indexed = new Indexed(catalogue, byTable);
+    return new IndexStats(distinct, inMemory, loaded, todo.size(), storeNanos / 1_000_000, embedNanos / 1_000_000);
   }
 
   /** Every table with its similarity to the question, best first. */
   public List<ScoredTable> rank(Catalogue catalogue, String question) {
-    index(catalogue);
+    Indexed idx = indexed;
+    if (idx == null || idx.catalogue() != catalogue) {
+      index(catalogue);
+      idx = indexed;
+    }
     String q = question.length() > MAX_QUESTION_CHARS ? question.substring(0, MAX_QUESTION_CHARS) : question;
-    Embedding query = model.embed(QUERY_PREFIX + q).content();
-    List<ScoredTable> ranked = new ArrayList<>();
-    for (TableInfo t : catalogue.tables()) {
-      ranked.add(new ScoredTable(t.name(), CosineSimilarity.between(query, documents.get(document(t)))));
+    Embedding query = model().embed(QUERY_PREFIX + q).content();
+    List<TableInfo> tables = catalogue.tables();
+    List<ScoredTable> ranked = new ArrayList<>(tables.size());
+    for (int i = 0; i < tables.size(); i++) {
+      ranked.add(new ScoredTable(tables.get(i).name(), CosineSimilarity.between(query, idx.vectors()[i])));
     }
     ranked.sort(Comparator.comparingDouble(ScoredTable::score).reversed());
     return ranked;
