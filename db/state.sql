@@ -20,13 +20,25 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
   PRIMARY KEY (model, document_sha256)
 );
 
--- Saved evaluation runs: one row per file of a run (run.json, answers.jsonl, summary.json, ...).
+-- Saved evaluation runs: one row per JSON file of a run (run.json, written when the run starts and
+-- reserving its name; summary.json, when it finishes). Named by the start time (20261129-174501-123).
 CREATE TABLE IF NOT EXISTS eval_runs (
   run         text        NOT NULL,
   file        text        NOT NULL,
   content     text        NOT NULL,
   written_at  timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (run, file)
+);
+
+-- The JSON-lines files of a saved run (questions.jsonl, answers.jsonl, verdicts.jsonl), one row per line,
+-- appended as the run progresses: an interrupted run keeps every answer it had.
+CREATE TABLE IF NOT EXISTS eval_run_lines (
+  run         text        NOT NULL,
+  file        text        NOT NULL,
+  line        int         NOT NULL,
+  content     text        NOT NULL,
+  written_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (run, file, line)
 );
 
 CREATE TABLE IF NOT EXISTS state_version (

@@ -6,6 +6,7 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
+import dev.sqlagent.eval.EvalRunsVerticle;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.health.HealthVerticle;
@@ -74,6 +75,7 @@ public final class MainVerticle extends VerticleBase {
     return deployed
         .compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
         .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state), opts))
+        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state), opts))
         .compose(id -> vertx.deployVerticle(http, opts))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }

@@ -59,6 +59,9 @@ public final class Addresses {
   /** Published after every change of the query log's totals: {written, dropped, buffered}. */
   public static final String QUERY_LOG_FACTS = "sqlagent.querylog.facts";
 
+  /** The newest saved evaluation run's summary (from the state store): request {} → the summary; fails 404 when none. */
+  public static final String EVAL_LATEST = "sqlagent.eval.latest";
+
   /** Readiness: request {} → {"ok": bool, flags..., "checks": [...]} (what /api/health serves). */
   public static final String HEALTH_READINESS = "sqlagent.health.readiness";
   /** Prometheus text exposition of every metric: request {} → String. */

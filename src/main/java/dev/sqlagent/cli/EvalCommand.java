@@ -14,12 +14,14 @@ import dev.sqlagent.eval.TableColumns;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.eval.Summary;
 import io.vertx.core.Vertx;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -29,8 +31,8 @@ import picocli.CommandLine.Spec;
 /** Runs the evaluation against the configured model, or re-grades a saved run without it. */
 @Command(name = "eval", mixinStandardHelpOptions = true,
     description = "Ask every question of the evaluation set through the agent, grade the answers by executing them "
-        + "against gold SQL, print the summary and save the run under <SQLAGENT_HOME>/eval/<timestamp>/ "
-        + "(never overwriting). Evaluation runs are not written to the query log.")
+        + "against gold SQL, print the summary and save the run in the state store, named by its start time "
+        + "(never overwriting; --out also exports its files). Evaluation runs are not written to the query log.")
 public final class EvalCommand implements Callable<Integer> {
 
   @Spec
@@ -45,8 +47,8 @@ public final class EvalCommand implements Callable<Integer> {
   Integer runs;
 
   @Option(names = "--regrade", paramLabel = "RUN",
-      description = "Re-score a saved run (its directory, or its name under the output directory) without calling "
-          + "the model; writes a new <timestamp>-regrade run.")
+      description = "Re-score a saved run (its name in the state store, or a directory of its exported files) "
+          + "without calling the model; saves a new <timestamp>-regrade run.")
   String regrade;
 
   @Option(names = "--inject-faults",
@@ -59,8 +61,20 @@ public final class EvalCommand implements Callable<Integer> {
           + "--regrade: the questions saved with the run).")
   Path questions;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Where runs are saved (default <SQLAGENT_HOME>/eval).")
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "Also export the run's files (run.json, questions.jsonl, answers.jsonl, verdicts.jsonl, "
+          + "summary.json) into DIR/<run>/, as it progresses. Runs are always saved in the state store.")
   Path out;
+
+  private final Supplier<Map<String, String>> environment;
+
+  public EvalCommand() {
+    this(System::getenv);
+  }
+
+  EvalCommand(Supplier<Map<String, String>> environment) {
+    this.environment = environment;
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -74,18 +88,22 @@ public final class EvalCommand implements Callable<Integer> {
     List<Question> qs = questions != null ? QuestionSet.load(questions) : regrade == null ? QuestionSet.shipped() : null;
 
     // The eval process needs no public HTTP port; any free one keeps it clear of a running service.
-    Map<String, String> env = new HashMap<>(System.getenv());
+    Map<String, String> env = new HashMap<>(environment.get());
     env.put("SQLAGENT_HTTP_PORT", "0");
     AppConfig config = AppConfig.load(env);
-    Path outDir = out != null ? out : RunStore.defaultRoot(config.home());
-    EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, outDir,
+    PrintWriter stdout = spec.commandLine().getOut();
+    EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, out,
         questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,
-        System.out::println);
+        line -> {
+          stdout.println(line);
+          stdout.flush();
+        });
 
     try (Databases db = Databases.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
       Vertx vertx = Vertx.vertx();
       try {
-        EvalRunner runner = new EvalRunner(vertx, gold, options);
+        RunStore store = new RunStore(db.state());
+        EvalRunner runner = new EvalRunner(vertx, gold, store, options);
         EvalRun run;
         if (regrade != null) {
           run = runner.regrade(regrade, qs).await();
@@ -93,14 +111,16 @@ public final class EvalCommand implements Callable<Integer> {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
               injectFaults ? new FaultInjector(TableColumns.of(
                   Discovery.readBlocking(db.target().roOptions(), config.schemas()))).mutator() : null)).await(5, TimeUnit.MINUTES);
-          System.out.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
+          stdout.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
               config.llmModel(), config.llmBaseUrl());
           run = runner.run(qs).await();
         }
-        System.out.println();
-        System.out.print(Summary.table(run.summary()));
-        System.out.println("saved: " + run.dir());
+        stdout.println();
+        stdout.print(Summary.table(run.summary()));
+        stdout.println("saved: run " + run.id() + " in " + store.where());
+        if (run.exportDir() != null) stdout.println("exported: " + run.exportDir());
+        stdout.flush();
         return 0;
       } finally {
         vertx.close().await(30, TimeUnit.SECONDS);

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,8 +22,9 @@ import java.util.function.Consumer;
 /**
  * Drives an evaluation over the event bus: asks the agent every question ({@link Addresses#ASK}, with
  * {@code "source": "eval"} so the query log skips it, and the mode), in each mode, {@code runs} times;
- * saves every raw answer as it arrives, grades it by execution, and writes the verdicts and the summary
- * into a new run directory. {@link #regrade} re-scores a saved run from its answers without asking anyone.
+ * saves every raw answer as it arrives, grades it by execution, and saves the verdicts and the summary as a
+ * new run in the state store ({@link RunStore}), also exported as files when the options name a directory.
+ * {@link #regrade} re-scores a saved run from its answers without asking anyone.
  *
  * <p>Questions are asked one at a time, modes back to back (agent, then baseline) on the same model.
  */
@@ -32,13 +34,13 @@ public final class EvalRunner {
    * @param modes "agent" and/or "baseline", in the order to run them
    * @param runs how many times each question is asked per mode (at least 1)
    * @param injectFaults ask the agent to break its first SQL of each answerable question
-   * @param outDir the root under which run directories are created
+   * @param exportDir also write each run's files into a new directory under this one (null: the state store only)
    * @param questionsSource where the questions came from (recorded in the run)
    * @param askTimeoutMs how long one question may take before it counts as an infrastructure timeout
    * @param askAddress the agent's address (normally {@link Addresses#ASK})
    * @param progress receives one line per graded sample
    */
-  public record Options(List<String> modes, int runs, boolean injectFaults, Path outDir, String questionsSource,
+  public record Options(List<String> modes, int runs, boolean injectFaults, Path exportDir, String questionsSource,
       long askTimeoutMs, String askAddress, Consumer<String> progress) {
 
     public Options {
@@ -48,42 +50,45 @@ public final class EvalRunner {
         if (!m.equals("agent") && !m.equals("baseline")) throw new IllegalArgumentException("mode must be agent or baseline: " + m);
       }
       if (runs < 1) throw new IllegalArgumentException("runs must be at least 1");
-      Objects.requireNonNull(outDir, "outDir");
       if (askAddress == null) askAddress = Addresses.ASK;
       if (progress == null) progress = line -> { };
     }
 
-    /** Agent mode once, no faults, the default timeout. */
-    public static Options of(Path outDir) {
-      return new Options(List.of("agent"), 1, false, outDir, QuestionSet.SHIPPED, 210_000, Addresses.ASK, null);
+    /** Agent mode once, no faults, the default timeout, saved in the state store only. */
+    public static Options of() {
+      return new Options(List.of("agent"), 1, false, null, QuestionSet.SHIPPED, 210_000, Addresses.ASK, null);
+    }
+
+    public Options withExportDir(Path dir) {
+      return new Options(modes, runs, injectFaults, dir, questionsSource, askTimeoutMs, askAddress, progress);
     }
 
     public Options withModes(List<String> m) {
-      return new Options(m, runs, injectFaults, outDir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(m, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress);
     }
 
     public Options withRuns(int n) {
-      return new Options(modes, n, injectFaults, outDir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(modes, n, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress);
     }
 
     public Options withInjectFaults(boolean f) {
-      return new Options(modes, runs, f, outDir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(modes, runs, f, exportDir, questionsSource, askTimeoutMs, askAddress, progress);
     }
 
     public Options withQuestionsSource(String s) {
-      return new Options(modes, runs, injectFaults, outDir, s, askTimeoutMs, askAddress, progress);
+      return new Options(modes, runs, injectFaults, exportDir, s, askTimeoutMs, askAddress, progress);
     }
 
     public Options withAskTimeoutMs(long ms) {
-      return new Options(modes, runs, injectFaults, outDir, questionsSource, ms, askAddress, progress);
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, ms, askAddress, progress);
     }
 
     public Options withAskAddress(String a) {
-      return new Options(modes, runs, injectFaults, outDir, questionsSource, askTimeoutMs, a, progress);
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, a, progress);
     }
 
     public Options withProgress(Consumer<String> p) {
-      return new Options(modes, runs, injectFaults, outDir, questionsSource, askTimeoutMs, askAddress, p);
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, p);
     }
   }
 
@@ -99,11 +104,61 @@ public final class EvalRunner {
   private final Options options;
   private final RunStore store;
 
-  public EvalRunner(Vertx vertx, Grader.SqlRunner sql, Options options) {
+  public EvalRunner(Vertx vertx, Grader.SqlRunner sql, RunStore store, Options options) {
     this.vertx = vertx;
     this.grader = new Grader(sql);
     this.options = options;
-    this.store = new RunStore(options.outDir());
+    this.store = Objects.requireNonNull(store, "store");
+  }
+
+  /** Where one run is being written: its rows in the state store and, when exported, its directory. */
+  private final class Saving {
+    final String id;
+    final Path dir;
+
+    Saving(String id, Path dir) {
+      this.id = id;
+      this.dir = dir;
+    }
+
+    void json(String file, JsonObject o) {
+      store.writeJson(id, file, o);
+      if (dir != null) RunFiles.writeJson(dir.resolve(file), o);
+    }
+
+    void lines(String file, List<JsonObject> lines) {
+      store.writeLines(id, file, lines);
+      if (dir != null) RunFiles.writeLines(dir.resolve(file), lines);
+    }
+
+    /** One line appended to each file, in the store all or none. */
+    void append(Map<String, JsonObject> lineByFile) {
+      store.append(id, lineByFile);
+      if (dir != null) lineByFile.forEach((file, line) -> RunFiles.appendLine(dir.resolve(file), line));
+    }
+
+    /** A run that stopped before any answer came back leaves nothing behind (answers are kept otherwise). */
+    void removeIfNothingAsked() throws java.io.IOException {
+      if (!store.hasLines(id, RunStore.ANSWERS)) store.delete(id);
+      if (dir != null) RunFiles.removeIfNothingAsked(dir);
+    }
+  }
+
+  /** Saves a new run (its run.json is {@code meta}, which gets the run's name as run_id), exported if asked. */
+  private Saving open(String suffix, JsonObject meta) {
+    Path root = options.exportDir();
+    String id = store.create(suffix, meta, name -> root != null && java.nio.file.Files.exists(root.resolve(name)));
+    Path dir = null;
+    if (root != null) {
+      try {
+        dir = RunFiles.create(root, id);
+        RunFiles.writeJson(dir.resolve(RunStore.RUN), meta);
+      } catch (RuntimeException e) {
+        store.delete(id);
+        throw e;
+      }
+    }
+    return new Saving(id, dir);
   }
 
   private record Task(Question question, String mode, int sample) {}
@@ -125,31 +180,25 @@ public final class EvalRunner {
         .put("inject_faults", options.injectFaults());
     return blocking(() -> {
       grader.prepare(questions);              // a broken gold query stops the run before the model is asked
-      Path dir = store.create(null);
-      meta.put("run_id", dir.getFileName().toString());
-      RunStore.writeLines(dir.resolve(RunStore.QUESTIONS), questions.stream().map(Question::toJson).toList());
-      RunStore.writeJson(dir.resolve(RunStore.RUN), meta);
-      return dir;
-    }).compose(dir -> {
+      Saving out = open(null, meta);
+      out.lines(RunStore.QUESTIONS, questions.stream().map(Question::toJson).toList());
+      return out;
+    }).compose(out -> {
       List<Verdict> verdicts = new ArrayList<>();
-      return loop(tasks, 0, dir, verdicts)
-          .compose(v -> blocking(() -> finish(dir, meta, verdicts)))
+      return loop(tasks, 0, out, verdicts)
+          .compose(v -> blocking(() -> finish(out, meta, verdicts)))
           .recover(err -> blocking(() -> {
-            removeIfNothingAsked(dir);
+            try {
+              out.removeIfNothingAsked();
+            } catch (Exception cleanup) {
+              err.addSuppressed(cleanup);
+            }
             throw err instanceof Exception e ? e : new RuntimeException(err);
           }));
     });
   }
 
-  /** A run that stopped before any answer came back leaves nothing behind (answers are kept otherwise). */
-  private static void removeIfNothingAsked(Path dir) throws java.io.IOException {
-    if (java.nio.file.Files.exists(dir.resolve(RunStore.ANSWERS))) return;
-    java.nio.file.Files.deleteIfExists(dir.resolve(RunStore.QUESTIONS));
-    java.nio.file.Files.deleteIfExists(dir.resolve(RunStore.RUN));
-    java.nio.file.Files.deleteIfExists(dir);
-  }
-
-  private Future<Void> loop(List<Task> tasks, int i, Path dir, List<Verdict> verdicts) {
+  private Future<Void> loop(List<Task> tasks, int i, Saving out, List<Verdict> verdicts) {
     if (i == tasks.size()) return Future.succeededFuture();
     Task t = tasks.get(i);
     return ask(t).compose(sample -> blocking(() -> {
@@ -157,13 +206,21 @@ public final class EvalRunner {
         throw new NoAgentException("no agent is listening on " + options.askAddress()
             + ": deploy the service's verticles (MainVerticle) before evaluating");
       }
-      RunStore.appendLine(dir.resolve(RunStore.ANSWERS), sample.toJson());
-      Verdict v = grader.grade(t.question(), sample);
-      RunStore.appendLine(dir.resolve(RunStore.VERDICTS), v.toJson());
+      Verdict v;
+      try {
+        v = grader.grade(t.question(), sample);
+      } catch (RuntimeException e) {
+        out.append(Map.of(RunStore.ANSWERS, sample.toJson()));   // the answer is kept even when grading fails
+        throw e;
+      }
+      Map<String, JsonObject> lines = new LinkedHashMap<>();
+      lines.put(RunStore.ANSWERS, sample.toJson());
+      lines.put(RunStore.VERDICTS, v.toJson());
+      out.append(lines);
       verdicts.add(v);
       options.progress().accept(progressLine(i + 1, tasks.size(), v));
       return v;
-    })).compose(v -> loop(tasks, i + 1, dir, verdicts));
+    })).compose(v -> loop(tasks, i + 1, out, verdicts));
   }
 
   private Future<Sample> ask(Task t) {
@@ -217,52 +274,84 @@ public final class EvalRunner {
     return f.put("kind", "agent_error");
   }
 
-  private EvalRun finish(Path dir, JsonObject meta, List<Verdict> verdicts) {
+  private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts) {
     JsonObject summary = Summary.compute(verdicts, meta.copy().put("finished_at", Instant.now().toString()));
-    RunStore.writeJson(dir.resolve(RunStore.SUMMARY), summary);
-    return new EvalRun(dir, summary, List.copyOf(verdicts));
+    out.json(RunStore.SUMMARY, summary);
+    return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
+  }
+
+  /** A saved run as regrade reads it: from the state store or from a directory of its files. */
+  private record Saved(String name, String answersSource, List<JsonObject> answers, JsonObject meta,
+      java.util.function.Supplier<List<Question>> questions) {}
+
+  private Saved load(String run) {
+    Path asPath = null;
+    try {
+      asPath = Path.of(run);
+    } catch (java.nio.file.InvalidPathException e) {
+      // not a path: a name in the state store
+    }
+    if (asPath != null && java.nio.file.Files.isDirectory(asPath)) {
+      Path dir = asPath.toAbsolutePath().normalize();
+      Path answers = dir.resolve(RunStore.ANSWERS);
+      if (!java.nio.file.Files.isRegularFile(answers)) {
+        throw new IllegalArgumentException("no saved run in the directory " + dir + ": it has no " + RunStore.ANSWERS);
+      }
+      JsonObject meta = java.nio.file.Files.isRegularFile(dir.resolve(RunStore.RUN))
+          ? RunFiles.readJson(dir.resolve(RunStore.RUN)) : new JsonObject();
+      return new Saved(dir.getFileName().toString(), answers.toString(), RunFiles.readLines(answers), meta,
+          () -> QuestionSet.load(dir.resolve(RunStore.QUESTIONS)));
+    }
+    if (!store.hasLines(run, RunStore.ANSWERS)) {
+      List<String> names = store.names();
+      if (names.contains(run)) {
+        throw new IllegalArgumentException("the saved run \"" + run + "\" in " + store.where() + " has no answers yet");
+      }
+      throw new IllegalArgumentException("no saved run \"" + run + "\" in " + store.where() + "; saved runs: "
+          + RunStore.list(names, 20));
+    }
+    return new Saved(run, store.describe(run, RunStore.ANSWERS), store.readLines(run, RunStore.ANSWERS),
+        store.readJson(run, RunStore.RUN).orElseGet(JsonObject::new),
+        () -> QuestionSet.parse(String.join("\n", store.readLines(run, RunStore.QUESTIONS).stream()
+            .map(JsonObject::encode).toList()), store.describe(run, RunStore.QUESTIONS)));
   }
 
   /**
-   * Re-scores a saved run (a directory, or a run name under the output root) from its saved answers, with
-   * the given questions (or, when null, the questions saved with the run); writes a new run directory
-   * ({@code <time>-regrade}) that records where it came from. The model is not called; the database is
-   * (gold SQL, truncated answers re-run).
+   * Re-scores a saved run (a name in the state store, or a directory of its files) from its saved answers,
+   * with the given questions (or, when null, the questions saved with the run); saves a new run
+   * ({@code <time>-regrade}) that records where it came from, exported too when the options say so. The
+   * model is not called; the database is (gold SQL, truncated answers re-run).
    */
   public Future<EvalRun> regrade(String run, List<Question> questions) {
     return blocking(() -> {
-      Path from = store.resolve(run);
-      List<Question> qs = questions != null ? questions : QuestionSet.load(from.resolve(RunStore.QUESTIONS));
+      Saved from = load(run);
+      List<Question> qs = questions != null ? questions : from.questions().get();
       Map<String, Question> byId = new HashMap<>();
       qs.forEach(q -> byId.put(q.id(), q));
-      List<JsonObject> answers = RunStore.readLines(from.resolve(RunStore.ANSWERS));
+      List<JsonObject> answers = from.answers();
       grader.prepare(qs);
       List<Verdict> verdicts = new ArrayList<>();
       for (int i = 0; i < answers.size(); i++) {
         Sample s = Sample.fromJson(answers.get(i));
         Question q = byId.get(s.questionId());
         if (q == null) {
-          throw new IllegalArgumentException(from.resolve(RunStore.ANSWERS) + " line " + (i + 1) + ": question \""
+          throw new IllegalArgumentException(from.answersSource() + " line " + (i + 1) + ": question \""
               + s.questionId() + "\" is not in the question set used to regrade");
         }
         verdicts.add(grader.grade(q, s));
       }
-      Path dir = store.create("-regrade");
-      JsonObject old = java.nio.file.Files.isRegularFile(from.resolve(RunStore.RUN))
-          ? RunStore.readJson(from.resolve(RunStore.RUN)) : new JsonObject();
-      JsonObject meta = old.copy()
-          .put("run_id", dir.getFileName().toString())
-          .put("regraded_from", from.getFileName().toString())
+      JsonObject meta = from.meta().copy()
+          .put("regraded_from", from.name())
           .put("regraded_at", Instant.now().toString())
           .put("questions", qs.size());
       if (questions != null) meta.put("questions_file", options.questionsSource());
-      RunStore.writeLines(dir.resolve(RunStore.QUESTIONS), qs.stream().map(Question::toJson).toList());
-      RunStore.writeLines(dir.resolve(RunStore.ANSWERS), answers);
-      RunStore.writeLines(dir.resolve(RunStore.VERDICTS), verdicts.stream().map(Verdict::toJson).toList());
-      RunStore.writeJson(dir.resolve(RunStore.RUN), meta);
+      Saving out = open("-regrade", meta);
+      out.lines(RunStore.QUESTIONS, qs.stream().map(Question::toJson).toList());
+      out.lines(RunStore.ANSWERS, answers);
+      out.lines(RunStore.VERDICTS, verdicts.stream().map(Verdict::toJson).toList());
       JsonObject summary = Summary.compute(verdicts, meta);
-      RunStore.writeJson(dir.resolve(RunStore.SUMMARY), summary);
-      return new EvalRun(dir, summary, List.copyOf(verdicts));
+      out.json(RunStore.SUMMARY, summary);
+      return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
     });
   }
 

@@ -28,7 +28,7 @@ public record StateStore(PgUrl owner, String logPassword) {
   /** The state database's name on the embedded server. */
   public static final String EMBEDDED_DATABASE = "sql_agent";
   /** Bumped whenever a script below changes, so existing stores are migrated at the next start. */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   /** The store could not be prepared, or its log role could do what it must not. */
   public static final class StateStoreException extends RuntimeException {

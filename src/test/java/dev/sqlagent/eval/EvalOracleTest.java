@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.SavedRuns;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,18 +28,19 @@ class EvalOracleTest {
   Vertx vertx;
   FakeModelServer model;
   GoldExecutor gold;
-  Path out;
+  SavedRuns saved;
 
   @BeforeEach
   void start() throws Exception {
     vertx = Vertx.vertx();
     model = FakeModelServer.start();
     gold = new GoldExecutor(TestDatabase.get().target());
-    out = Files.createTempDirectory("eval-oracle");
+    saved = SavedRuns.snapshot();
   }
 
   @AfterEach
   void stop() throws Exception {
+    saved.cleanUp();
     model.close();
     gold.close();
     vertx.close().await(30, TimeUnit.SECONDS);
@@ -71,7 +71,7 @@ class EvalOracleTest {
   void theOracleScoresEveryAnswerableQuestionAndRefusesTheRest() throws Exception {
     model.respondWith(EvalOracleTest::oracle);
     deploy(false);
-    EvalRun run = new EvalRunner(vertx, gold, EvalRunner.Options.of(out).withModes(List.of("agent", "baseline")))
+    EvalRun run = new EvalRunner(vertx, gold, saved.store(), EvalRunner.Options.of().withModes(List.of("agent", "baseline")))
         .run(QUESTIONS).await(15, TimeUnit.MINUTES);
     System.out.print(Summary.table(run.summary()));   // the harness's own figures, for the README
 
@@ -84,7 +84,7 @@ class EvalOracleTest {
       assertThat(m.getInteger("infra_failures")).isZero();
       assertThat(m.getInteger("correct_refusals")).isEqualTo(m.getInteger("refusals_expected"));
     }
-    assertThat(Files.exists(run.dir().resolve("summary.json"))).isTrue();
+    assertThat(saved.store().readJson(run.id(), RunStore.SUMMARY)).contains(run.summary());
   }
 
   @Test
@@ -99,7 +99,7 @@ class EvalOracleTest {
       return oracle(request);
     });
     deploy(true);
-    EvalRun run = new EvalRunner(vertx, gold, EvalRunner.Options.of(out).withModes(List.of("agent", "baseline"))
+    EvalRun run = new EvalRunner(vertx, gold, saved.store(), EvalRunner.Options.of().withModes(List.of("agent", "baseline"))
         .withInjectFaults(true)).run(QUESTIONS).await(15, TimeUnit.MINUTES);
     System.out.print(Summary.table(run.summary()));
 

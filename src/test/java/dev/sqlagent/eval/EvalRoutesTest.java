@@ -2,6 +2,8 @@ package dev.sqlagent.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.testing.SavedRuns;
+import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
@@ -11,13 +13,17 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.codec.BodyCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GET /api/eval/latest over real HTTP, mounted in the service's HttpVerticle. */
+/**
+ * GET /api/eval/latest over real HTTP, mounted in the service's HttpVerticle and answered from the state
+ * store by EvalRunsVerticle. "Latest" is global to the store, so each test starts from an empty one.
+ */
 class EvalRoutesTest {
 
   @TempDir
@@ -27,15 +33,19 @@ class EvalRoutesTest {
 
   @BeforeEach
   void start() throws Exception {
+    SavedRuns.clearAll();
     vertx = Vertx.vertx();
     http = new HttpVerticle();
-    vertx.deployVerticle(http, new DeploymentOptions().setConfig(new JsonObject().put("httpPort", 0)
-        .put("home", home.toString()))).await(30, TimeUnit.SECONDS);
+    DeploymentOptions opts = new DeploymentOptions().setConfig(new JsonObject().put("httpPort", 0)
+        .put("home", home.toString()));
+    vertx.deployVerticle(new EvalRunsVerticle(TestDatabase.get().state()), opts).await(30, TimeUnit.SECONDS);
+    vertx.deployVerticle(http, opts).await(30, TimeUnit.SECONDS);
   }
 
   @AfterEach
   void stop() throws Exception {
     vertx.close().await(10, TimeUnit.SECONDS);
+    SavedRuns.clearAll();
   }
 
   HttpResponse<JsonObject> latest() throws Exception {
@@ -49,26 +59,33 @@ class EvalRoutesTest {
     assertThat(r.statusCode()).isEqualTo(404);
     assertThat(r.body().getString("error_type")).isEqualTo("not_found");
     assertThat(r.body().getString("message")).contains("sql-agent eval");
-    Files.createDirectories(home.resolve("eval"));
+    // Files under the home are not saved runs any more.
+    Path legacy = Files.createDirectories(home.resolve("eval").resolve("20250101-100000-000"));
+    Files.writeString(legacy.resolve(RunStore.SUMMARY), "{\"run_id\":\"20250101-100000-000\"}");
     assertThat(latest().statusCode()).isEqualTo(404);
   }
 
   @Test
   void theNewestFinishedRunsSummaryIsServed() throws Exception {
-    Path eval = home.resolve("eval");
-    Path older = Files.createDirectories(eval.resolve("20250101-100000-000"));
-    Path newer = Files.createDirectories(eval.resolve("20250102-100000-000-regrade"));
-    Path running = Files.createDirectories(eval.resolve("20250103-100000-000"));   // no summary yet
-    Files.createDirectories(eval.resolve("notes"));
-    RunStore.writeJson(older.resolve(RunStore.SUMMARY), new JsonObject().put("run_id", older.getFileName().toString()));
-    JsonObject summary = new JsonObject().put("run_id", newer.getFileName().toString())
+    RunStore store = new RunStore(TestDatabase.get().state());
+    SavedRuns.saveSummary("20250101-100000-000", new JsonObject().put("run_id", "20250101-100000-000"));
+    JsonObject summary = new JsonObject().put("run_id", "20250102-100000-000-regrade")
         .put("modes", new JsonObject().put("agent", new JsonObject().put("accuracy", 0.9)));
-    RunStore.writeJson(newer.resolve(RunStore.SUMMARY), summary);
-    RunStore.appendLine(running.resolve(RunStore.ANSWERS), new JsonObject());
+    SavedRuns.saveSummary("20250102-100000-000-regrade", summary);
+    // A run still in progress: its run.json and an answer, no summary yet.
+    store.writeJson("20250103-100000-000", RunStore.RUN, new JsonObject().put("run_id", "20250103-100000-000"));
+    store.append("20250103-100000-000", Map.of(RunStore.ANSWERS, new JsonObject()));
+    // Not a run's name: never the latest, whatever it sorts as.
+    SavedRuns.saveSummary("notes", new JsonObject().put("run_id", "notes"));
 
     HttpResponse<JsonObject> r = latest();
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.getHeader("content-type")).startsWith("application/json");
     assertThat(r.body()).isEqualTo(summary);
+
+    // A newer finished run takes over at once: nothing is cached.
+    JsonObject newest = new JsonObject().put("run_id", "20250104-100000-000");
+    SavedRuns.saveSummary("20250104-100000-000", newest);
+    assertThat(latest().body()).isEqualTo(newest);
   }
 }

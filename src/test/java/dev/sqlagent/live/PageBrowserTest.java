@@ -3,10 +3,10 @@ package dev.sqlagent.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.eval.RunStore;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.HeadlessChromium;
+import dev.sqlagent.testing.SavedRuns;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -48,7 +48,7 @@ class PageBrowserTest {
     model = FakeModelServer.start(vertx);
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    env.put("SQLAGENT_HOME", evalHome().toString());
+    saveEvalRun();
     main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
     vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
     browser = HeadlessChromium.start(1400, 1000);
@@ -58,20 +58,21 @@ class PageBrowserTest {
   static void stop() throws Exception {
     if (browser != null) browser.close();
     vertx.close().await(30, TimeUnit.SECONDS);
+    SavedRuns.clearAll();
   }
 
-  /** A service home holding one saved evaluation summary, as `sql-agent eval` writes it. */
-  static Path evalHome() throws Exception {
-    Path home = Files.createTempDirectory("sqlagent-page-home");
-    Path run = Files.createDirectories(RunStore.defaultRoot(home).resolve("20261129-170000-000"));
+  static final String EVAL_RUN = "20261129-170000-000";
+
+  /** One saved evaluation summary in the state store, as `sql-agent eval` writes it, and the only one there. */
+  static void saveEvalRun() throws Exception {
+    SavedRuns.clearAll();
     JsonObject agent = new JsonObject().put("questions", 64).put("accuracy", 0.7969).put("exact_matches", 44)
         .put("correct_refusals", 17).put("refusals_expected", 19).put("first_attempt_failures", 21).put("rescued_by_repair", 14)
         .put("median_latency_ms", 4210);
     JsonObject baseline = agent.copy().put("accuracy", 0.5938).put("rescued_by_repair", 0);
-    Files.writeString(run.resolve(RunStore.SUMMARY), new JsonObject().put("run_id", "20261129-170000-000")
+    SavedRuns.saveSummary(EVAL_RUN, new JsonObject().put("run_id", EVAL_RUN)
         .put("finished_at", "2026-11-29T17:04:11.532Z").put("model", "fake-model")
-        .put("modes", new JsonObject().put("agent", agent).put("baseline", baseline)).encode());
-    return home;
+        .put("modes", new JsonObject().put("agent", agent).put("baseline", baseline)));
   }
 
   static WebDriverWait waiting(WebDriver d, int seconds) {
@@ -197,6 +198,7 @@ class PageBrowserTest {
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     env.put("SQLAGENT_HOME", Files.createTempDirectory("sqlagent-page-empty-home").toString());
     Vertx other = Vertx.vertx();
+    SavedRuns.clearAll();
     try {
       MainVerticle noModel = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
       other.deployVerticle(noModel).await(120, TimeUnit.SECONDS);
@@ -211,11 +213,12 @@ class PageBrowserTest {
       assertThat(run.findElement(By.cssSelector(".run-state")).getText()).isEqualTo("Model unavailable");
       assertThat(run.findElement(By.cssSelector(".answer")).getText()).contains("No language model is reachable");
       assertThat(d.findElement(By.id("banner")).getText()).contains("No language model is reachable");
-      // No evaluation saved in this service's home: the panel stays hidden (the route answers 404).
+      // No evaluation saved in the state store: the panel stays hidden (the route answers 404).
       assertThat(d.findElement(By.id("eval")).isDisplayed()).isFalse();
       browser.screenshot(Path.of("target", "screenshots", "page-model-unavailable.png"));
     } finally {
       other.close().await(30, TimeUnit.SECONDS);
+      saveEvalRun();
     }
   }
 }
