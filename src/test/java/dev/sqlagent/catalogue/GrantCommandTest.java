@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.cli.GrantCommand;
 import dev.sqlagent.cli.Main;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.testing.TestDatabase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -99,7 +99,7 @@ class GrantCommandTest {
     }
     assertThat(r.out()).contains("warning: PUBLIC may create temporary tables");
     String line = Arrays.stream(r.out().split("\n")).filter(l -> l.startsWith("SQLAGENT_DB_URL=")).findFirst().orElseThrow();
-    AdminUrl url = AdminUrl.parse(line.substring("SQLAGENT_DB_URL=".length()));
+    PgUrl url = PgUrl.parse(line.substring("SQLAGENT_DB_URL=".length()));
     assertThat(url.user()).isEqualTo(role);
     assertThat(url.database()).isEqualTo(db.name);
     Properties p = new Properties();
@@ -154,7 +154,7 @@ class GrantCommandTest {
     assertThat(unknown.exit()).isEqualTo(2);
     assertThat(unknown.err().strip()).startsWith("sql-agent grant: ").contains("no schema named 'nowhere'").doesNotContain("\n");
 
-    AdminUrl a = TestDatabase.get().adminUrl();
+    PgUrl a = TestDatabase.get().adminUrl();
     String wrong = "postgresql://" + a.user() + ":wrong-password@" + a.host() + ":" + a.port() + "/" + db.name;
     Run denied = run(() -> TestDatabase.get().config(Map.of("SQLAGENT_DB_URL", wrong)), "grant", "--apply");
     assertThat(denied.exit()).isEqualTo(2);

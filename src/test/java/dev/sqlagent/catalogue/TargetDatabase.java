@@ -1,6 +1,6 @@
 package dev.sqlagent.catalogue;
 
-import dev.sqlagent.db.AdminUrl;
+import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -33,7 +33,7 @@ final class TargetDatabase implements AutoCloseable {
 
   static TargetDatabase create() throws SQLException {
     TargetDatabase t = new TargetDatabase(UUID.randomUUID().toString().replace("-", "").substring(0, 10));
-    try (Connection c = TestDatabase.get().target().adminConnection("postgres"); Statement s = c.createStatement()) {
+    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + t.name);
       s.execute("CREATE ROLE " + t.owner + " NOLOGIN");
     }
@@ -64,7 +64,7 @@ final class TargetDatabase implements AutoCloseable {
 
   /** Superuser connection to this database. */
   Connection admin() throws SQLException {
-    return TestDatabase.get().target().adminConnection(name);
+    return TestDatabase.get().adminConnection(name);
   }
 
   /** A unique role name with this tag, dropped on close (whether or not the test creates it). */
@@ -91,7 +91,7 @@ final class TargetDatabase implements AutoCloseable {
   }
 
   Connection connect(String role, String password) throws SQLException {
-    AdminUrl a = TestDatabase.get().adminUrl();
+    PgUrl a = TestDatabase.get().adminUrl();
     Properties p = new Properties();
     p.setProperty("user", role);
     p.setProperty("password", password);
@@ -118,13 +118,13 @@ final class TargetDatabase implements AutoCloseable {
 
   /** The SQLAGENT_DB_URL of the admin, pointed at this database. */
   String adminDbUrl() {
-    AdminUrl a = TestDatabase.get().adminUrl();
+    PgUrl a = TestDatabase.get().adminUrl();
     return "postgresql://" + a.user() + ":" + a.password() + "@" + a.host() + ":" + a.port() + "/" + name;
   }
 
   @Override
   public void close() throws SQLException {
-    try (Connection c = TestDatabase.get().target().adminConnection("postgres"); Statement s = c.createStatement()) {
+    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
       SQLException first = null;
       for (int i = roles.size() - 1; i >= 0; i--) {
