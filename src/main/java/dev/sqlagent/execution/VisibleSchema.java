@@ -36,20 +36,22 @@ public final class VisibleSchema {
   private final Map<String, Table> byQualified = new HashMap<>();
   private final Map<String, Table> byName = new HashMap<>();
   private final Set<String> hidden;
+  private final Set<String> underlying;
   private final long loadedAtNanos = System.nanoTime();
 
-  private VisibleSchema(List<Table> tables, Set<String> hidden) {
+  private VisibleSchema(List<Table> tables, Set<String> hidden, Set<String> underlying) {
     this.tables = List.copyOf(tables);
     for (Table t : tables) {
       byQualified.put(t.schema() + "." + t.name(), t);
       if (t.onSearchPath()) byName.putIfAbsent(t.name(), t);
     }
     this.hidden = Set.copyOf(hidden);
+    this.underlying = Set.copyOf(underlying);
   }
 
   /** A schema from known tables, for tests and tools; {@code hidden} holds bare or qualified names. */
   public static VisibleSchema of(List<Table> tables, Set<String> hidden) {
-    return new VisibleSchema(tables, hidden);
+    return new VisibleSchema(tables, hidden, Set.of());
   }
 
   /** Reads the catalogue through {@code pool}, which must be connected as the agent's role: the one discovery. */
@@ -61,7 +63,7 @@ public final class VisibleSchema {
   public static VisibleSchema from(Catalogue catalogue) {
     List<Table> visible = catalogue.tables().stream().map(t -> new Table(t.schema(), t.relname(), t.onSearchPath(),
         t.columns().stream().map(c -> new Column(c.name(), c.type())).toList())).toList();
-    return new VisibleSchema(visible, catalogue.hidden());
+    return new VisibleSchema(visible, catalogue.hidden(), catalogue.underlying());
   }
 
   public List<Table> tables() {
@@ -72,6 +74,14 @@ public final class VisibleSchema {
   public Optional<Table> resolve(String schema, String name) {
     if (schema == null) return Optional.ofNullable(byName.get(name));
     return Optional.ofNullable(byQualified.get(schema + "." + name));
+  }
+
+  /**
+   * A relation a plan may scan although the query cannot name it: a partition of a visible partitioned table,
+   * or a relation a visible view reads (PostgreSQL checks the parent's or the view's privilege only).
+   */
+  public boolean underlies(String schema, String name) {
+    return schema != null && underlying.contains(schema + "." + name);
   }
 
   /** A table that exists but is not the agent's to read. */
