@@ -2,6 +2,7 @@ package dev.sqlagent.execution;
 
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.retrieval.SchemaText;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import java.util.ArrayList;
@@ -26,9 +27,12 @@ public final class VisibleSchema {
   public record Column(String name, String type) {}
 
   public record Table(String schema, String name, boolean onSearchPath, List<Column> columns) {
-    /** How the table is written in a hint: bare when the search path finds it, else schema-qualified. */
+    /**
+     * How the table is written in a hint, as SQL must write it: bare when the search path finds it, else
+     * schema-qualified; each part quoted where PostgreSQL needs it ({@code sales."LineItems"}).
+     */
     public String displayName() {
-      return onSearchPath ? name : schema + "." + name;
+      return onSearchPath ? SchemaText.identifier(name) : SchemaText.identifier(schema) + "." + SchemaText.identifier(name);
     }
   }
 
@@ -118,7 +122,7 @@ public final class VisibleSchema {
   public String columnsHint(Collection<Table> of) {
     if (of.isEmpty()) return null;
     return "Columns that exist: " + of.stream()
-        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> c.name() + " " + c.type())
+        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> SchemaText.identifier(c.name()) + " " + c.type())
             .collect(Collectors.joining(", ")) + ")")
         .collect(Collectors.joining("; ")) + ".";
   }
