@@ -12,12 +12,14 @@ import dev.sqlagent.eval.QuestionSet;
 import dev.sqlagent.eval.RunStore;
 import dev.sqlagent.eval.Summary;
 import io.vertx.core.Vertx;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -60,6 +62,24 @@ public final class EvalCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "DIR", description = "Where runs are saved (default <SQLAGENT_HOME>/eval).")
   Path out;
 
+  private final Supplier<AppConfig> configuration;
+
+  public EvalCommand() {
+    this(EvalCommand::fromEnvironment);
+  }
+
+  /** With the configuration from elsewhere than the process environment (tests). */
+  EvalCommand(Supplier<AppConfig> configuration) {
+    this.configuration = configuration;
+  }
+
+  /** The eval process needs no public HTTP port; any free one keeps it clear of a running service. */
+  private static AppConfig fromEnvironment() {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("SQLAGENT_HTTP_PORT", "0");
+    return AppConfig.load(env);
+  }
+
   @Override
   public Integer call() throws Exception {
     List<String> modes = modes();
@@ -71,14 +91,15 @@ public final class EvalCommand implements Callable<Integer> {
     // Checked before anything starts: a bad question file is reported by line at once.
     List<Question> qs = questions != null ? QuestionSet.load(questions) : regrade == null ? QuestionSet.shipped() : null;
 
-    // The eval process needs no public HTTP port; any free one keeps it clear of a running service.
-    Map<String, String> env = new HashMap<>(System.getenv());
-    env.put("SQLAGENT_HTTP_PORT", "0");
-    AppConfig config = AppConfig.load(env);
+    AppConfig config = configuration.get();
+    PrintWriter stdout = spec.commandLine().getOut();
     Path outDir = out != null ? out : RunStore.defaultRoot(config.home());
     EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, outDir,
         questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,
-        System.out::println);
+        line -> {
+          stdout.println(line);
+          stdout.flush();
+        });
 
     try (Databases db = Databases.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
       Vertx vertx = Vertx.vertx();
@@ -90,14 +111,15 @@ public final class EvalCommand implements Callable<Integer> {
         } else {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
               injectFaults ? FaultInjector.mutator() : null)).await(5, TimeUnit.MINUTES);
-          System.out.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
+          stdout.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
               config.llmModel(), config.llmBaseUrl());
           run = runner.run(qs).await();
         }
-        System.out.println();
-        System.out.print(Summary.table(run.summary()));
-        System.out.println("saved: " + run.dir());
+        stdout.println();
+        stdout.print(Summary.table(run.summary()));
+        stdout.println("saved: " + run.dir());
+        stdout.flush();
         return 0;
       } finally {
         vertx.close().await(30, TimeUnit.SECONDS);
