@@ -258,6 +258,18 @@ final class OwnDatabase implements AutoCloseable {
     return lines;
   }
 
+  /** Fails, naming the lines that went or changed and the lines that appeared, unless the fingerprint is {@code before}. */
+  void assertUnchanged(TreeSet<String> before) throws SQLException {
+    TreeSet<String> after = fingerprint();
+    TreeSet<String> gone = new TreeSet<>(before);
+    gone.removeAll(after);
+    TreeSet<String> added = new TreeSet<>(after);
+    added.removeAll(before);
+    org.assertj.core.api.Assertions.assertThat(gone).as("lines of the target's fingerprint that changed or went away"
+        + " (new: %s)", added).isEmpty();
+    org.assertj.core.api.Assertions.assertThat(added).as("lines new in the target's fingerprint").isEmpty();
+  }
+
   @Override
   public void close() throws SQLException {
     try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
