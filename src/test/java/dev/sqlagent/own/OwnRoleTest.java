@@ -165,4 +165,39 @@ class OwnRoleTest {
         .containsPattern("relations the agent can read\\s+ok\\s+3 in 1 schema\\(s\\) of " + own.name + " \\(SQLAGENT_SCHEMAS=sales\\)");
     own.assertUnchanged(before);
   }
+
+  /** The fingerprint is not blind: each kind of write it exists to catch changes it (and undoing it restores it). */
+  @Test
+  void theFingerprintSeesEveryKindOfWrite() throws Exception {
+    String[][] writes = {
+        {"UPDATE sales.orders_2025 SET status = 'pending' WHERE order_id = 5",
+            "UPDATE sales.orders_2025 SET status = 'shipped' WHERE order_id = 5"},
+        {"UPDATE sales.\"LineItems\" SET \"UnitPrice\" = 0.51 WHERE order_id = 1 AND line_no = 2",
+            "UPDATE sales.\"LineItems\" SET \"UnitPrice\" = 0.50 WHERE order_id = 1 AND line_no = 2"},
+        {"COMMENT ON COLUMN sales.\"LineItems\".\"UnitPrice\" IS 'changed'",
+            "COMMENT ON COLUMN sales.\"LineItems\".\"UnitPrice\" IS 'Price of one unit, in euros'"},
+        {"GRANT INSERT ON public.customers TO " + own.ro, "REVOKE INSERT ON public.customers FROM " + own.ro},
+        {"GRANT CREATE ON SCHEMA sales TO " + own.ro, "REVOKE CREATE ON SCHEMA sales FROM " + own.ro},
+        {"ALTER ROLE " + own.ro + " CREATEDB", "ALTER ROLE " + own.ro + " NOCREATEDB"},
+        {"GRANT pg_write_all_data TO " + own.ro, "REVOKE pg_write_all_data FROM " + own.ro},
+        {"ALTER TABLE hr.salaries ALTER COLUMN amount DROP NOT NULL", "ALTER TABLE hr.salaries ALTER COLUMN amount SET NOT NULL"},
+        {"CREATE TABLE public.scratch (a int)", "DROP TABLE public.scratch"},
+    };
+    for (String[] w : writes) {
+      TreeSet<String> start = own.fingerprint();
+      own.exec(w[0]);
+      assertThat(own.fingerprint()).as(w[0]).isNotEqualTo(start);
+      own.exec(w[1]);
+      assertThat(own.fingerprint()).as(w[1]).isEqualTo(start);
+    }
+  }
+
+  /** The answer is worded for any database, not the demo's shop. */
+  @Test
+  void theAnswerPromptDoesNotAssumeAShop() {
+    var messages = dev.sqlagent.agent.PromptBuilder.answerMessages("How many customers are there?",
+        "SELECT count(*) FROM customers", new io.vertx.core.json.JsonArray().add(new JsonObject().put("name", "count")),
+        new io.vertx.core.json.JsonArray().add(new io.vertx.core.json.JsonArray().add(3)), 1, false);
+    assertThat(messages.encode()).doesNotContainIgnoringCase("shop");
+  }
 }
