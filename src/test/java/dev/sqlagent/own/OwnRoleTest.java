@@ -163,6 +163,24 @@ class OwnRoleTest {
     assertThat(status.exit()).as(status.toString()).isZero();
     assertThat(status.out()).as(status.toString())
         .containsPattern("relations the agent can read\\s+ok\\s+3 in 1 schema\\(s\\) of " + own.name + " \\(SQLAGENT_SCHEMAS=sales\\)");
+
+    // The service: /api/schema and the gate see the same three.
+    try (FakeModelServer model = FakeModelServer.start()) {
+      model.respondWith(req -> Reply.refusal("not needed"));
+      Map<String, String> env = new java.util.HashMap<>(model.env());
+      env.put("SQLAGENT_SCHEMAS", "sales");
+      try (OwnService service = OwnService.start(own.config(own.roUrl(), env))) {
+        JsonObject schema = service.get("/api/schema").bodyAsJsonObject();
+        assertThat(schema.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name")).toList())
+            .containsExactlyInAnyOrder("sales.orders", "sales.order_totals", "sales.\"LineItems\"");
+        HttpResponse<Buffer> outside = service.post("/api/query", new JsonObject().put("sql", "SELECT count(*) FROM customers"));
+        assertThat(outside.bodyAsJsonObject().getString("error_type")).as(outside.bodyAsString()).isEqualTo("unknown_table");
+        HttpResponse<Buffer> inside = service.post("/api/query", new JsonObject().put("sql",
+            "SELECT count(*) AS n FROM sales.orders o JOIN sales.\"LineItems\" li ON li.order_id = o.order_id"));
+        assertThat(inside.statusCode()).as(inside.bodyAsString()).isEqualTo(200);
+        assertThat(inside.bodyAsJsonObject().getJsonArray("rows").getJsonArray(0).getValue(0)).isEqualTo(6);
+      }
+    }
     own.assertUnchanged(before);
   }
 
