@@ -10,12 +10,23 @@ import java.util.stream.Collectors;
  * What discovery found in the target: every relation the agent role can read (sorted by schema and name),
  * and the relations in scope that exist but are not its to read ({@code hidden}, as {@code schema.relname}),
  * so a query naming one is told plainly that it is not available (bare too when on the search path).
+ * {@code underlying} ({@code schema.relname}) are the relations a query on visible ones scans without naming
+ * them: partitions of a visible partitioned table, and what a visible view reads.
  */
-public record Catalogue(String database, List<TableInfo> tables, Set<String> hidden) {
+public record Catalogue(String database, List<TableInfo> tables, Set<String> hidden, Set<String> underlying) {
 
   public Catalogue {
     tables = List.copyOf(tables);
     hidden = Set.copyOf(hidden);
+    underlying = Set.copyOf(underlying);
+  }
+
+  public Catalogue(String database, List<TableInfo> tables, Set<String> hidden) {
+    this(database, tables, hidden, Set.of());
+  }
+
+  public Catalogue withUnderlying(Set<String> relations) {
+    return new Catalogue(database, tables, hidden, relations);
   }
 
   /** Known tables only, for tests and tools. */
@@ -28,7 +39,7 @@ public record Catalogue(String database, List<TableInfo> tables, Set<String> hid
   }
 
   public Catalogue withTables(List<TableInfo> replaced) {
-    return new Catalogue(database, replaced, hidden);
+    return new Catalogue(database, replaced, hidden, underlying);
   }
 
   /**

@@ -67,6 +67,22 @@ public final class Discovery {
       + " WHERE " + SCOPE + " AND " + RELATION + " AND " + READABLE
       + " AND con.contype IN ('p', 'f') AND con.conparentid = 0 ORDER BY con.conrelid, con.conname";
 
+  /**
+   * Relations a query on the visible ones may scan without naming them: the partitions of a visible partitioned
+   * table (and children of an inheritance parent), and the relations a visible view reads (through views it
+   * reads in turn). PostgreSQL checks the privilege on the parent or the view only, so they are reachable even
+   * though the role may not read them by name; the gate's plan check must not refuse them.
+   */
+  private static final String UNDERLYING = "WITH RECURSIVE visible AS (SELECT c.oid FROM pg_class c"
+      + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + SCOPE + " AND " + RELATION + " AND " + READABLE + "),"
+      + " edges(parent, child) AS (SELECT i.inhparent, i.inhrelid FROM pg_inherits i"
+      + "   UNION ALL SELECT w.ev_class, d.refobjid FROM pg_rewrite w JOIN pg_class v ON v.oid = w.ev_class AND v.relkind = 'v'"
+      + "   JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid"
+      + "     AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> w.ev_class),"
+      + " reach(oid) AS (SELECT oid FROM visible UNION SELECT e.child FROM edges e JOIN reach r ON e.parent = r.oid)"
+      + " SELECT n.nspname::text AS schema, c.relname::text AS relname FROM reach r JOIN pg_class c ON c.oid = r.oid"
+      + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE r.oid NOT IN (SELECT oid FROM visible)";
+
   private final Pool pool;
   private final List<String> schemas;
 
@@ -107,8 +123,10 @@ public final class Discovery {
         .compose(db -> conn.preparedQuery(RELATIONS).execute(scope)
             .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
-                    .compose(keys -> exactCounts(conn, relations)
-                        .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts))))));
+                    .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
+                        .compose(underlying -> exactCounts(conn, relations)
+                            .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
+                                .withUnderlying(underlyingNames(underlying))))))));
   }
 
   /**
@@ -132,6 +150,12 @@ public final class Discovery {
       for (Row r : rows) counts.put(r.getLong("oid"), r.getLong("n"));
       return counts;
     });
+  }
+
+  private static Set<String> underlyingNames(RowSet<Row> rows) {
+    Set<String> out = new HashSet<>();
+    for (Row r : rows) out.add(r.getString("schema") + "." + r.getString("relname"));
+    return out;
   }
 
   /** The planner's estimate when it has one, else the exact count, else 0 for an empty file, else unknown. */

@@ -9,11 +9,15 @@ import dev.sqlagent.drift.SchemaReader;
 import dev.sqlagent.drift.SchemaShape;
 import dev.sqlagent.drift.SnapshotStore;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code sql-agent drift}: the live schema against the snapshot taken when the schema index was built. */
 @Command(name = "drift", mixinStandardHelpOptions = true,
@@ -30,17 +34,49 @@ public final class DriftCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the differences as JSON")
   boolean json;
 
+  @Spec
+  CommandSpec spec;
+
+  private final Supplier<AppConfig> configuration;
+
+  public DriftCommand() {
+    this(AppConfig::fromEnvironment);
+  }
+
+  /** With the configuration from elsewhere than the process environment (tests). */
+  DriftCommand(Supplier<AppConfig> configuration) {
+    this.configuration = configuration;
+  }
+
   @Override
   public Integer call() throws Exception {
-    AppConfig config = AppConfig.fromEnvironment();
+    AppConfig config = configuration.get();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
     try (Databases db = Databases.open(config, false)) {
-      return check(db.target(), config.schemas(), new SnapshotStore(db.state()), json, System.out, System.err);
+      return check(db.target(), config.schemas(), new SnapshotStore(db.state()), json, out, err);
+    } finally {
+      out.flush();
+      err.flush();
     }
   }
 
   /** The comparison itself: prints what moved and returns the exit code. Blocking (JDBC, discovery). */
   public static int check(Target target, List<String> schemas, SnapshotStore store, boolean json, PrintStream out,
       PrintStream err) throws Exception {
+    PrintWriter o = new PrintWriter(out, true);
+    PrintWriter e = new PrintWriter(err, true);
+    try {
+      return check(target, schemas, store, json, o, e);
+    } finally {
+      o.flush();
+      e.flush();
+    }
+  }
+
+  /** As above, printing to writers (picocli's). */
+  public static int check(Target target, List<String> schemas, SnapshotStore store, boolean json, PrintWriter out,
+      PrintWriter err) throws Exception {
     String key = target.key();
     Optional<SchemaShape> snapshot = store.read(key);
     if (snapshot.isEmpty()) {
@@ -67,7 +103,7 @@ public final class DriftCommand implements Callable<Integer> {
     return drift.drifted() ? DRIFTED : NO_DRIFT;
   }
 
-  private static void print(PrintStream out, String title, List<Drift.Change> changes) {
+  private static void print(PrintWriter out, String title, List<Drift.Change> changes) {
     if (changes.isEmpty()) return;
     out.println(title + " (" + changes.size() + "):");
     for (Drift.Change c : changes) out.println("  - " + c.describe());

@@ -66,14 +66,22 @@ public final class EvalCommand implements Callable<Integer> {
           + "summary.json) into DIR/<run>/, as it progresses. Runs are always saved in the state store.")
   Path out;
 
-  private final Supplier<Map<String, String>> environment;
+  private final Supplier<AppConfig> configuration;
 
   public EvalCommand() {
-    this(System::getenv);
+    this(EvalCommand::fromEnvironment);
   }
 
-  EvalCommand(Supplier<Map<String, String>> environment) {
-    this.environment = environment;
+  /** With the configuration from elsewhere than the process environment (tests). */
+  EvalCommand(Supplier<AppConfig> configuration) {
+    this.configuration = configuration;
+  }
+
+  /** The eval process needs no public HTTP port; any free one keeps it clear of a running service. */
+  private static AppConfig fromEnvironment() {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("SQLAGENT_HTTP_PORT", "0");
+    return AppConfig.load(env);
   }
 
   @Override
@@ -87,10 +95,7 @@ public final class EvalCommand implements Callable<Integer> {
     // Checked before anything starts: a bad question file is reported by line at once.
     List<Question> qs = questions != null ? QuestionSet.load(questions) : regrade == null ? QuestionSet.shipped() : null;
 
-    // The eval process needs no public HTTP port; any free one keeps it clear of a running service.
-    Map<String, String> env = new HashMap<>(environment.get());
-    env.put("SQLAGENT_HTTP_PORT", "0");
-    AppConfig config = AppConfig.load(env);
+    AppConfig config = configuration.get();
     PrintWriter stdout = spec.commandLine().getOut();
     EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, out,
         questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,

@@ -2,8 +2,12 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.Databases;
 import dev.sqlagent.config.AppConfig;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** What is true of the target and the state store now, attempted rather than assumed. Exit 1 when any check fails. */
 @Command(name = "status", mixinStandardHelpOptions = true,
@@ -12,12 +16,28 @@ import picocli.CommandLine.Command;
         + "check fails. Writes nothing to the target.")
 public final class StatusCommand implements Callable<Integer> {
 
+  @Spec
+  CommandSpec spec;
+
+  private final Supplier<AppConfig> configuration;
+
+  public StatusCommand() {
+    this(AppConfig::fromEnvironment);
+  }
+
+  /** With the configuration from elsewhere than the process environment (tests). */
+  StatusCommand(Supplier<AppConfig> configuration) {
+    this.configuration = configuration;
+  }
+
   @Override
   public Integer call() throws Exception {
-    AppConfig config = AppConfig.fromEnvironment();
+    AppConfig config = configuration.get();
+    PrintWriter out = spec.commandLine().getOut();
     try (Databases db = Databases.open(config, false)) {
       var checks = Status.run(db.target(), db.state(), config.schemas());
-      System.out.print(Status.table(checks));
+      out.print(Status.table(checks));
+      out.flush();
       return checks.stream().allMatch(Status.Check::ok) ? 0 : 1;
     }
   }

@@ -11,7 +11,7 @@ import java.util.Optional;
  * Reads PostgreSQL's own plan of the bounded statement ({@code EXPLAIN (FORMAT JSON, VERBOSE)}): this is
  * PostgreSQL's parser speaking, so it holds for queries JSqlParser could not parse. Refuses a plan whose
  * estimated total cost is above the limit, any ModifyTable or LockRows node, any relation that is not one
- * of the visible tables, and any deny-listed function PostgreSQL resolved in an expression.
+ * of the visible tables (or scanned on their behalf: a partition, a view's base relation), and any deny-listed function PostgreSQL resolved in an expression.
  */
 final class PlanCheck {
   private PlanCheck() {}
@@ -44,7 +44,7 @@ final class PlanCheck {
       String relation = node.getString("Relation Name");
       if (relation != null) {
         String relSchema = node.getString("Schema");
-        if (schema.resolve(relSchema, relation).isEmpty()) {
+        if (schema.resolve(relSchema, relation).isEmpty() && !schema.underlies(relSchema, relation)) {
           String shown = relSchema == null ? relation : relSchema + "." + relation;
           String message = StaticCheck.isSystemSchema(relSchema)
               ? shown + " is a system catalogue, not a table of this database's data."

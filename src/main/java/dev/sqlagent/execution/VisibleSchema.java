@@ -2,6 +2,7 @@ package dev.sqlagent.execution;
 
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.retrieval.SchemaText;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import java.util.ArrayList;
@@ -26,9 +27,12 @@ public final class VisibleSchema {
   public record Column(String name, String type) {}
 
   public record Table(String schema, String name, boolean onSearchPath, List<Column> columns) {
-    /** How the table is written in a hint: bare when the search path finds it, else schema-qualified. */
+    /**
+     * How the table is written in a hint, as SQL must write it: bare when the search path finds it, else
+     * schema-qualified; each part quoted where PostgreSQL needs it ({@code sales."LineItems"}).
+     */
     public String displayName() {
-      return onSearchPath ? name : schema + "." + name;
+      return onSearchPath ? SchemaText.identifier(name) : SchemaText.identifier(schema) + "." + SchemaText.identifier(name);
     }
   }
 
@@ -36,20 +40,22 @@ public final class VisibleSchema {
   private final Map<String, Table> byQualified = new HashMap<>();
   private final Map<String, Table> byName = new HashMap<>();
   private final Set<String> hidden;
+  private final Set<String> underlying;
   private final long loadedAtNanos = System.nanoTime();
 
-  private VisibleSchema(List<Table> tables, Set<String> hidden) {
+  private VisibleSchema(List<Table> tables, Set<String> hidden, Set<String> underlying) {
     this.tables = List.copyOf(tables);
     for (Table t : tables) {
       byQualified.put(t.schema() + "." + t.name(), t);
       if (t.onSearchPath()) byName.putIfAbsent(t.name(), t);
     }
     this.hidden = Set.copyOf(hidden);
+    this.underlying = Set.copyOf(underlying);
   }
 
   /** A schema from known tables, for tests and tools; {@code hidden} holds bare or qualified names. */
   public static VisibleSchema of(List<Table> tables, Set<String> hidden) {
-    return new VisibleSchema(tables, hidden);
+    return new VisibleSchema(tables, hidden, Set.of());
   }
 
   /** Reads the catalogue through {@code pool}, which must be connected as the agent's role: the one discovery. */
@@ -61,7 +67,7 @@ public final class VisibleSchema {
   public static VisibleSchema from(Catalogue catalogue) {
     List<Table> visible = catalogue.tables().stream().map(t -> new Table(t.schema(), t.relname(), t.onSearchPath(),
         t.columns().stream().map(c -> new Column(c.name(), c.type())).toList())).toList();
-    return new VisibleSchema(visible, catalogue.hidden());
+    return new VisibleSchema(visible, catalogue.hidden(), catalogue.underlying());
   }
 
   public List<Table> tables() {
@@ -72,6 +78,14 @@ public final class VisibleSchema {
   public Optional<Table> resolve(String schema, String name) {
     if (schema == null) return Optional.ofNullable(byName.get(name));
     return Optional.ofNullable(byQualified.get(schema + "." + name));
+  }
+
+  /**
+   * A relation a plan may scan although the query cannot name it: a partition of a visible partitioned table,
+   * or a relation a visible view reads (PostgreSQL checks the parent's or the view's privilege only).
+   */
+  public boolean underlies(String schema, String name) {
+    return schema != null && underlying.contains(schema + "." + name);
   }
 
   /** A table that exists but is not the agent's to read. */
@@ -108,7 +122,7 @@ public final class VisibleSchema {
   public String columnsHint(Collection<Table> of) {
     if (of.isEmpty()) return null;
     return "Columns that exist: " + of.stream()
-        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> c.name() + " " + c.type())
+        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> SchemaText.identifier(c.name()) + " " + c.type())
             .collect(Collectors.joining(", ")) + ")")
         .collect(Collectors.joining("; ")) + ".";
   }

@@ -1,5 +1,7 @@
 package dev.sqlagent.cli;
 
+import dev.sqlagent.config.AppConfig;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.eval.Question;
@@ -74,7 +76,7 @@ class EvalCommandTest {
     CommandLine.IFactory factory = new CommandLine.IFactory() {
       @Override
       public <K> K create(Class<K> cls) throws Exception {
-        if (cls == EvalCommand.class) return cls.cast(new EvalCommand(() -> env));
+        if (cls == EvalCommand.class) return cls.cast(new EvalCommand(() -> AppConfig.load(env)));
         return CommandLine.defaultFactory().create(cls);
       }
     };
