@@ -40,7 +40,10 @@ public final class SchemaText {
     StringBuilder b = new StringBuilder();
     String note = oneLine(t.note());
     String comment = oneLine(t.comment());
-    if (note != null) b.append("-- ").append(t.name()).append(": ").append(note).append('\n');
+    // A view or a materialized view reads like a table in a query; the model is told what it is all the same.
+    String kind = t.kind() == null || t.kind().equals("table") ? "" : " (" + t.kind() + ")";
+    if (note != null) b.append("-- ").append(t.name()).append(kind).append(": ").append(note).append('\n');
+    else if (!kind.isEmpty()) b.append("-- ").append(t.name()).append(kind).append('\n');
     if (comment != null && !comment.equals(note)) b.append("-- COMMENT: ").append(comment).append('\n');
     b.append("-- ").append(t.rowCount() == null ? "row count unknown" : "about " + t.rowCount() + " rows").append('\n');
     b.append("CREATE TABLE ").append(t.name()).append(" (\n");  // the name is already as SQL writes it
@@ -52,7 +55,7 @@ public final class SchemaText {
         continue;
       }
       lines.add(new String[] {identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"),
-          columnComments ? oneLine(c.comment()) : null});
+          columnComment(c, columnComments)});
     }
     if (!t.primaryKey().isEmpty()) lines.add(new String[] {"PRIMARY KEY (" + identifiers(t.primaryKey()) + ")", null});
     for (TableInfo.ForeignKey fk : t.foreignKeys()) {
@@ -76,6 +79,20 @@ public final class SchemaText {
       b.append('\n');
     }
     return b.append(");\n").toString();
+  }
+
+  /**
+   * A column's comment, and what its type does not say by itself: an enum's values (the model must not guess
+   * 'shipped' from 'SHIPPED') and a domain's base type. Kept even when comments are shortened away.
+   */
+  private static String columnComment(TableInfo.Column c, boolean withComment) {
+    List<String> parts = new ArrayList<>();
+    if (!c.enumLabels().isEmpty()) {
+      parts.add("one of " + String.join(", ", c.enumLabels().stream().map(l -> "'" + l.replace("'", "''") + "'").toList()));
+    }
+    if (c.domainBase() != null) parts.add("domain over " + c.domainBase());
+    if (withComment && oneLine(c.comment()) != null) parts.add(oneLine(c.comment()));
+    return parts.isEmpty() ? null : oneLine(String.join("; ", parts));
   }
 
   /** The descriptions of several tables, separated by a blank line. */

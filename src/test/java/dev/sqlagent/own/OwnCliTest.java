@@ -194,7 +194,7 @@ class OwnCliTest {
         .containsPattern("accuracy\\s+100\\.0% \\(5/5\\)")
         .containsPattern("correct refusals\\s+1 of 1")
         .containsPattern("false refusals\\s+0")
-        .contains("saved: " + out);
+        .contains("saved: run ").contains("in the state store").contains("exported: " + out);
     own.assertUnchanged(before);
   }
 

@@ -68,4 +68,25 @@ class SchemaTextTest {
     assertThat(new SampleRows("empty", List.of(), List.of()).text()).isEqualTo("-- empty: no rows\n");
     assertThat(SampleRows.fromJson(s.toJson()).rows()).isEqualTo(s.rows());
   }
+
+  @Test
+  void enumValuesDomainBasesAndViewsAreSpelledOut() {
+    TableInfo orders = new TableInfo("sales.order_totals", "sales", "order_totals", "view", false, null, "Totals per order.", null,
+        List.of(new TableInfo.Column("status", 1, "sales.order_status", "order_status", -1, true, null,
+                List.of("new", "shipped", "o'brien"), null),
+            new TableInfo.Column("total", 2, "positive_amount", "positive_amount", -1, true, "Order total.", List.of(),
+                "numeric(12,2)")),
+        List.of(), List.of());
+    assertThat(SchemaText.ddl(orders)).isEqualTo("""
+        -- sales.order_totals (view): Totals per order.
+        -- row count unknown
+        CREATE TABLE sales.order_totals (
+          status sales.order_status,  -- one of 'new', 'shipped', 'o''brien'
+          total positive_amount  -- domain over numeric(12,2); Order total.
+        );
+        """);
+    // Shortened for the budget, a column keeps what its type needs and loses only its comment.
+    assertThat(SchemaText.ddl(orders, null, true, false)).contains("total positive_amount  -- domain over numeric(12,2)\n")
+        .doesNotContain("Order total.");
+  }
 }
