@@ -111,9 +111,10 @@ public final class Gate {
             : Future.succeededFuture(verdict.error().withSql(sql).toJson()))
         .recover(err -> {
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
-          LOG.warn("gate failure: {}", String.valueOf(err.getMessage()));
+          LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(GateError.of(ErrorType.UNKNOWN,
-              "The query could not be run: " + err.getMessage(), "Try again later.", null).withSql(sql).toJson());
+              "The query could not be run: the database did not answer as expected.", "Try again later.", null)
+              .withSql(sql).toJson());
         });
   }
 
