@@ -86,7 +86,7 @@ public record AppConfig(
     // Limits against hostile input and heavy load (issue 17).
     k.put("SQLAGENT_MAX_RESULT_BYTES", new String[] {"4194304", "most bytes of rows one query returns, counted as they stream in (result_too_large above)"});
     k.put("SQLAGENT_ASK_IN_FLIGHT", new String[] {"64", "questions the whole service answers at once; more wait in the queue"});
-    k.put("SQLAGENT_ASK_QUEUE", new String[] {"128", "questions that may wait for a slot (503 with Retry-After when full or after 30 s)"});
+    k.put("SQLAGENT_ASK_QUEUE", new String[] {"128", "questions that may wait for a slot (503 with Retry-After when full or after waiting 10 s)"});
     k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
     k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
     k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
