@@ -71,7 +71,7 @@ final class PgArrayText {
       case "int2", "int4" -> { return Integer.valueOf(v); }
       case "int8" -> { return Long.valueOf(v); }
       case "float4", "float8" -> {
-        double d = Double.parseDouble(v.replace("Infinity", "Infinity"));
+        double d = Double.parseDouble(v);
         return Double.isFinite(d) ? (Object) d : v;
       }
       case "bool" -> {

@@ -107,10 +107,6 @@ final class ResultShape {
     return bytes;
   }
 
-  static boolean isClipped(String s) {
-    return s.endsWith(" chars]") && s.lastIndexOf("…[clipped, ") >= 0;
-  }
-
   /** Lower-case type base name, for the renderer. */
   static String elementType(String type) {
     return type.endsWith("[]") ? type.substring(0, type.length() - 2).toLowerCase(Locale.ROOT) : type;

@@ -58,10 +58,6 @@ final class ConnectionTimeouts {
     w.lastBusy = w.headAt;
   }
 
-  int watchedConnections() {
-    return watched.size();
-  }
-
   private final class Watch {
     final HttpConnection conn;
     final long openedAt;

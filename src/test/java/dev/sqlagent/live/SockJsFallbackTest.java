@@ -92,10 +92,6 @@ class SockJsFallbackTest {
       }
     }
     StringBuilder events = seen;
-    CompletableFuture<String> got;
-    synchronized (seen) {
-      got = new CompletableFuture<>();
-    }
     HttpResponse<Buffer> reg = send(base, new JsonObject().put("type", "register").put("address", Addresses.EVENTS));
     assertThat(reg.statusCode()).as(reg.bodyAsString()).isEqualTo(204);
     Thread.sleep(300);

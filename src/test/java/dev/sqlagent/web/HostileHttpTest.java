@@ -9,7 +9,6 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.NoInternals;
 import dev.sqlagent.testing.RunningService;
-import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
@@ -27,7 +26,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -242,9 +240,5 @@ class HostileHttpTest {
     out.write(mask);
     for (int i = 0; i < p.length; i++) out.write(p[i] ^ mask[i % 4]);
     out.flush();
-  }
-
-  static MultiMap none() {
-    return MultiMap.caseInsensitiveMultiMap();
   }
 }
