@@ -2,6 +2,7 @@ package dev.sqlagent.access;
 
 import dev.sqlagent.web.JsonErrors;
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.live.OriginGuard;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -31,6 +32,9 @@ import java.util.regex.Pattern;
  *       the live edges ask {@link #mayWatchAll(RoutingContext)} before subscribing anyone to every event.</li>
  *   <li><b>Sizes.</b> A body larger than {@code maxBodyBytes} is refused (413) before it is read; a question
  *       longer than the agent accepts is refused at the edge with a message that says how long it was.</li>
+ *   <li><b>Browser-borne requests.</b> A POST to {@code /api} must say {@code Content-Type: application/json}
+ *       (415 otherwise) and must not come from another site's page ({@link OriginGuard}, 403): a form or a
+ *       {@code text/plain} fetch that a browser sends without a preflight cannot spend the model or read data.</li>
  *   <li><b>Fair share.</b> {@code POST /api/ask} admits {@code askPerClient} questions in flight per client
  *       address; one more gets 429 with {@code Retry-After}, so one client cannot starve the others.</li>
  * </ul>
@@ -43,6 +47,7 @@ public final class AccessGuard {
   static final int ASK_BODY_BYTES = 16 * 1024;
 
   private static final Pattern GUARDED = Pattern.compile("^/(api|ws|eventbus|mcp)(/.*)?$");
+  private static final Pattern API_POST = Pattern.compile("^/api(/.*)?$");
   private static final Pattern QUERY_TOKEN_ALLOWED = Pattern.compile("^/(ws|eventbus)(/.*)?$");
 
   private final byte[] tokenDigest;
@@ -63,6 +68,7 @@ public final class AccessGuard {
   public static void mount(Router router, Vertx vertx, JsonObject config) {
     AccessGuard g = new AccessGuard(vertx, config);
     router.route().handler(g::limitBody);
+    router.post().pathRegex(API_POST.pattern()).handler(AccessGuard::requireJson).handler(new OriginGuard(config));
     router.routeWithRegex(GUARDED.pattern()).handler(g::authenticate);
     // A question needs far less than the general limit; the agent's own route uses 16 KiB too.
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
@@ -112,6 +118,18 @@ public final class AccessGuard {
         refuse(ctx, 413, "body_too_large", "the request body is " + n + " bytes; the limit is " + maxBodyBytes + " bytes");
         return;
       }
+    }
+    ctx.next();
+  }
+
+  /** JSON bodies only: a browser sends text/plain, forms and multipart across sites without asking first. */
+  private static void requireJson(RoutingContext ctx) {
+    String type = ctx.request().getHeader("Content-Type");
+    String media = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
+    if (!media.equals("application/json")) {
+      refuse(ctx, 415, "unsupported_media_type", "send the body as JSON with \"Content-Type: application/json\""
+          + (type == null ? "" : "; this request said " + media.replaceAll("[^a-z0-9/+.\\-]", "")));
+      return;
     }
     ctx.next();
   }

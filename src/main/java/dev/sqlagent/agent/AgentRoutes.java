@@ -68,6 +68,9 @@ public final class AgentRoutes {
         error(ctx, 504, "timeout", "no answer in time");
       } else if (re.failureType() == ReplyFailure.NO_HANDLERS) {
         error(ctx, 503, "unavailable", "the agent is not running");
+      } else if (re.failureCode() == AgentVerticle.BUSY) {
+        ctx.response().putHeader("Retry-After", "5");
+        error(ctx, 503, "busy", re.getMessage());
       } else if (re.failureCode() == 400 || re.failureCode() == 404 || re.failureCode() == 429) {
         error(ctx, re.failureCode(), re.failureCode() == 404 ? "not_found" : re.failureCode() == 429 ? "busy" : "bad_request",
             re.getMessage());

@@ -30,6 +30,18 @@ public final class AgentVerticle extends VerticleBase {
   private final FirstSqlMutator mutator;
   private AgentSettings settings;
 
+  /** Failure code of a question refused because the service is full (the edges answer 503 + Retry-After). */
+  public static final int BUSY = 503;
+  /** Questions running now, and those waiting for a slot; touched only on this verticle's context. */
+  private int running;
+  private int maxRunning;
+  private int maxWaiting;
+  private long maxWaitMs;
+  private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
+
+  /** A question waiting for a slot, refused when it has waited too long. */
+  private record Waiting(Message<JsonObject> msg, long timer) {}
+
   /** Runs' events, oldest dropped first; touched only on this verticle's context. */
   private final Map<String, JsonArray> runs = new LinkedHashMap<>(64, 0.75f, false) {
     @Override
@@ -50,6 +62,11 @@ public final class AgentVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     settings = AgentSettings.from(config());
+    maxRunning = config().getInteger("askInFlight", 64);
+    maxWaiting = config().getInteger("askQueue", 128);
+    // A question that waited longer than this would age past its deadline: it is better told to come back.
+    // The edges wait the question timeout + 15 s, so the wait stays under that margin.
+    maxWaitMs = Math.max(1_000, Math.min(10_000, config().getLong("questionTimeoutMs", 180_000L) / 4));
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion());
@@ -62,6 +79,48 @@ public final class AgentVerticle extends VerticleBase {
       msg.fail(400, problem);
       return;
     }
+    if ("eval".equals(body.getString("source"))) {
+      start(msg);  // evaluation paces itself
+      return;
+    }
+    if (running < maxRunning) {
+      running++;
+      start(msg);
+      return;
+    }
+    if (waiting.size() >= maxWaiting) {
+      msg.fail(BUSY, "the service is answering " + running + " questions and " + waiting.size()
+          + " are waiting; try again in a few seconds");
+      return;
+    }
+    long[] timer = new long[1];
+    Waiting w = new Waiting(msg, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])));
+    timer[0] = w.timer();
+    waiting.addLast(w);
+  }
+
+  private void giveUpWaiting(long timer) {
+    waiting.removeIf(w -> {
+      if (w.timer() != timer) return false;
+      w.msg().fail(BUSY, "the service stayed busy for " + maxWaitMs / 1000 + " s; try again in a few seconds");
+      return true;
+    });
+  }
+
+  /** A run ended: its slot goes to the longest-waiting question. */
+  private void finished() {
+    Waiting next = waiting.pollFirst();
+    if (next == null) {
+      running--;
+      return;
+    }
+    vertx.cancelTimer(next.timer());
+    start(next.msg());
+  }
+
+  private void start(Message<JsonObject> msg) {
+    JsonObject body = msg.body();
+    boolean counted = !"eval".equals(body.getString("source"));
     String question = body.getString("question").strip();
     String mode = body.getString("mode", "agent");
     String source = body.getString("source", "eventbus");
@@ -69,6 +128,7 @@ public final class AgentVerticle extends VerticleBase {
     if (runs.containsKey(runId)) {
       // A client-chosen id must not graft a second run onto another run's events.
       msg.fail(400, "run_id " + runId + " is already in use");
+      if (counted) finished();
       return;
     }
     JsonArray kept = new JsonArray();
@@ -77,6 +137,9 @@ public final class AgentVerticle extends VerticleBase {
     boolean inject = body.getBoolean("inject_fault", false);
     String faultKey = body.getString("fault_key", question);
     new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey).run()
+        .onComplete(done -> {
+          if (counted) finished();
+        })
         .onSuccess(answer -> {
           msg.reply(answer);
           vertx.eventBus().publish(Addresses.ANSWERS, answer);

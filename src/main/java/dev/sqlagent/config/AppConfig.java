@@ -48,7 +48,14 @@ public record AppConfig(
     int healthTimeoutMs,
     int maxBodyBytes,
     int askPerClient,
-    Optional<String> allowedOrigin) {
+    Optional<String> allowedOrigin,
+    // Limits against hostile input and heavy load (issue 17).
+    long maxResultBytes,
+    int askInFlight,
+    int askQueue,
+    int llmMaxConnections,
+    int httpIdleTimeoutMs,
+    int httpHeaderTimeoutMs) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -90,6 +97,13 @@ public record AppConfig(
     k.put("SQLAGENT_MAX_BODY_BYTES", new String[] {"65536", "largest request body accepted (413 above)"});
     k.put("SQLAGENT_ASK_PER_CLIENT", new String[] {"2", "questions one client (address) may have in flight on POST /api/ask (429 above)"});
     k.put("SQLAGENT_ALLOWED_ORIGIN", new String[] {null, "browser origin allowed on /ws and /eventbus (e.g. https://agent.example); unset: only the service's own origin"});
+    // Limits against hostile input and heavy load (issue 17).
+    k.put("SQLAGENT_MAX_RESULT_BYTES", new String[] {"4194304", "most bytes of rows one query returns, counted as they stream in (result_too_large above)"});
+    k.put("SQLAGENT_ASK_IN_FLIGHT", new String[] {"64", "questions the whole service answers at once; more wait in the queue"});
+    k.put("SQLAGENT_ASK_QUEUE", new String[] {"128", "questions that may wait for a slot (503 with Retry-After when full or after waiting 10 s)"});
+    k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
+    k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
+    k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -178,7 +192,13 @@ public record AppConfig(
         r.integer("SQLAGENT_HEALTH_TIMEOUT_MS", 100, 60_000),
         r.integer("SQLAGENT_MAX_BODY_BYTES", 4_096, 16 * 1024 * 1024),
         r.integer("SQLAGENT_ASK_PER_CLIENT", 1, 1_000),
-        r.optional("SQLAGENT_ALLOWED_ORIGIN").map(AppConfig::origin));
+        r.optional("SQLAGENT_ALLOWED_ORIGIN").map(AppConfig::origin),
+        r.integer("SQLAGENT_MAX_RESULT_BYTES", 65_536, 256 * 1024 * 1024),
+        r.integer("SQLAGENT_ASK_IN_FLIGHT", 1, 10_000),
+        r.integer("SQLAGENT_ASK_QUEUE", 0, 100_000),
+        r.integer("SQLAGENT_LLM_MAX_CONNECTIONS", 1, 1_000),
+        r.integer("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", 1_000, 3_600_000),
+        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000));
   }
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
@@ -214,6 +234,9 @@ public record AppConfig(
     parts.add("logBufferRows=" + logBufferRows + " logRetryMaxMs=" + logRetryMaxMs + " healthTimeoutMs=" + healthTimeoutMs);
     parts.add("maxBodyBytes=" + maxBodyBytes + " askPerClient=" + askPerClient);
     parts.add("allowedOrigin=" + allowedOrigin.orElse("own"));
+    parts.add("maxResultBytes=" + maxResultBytes + " askInFlight=" + askInFlight + " askQueue=" + askQueue
+        + " llmMaxConnections=" + llmMaxConnections + " httpIdleTimeoutMs=" + httpIdleTimeoutMs
+        + " httpHeaderTimeoutMs=" + httpHeaderTimeoutMs);
     return String.join(", ", parts);
   }
 
@@ -240,7 +263,10 @@ public record AppConfig(
         .put("apiToken", apiToken.orElse(null))
         .put("logBufferRows", logBufferRows).put("logRetryMaxMs", logRetryMaxMs).put("healthTimeoutMs", healthTimeoutMs)
         .put("maxBodyBytes", maxBodyBytes).put("askPerClient", askPerClient)
-        .put("allowedOrigin", allowedOrigin.orElse(null));
+        .put("allowedOrigin", allowedOrigin.orElse(null))
+        .put("maxResultBytes", maxResultBytes).put("askInFlight", askInFlight).put("askQueue", askQueue)
+        .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
+        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs);
   }
 
   public static boolean isSecret(String key) {

@@ -61,6 +61,11 @@ public enum ErrorType {
           + "gate's limit. Simplify it: aggregate before joining, join only the tables you need, filter early "
           + "and narrow the date range; never cross join large tables.",
       "57014", "55P03"),
+  RESULT_TOO_LARGE("result_too_large", true, "select_fewer_or_shorter_columns",
+      "The result was larger than the gate returns. Select fewer or shorter columns (no long text, JSON or "
+          + "binary columns unless the question needs them; left(col, 100) for long text) and fewer rows: "
+          + "aggregate, filter, or LIMIT.",
+      new String[0]),
   PERMISSION_DENIED("permission_denied", false, "no_repair", "", "42501", "25006"),
   REJECTED("rejected", false, "no_repair", ""),
   UNKNOWN("unknown", false, "no_repair", ""),

@@ -75,7 +75,7 @@ public final class ExecutionVerticle extends VerticleBase {
         .onFailure(e -> {
           LOG.error("gate failed unexpectedly", e);
           msg.reply(new JsonObject().put("ok", false).put("error_type", ErrorType.UNKNOWN.wireName())
-              .put("message", "the gate failed: " + e.getMessage()).put("hint", null).put("sqlstate", null)
+              .put("message", "the gate failed unexpectedly; try again").put("hint", null).put("sqlstate", null)
               .put("position", null).put("repairable", false).put("sql", req.sql()));
         });
   }

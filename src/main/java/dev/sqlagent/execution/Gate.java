@@ -7,8 +7,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
-import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import java.util.List;
 import java.util.Optional;
@@ -24,28 +22,37 @@ import org.slf4j.LoggerFactory;
 public final class Gate {
 
   private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
+  /** The longest the plan of one query may take to show (EXPLAIN); see {@link #explain}. */
+  static final int EXPLAIN_TIMEOUT_MS = 1500;
   static final String EXPLAIN_PREFIX = "EXPLAIN (FORMAT JSON, VERBOSE) ";
   /** An unknown table may be a new one: the catalogue is read again when older than this. */
   private static final double SCHEMA_REFRESH_SECONDS = 30;
 
   /** The gate's limits (from the service configuration). */
   public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
-                         StaticCheck.Limits limits, List<String> schemas) {
+                         StaticCheck.Limits limits, long maxResultBytes, List<String> schemas) {
+    public static final long DEFAULT_MAX_RESULT_BYTES = 4L * 1024 * 1024;
+
     public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
                     StaticCheck.Limits limits) {
-      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, List.of());
+      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, DEFAULT_MAX_RESULT_BYTES, List.of());
     }
 
     public static Settings from(AppConfig c) {
       return new Settings(c.rowCap(), c.maxPlanCost(), c.statementTimeoutMs(), c.lockTimeoutMs(), 4,
-          StaticCheck.Limits.DEFAULT, c.schemas());
+          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas());
     }
 
     /** From the verticle's deployment config (AppConfig.toJson keys). */
     public static Settings from(JsonObject c) {
       return new Settings(c.getInteger("rowCap", 200), c.getDouble("maxPlanCost", 1_000_000.0),
           c.getInteger("statementTimeoutMs", 5000), c.getInteger("lockTimeoutMs", 1000), 4, StaticCheck.Limits.DEFAULT,
+          c.getLong("maxResultBytes", DEFAULT_MAX_RESULT_BYTES),
           c.getJsonArray("schemas", new io.vertx.core.json.JsonArray()).stream().map(String::valueOf).toList());
+    }
+
+    public Settings withMaxResultBytes(long bytes) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas);
     }
   }
 
@@ -105,9 +112,10 @@ public final class Gate {
             : Future.succeededFuture(verdict.error().withSql(sql).toJson()))
         .recover(err -> {
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
-          LOG.warn("gate failure: {}", String.valueOf(err.getMessage()));
+          LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(GateError.of(ErrorType.UNKNOWN,
-              "The query could not be run: " + err.getMessage(), "Try again later.", null).withSql(sql).toJson());
+              "The query could not be run: the database did not answer as expected.", "Try again later.", null)
+              .withSql(sql).toJson());
         });
   }
 
@@ -135,19 +143,26 @@ public final class Gate {
   private Future<JsonObject> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     VisibleSchema schema = check.schema();
-    return executor.inReadOnlyTransaction(conn -> explain(conn, bounded.executed()).compose(plan -> {
-          Optional<GateError> refused = PlanCheck.check(plan, settings.maxPlanCost(), schema);
-          if (refused.isPresent()) return Future.succeededFuture(refused.get().withSql(sql).toJson());
-          double cost = PlanCheck.totalCost(plan);
-          if (!run) {
-            return Future.succeededFuture(new JsonObject().put("ok", true).put("sql", bounded.sql())
-                .put("static_check", verdict.staticCheck()).put("plan_cost", cost));
-          }
-          return executor.fetch(conn, bounded.executed(), cap + 1)
-              .recover(e -> Future.failedFuture(new Located(e, 0)))
-              .map(rows -> result(bounded, verdict, rows, cap, cost, t0));
+    return executor.inReadOnlyTransaction(conn -> describe(conn, bounded.executed()).compose(columns -> {
+          String shaped = ResultShape.shaped(bounded.executed(), columns);
+          int prefix = ResultShape.prefix(columns).length();
+          return explain(conn, shaped, prefix).compose(plan -> {
+            Optional<GateError> refused = PlanCheck.check(plan, settings.maxPlanCost(), schema);
+            if (refused.isPresent()) return Future.succeededFuture(refused.get().withSql(sql).toJson());
+            double cost = PlanCheck.totalCost(plan);
+            if (!run) {
+              return Future.succeededFuture(new JsonObject().put("ok", true).put("sql", bounded.sql())
+                  .put("static_check", verdict.staticCheck()).put("plan_cost", cost));
+            }
+            return executor.fetchBounded(conn, shaped, columns, cap + 1, settings.maxResultBytes())
+                .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
+                .map(rows -> result(bounded, verdict, columns, rows, cap, cost, t0));
+          });
         }))
         .recover(err -> {
+          if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
+            return Future.succeededFuture(tooLarge(tooLarge).withSql(sql).toJson());
+          }
           Located located = err instanceof Located l ? l : new Located(err, 0);
           if (located.getCause() instanceof PgException pg) {
             return Future.succeededFuture(fromPostgres(pg, located.prefix, sql, bounded, verdict).toJson());
@@ -156,9 +171,44 @@ public final class Gate {
         });
   }
 
-  private Future<JsonObject> explain(SqlConnection conn, String executed) {
-    return conn.preparedQuery(EXPLAIN_PREFIX + executed).execute()
-        .recover(e -> Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length())))
+  private GateError tooLarge(ReadOnlyExecutor.TooLarge e) {
+    if (e.budget == 0) {
+      return GateError.of(ErrorType.RESULT_TOO_LARGE, "The query builds values too large to check: PostgreSQL could not "
+          + "show its plan within " + Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS) + " ms.",
+          "Select fewer or shorter columns; do not build long values from constants (repeat, lpad, ...).", null);
+    }
+    return GateError.of(ErrorType.RESULT_TOO_LARGE, "The result grew past " + e.budget + " bytes after " + e.rows
+        + " row" + (e.rows == 1 ? "" : "s") + "; the gate returns at most " + settings.maxResultBytes()
+        + " bytes of results.", "Select fewer or shorter columns, or fewer rows (aggregate, filter or LIMIT).", null);
+  }
+
+  /** Names and types of the bounded statement's columns, without running it (LIMIT 0). */
+  private Future<List<ResultShape.Column>> describe(SqlConnection conn, String executed) {
+    return conn.preparedQuery(ResultShape.describe(executed)).execute()
+        .recover(e -> Future.failedFuture(new Located(e, ResultShape.DESCRIBE_PREFIX.length())))
+        .map(rows -> ResultShape.columns(rows.columnDescriptors()));
+  }
+
+  /**
+   * EXPLAIN VERBOSE prints every constant the planner folded, so a query that builds a huge value from
+   * constants ({@code repeat('x', 100000000)}) would have PostgreSQL spend seconds printing it and send
+   * hundreds of megabytes of plan. The plan gets a short timeout of its own; a plan that does not come back
+   * within it, or cannot be read, is a result_too_large refusal rather than a stalled connection.
+   */
+  private Future<JsonObject> explain(SqlConnection conn, String executed, int prefix) {
+    int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
+    return conn.query("SET LOCAL statement_timeout = " + planMs).execute()
+        .compose(v -> conn.preparedQuery(EXPLAIN_PREFIX + executed).execute()
+            .recover(e -> {
+              boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
+              if (cancelled || !(e instanceof PgException)) {
+                LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
+                return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
+              }
+              return Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length() + prefix));
+            }))
+        .compose(rows -> conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs()))
+            .execute().map(v -> rows))
         .map(rows -> {
           Object v = rows.iterator().next().getValue(0);
           JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
@@ -166,16 +216,18 @@ public final class Gate {
         });
   }
 
-  private static JsonObject result(RowBound.Bounded bounded, StaticCheck.Verdict verdict, RowSet<Row> rows, int cap,
-                                   double cost, long t0) {
+  private static JsonObject result(RowBound.Bounded bounded, StaticCheck.Verdict verdict,
+                                   List<ResultShape.Column> columns, JsonArray rows, int cap, double cost, long t0) {
     int fetched = rows.size();
-    JsonArray out = ResultJson.rows(rows, cap);
+    while (rows.size() > cap) rows.remove(rows.size() - 1);
+    JsonArray cols = new JsonArray();
+    for (ResultShape.Column c : columns) cols.add(new JsonObject().put("name", c.name()).put("type", c.type()));
     return new JsonObject()
         .put("ok", true)
         .put("sql", bounded.sql())
-        .put("columns", ResultJson.columns(rows))
-        .put("rows", out)
-        .put("row_count", out.size())
+        .put("columns", cols)
+        .put("rows", rows)
+        .put("row_count", rows.size())
         .put("truncated", bounded.capped() && fetched > cap)
         .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)
         .put("plan_cost", cost)

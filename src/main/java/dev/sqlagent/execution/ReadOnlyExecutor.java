@@ -10,6 +10,8 @@ import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
+import io.vertx.core.json.JsonArray;
+import java.util.List;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +90,49 @@ public final class ReadOnlyExecutor {
       Cursor cursor = ps.cursor();
       return cursor.read(maxRows);
     });
+  }
+
+  /**
+   * Fetches at most {@code maxRows} rows of a shaped statement ({@link ResultShape}) through a portal, a few
+   * rows at a time, rendering each as it arrives and counting its bytes: past {@code budget} bytes the
+   * fetch stops with {@link TooLarge}. Each read asks for no more rows than the budget could hold at the
+   * worst-case row size, so memory stays near the budget whatever the query returns.
+   */
+  public Future<JsonArray> fetchBounded(SqlConnection conn, String sql, List<ResultShape.Column> columns, int maxRows,
+                                        long budget) {
+    int chunk = (int) Math.max(1, Math.min(50, budget / ResultShape.worstRowBytes(columns)));
+    return conn.prepare(sql).compose(ps -> {
+      Cursor cursor = ps.cursor();
+      JsonArray out = new JsonArray();
+      long[] bytes = {0};
+      return readMore(cursor, columns, maxRows, budget, chunk, out, bytes);
+    });
+  }
+
+  private Future<JsonArray> readMore(Cursor cursor, List<ResultShape.Column> columns, int maxRows, long budget, int chunk,
+                                     JsonArray out, long[] bytes) {
+    return cursor.read(Math.min(chunk, maxRows - out.size())).compose(rows -> {
+      for (Row r : rows) {
+        JsonArray cells = ResultJson.row(r, columns);
+        bytes[0] += cells.encode().length();
+        if (bytes[0] > budget) return Future.failedFuture(new TooLarge(budget, out.size() + 1));
+        out.add(cells);
+      }
+      if (out.size() >= maxRows || !cursor.hasMore()) return Future.succeededFuture(out);
+      return readMore(cursor, columns, maxRows, budget, chunk, out, bytes);
+    });
+  }
+
+  /** The result grew past its byte budget. */
+  static final class TooLarge extends RuntimeException {
+    final long budget;
+    final int rows;
+
+    TooLarge(long budget, int rows) {
+      super("result larger than " + budget + " bytes", null, false, false);
+      this.budget = budget;
+      this.rows = rows;
+    }
   }
 
   public Future<Void> close() {

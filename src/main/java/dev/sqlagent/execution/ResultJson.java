@@ -51,6 +51,37 @@ final class ResultJson {
     return out;
   }
 
+  /** One row of a shaped result (see {@link ResultShape}): each cell by how its column travelled. */
+  static JsonArray row(Row r, java.util.List<ResultShape.Column> columns) {
+    JsonArray cells = new JsonArray();
+    for (int i = 0; i < r.size(); i++) {
+      Object v = r.getValue(i);
+      ResultShape.Kind kind = i < columns.size() ? columns.get(i).kind() : ResultShape.Kind.NATIVE;
+      if (v == null || kind == ResultShape.Kind.NATIVE || !(v instanceof String s)) {
+        cells.add(cell(v));
+      } else if (kind == ResultShape.Kind.JSON) {
+        cells.add(jsonText(s));
+      } else if (kind == ResultShape.Kind.ARRAY) {
+        cells.add(PgArrayText.toJson(s, ResultShape.elementType(columns.get(i).type())));
+      } else {
+        cells.add(s);
+      }
+    }
+    return cells;
+  }
+
+  /** json/jsonb text: objects and arrays as JSON (when not clipped), anything else as PostgreSQL's text. */
+  private static Object jsonText(String s) {
+    String t = s.stripLeading();
+    if (t.isEmpty() || (t.charAt(0) != '{' && t.charAt(0) != '[')) return s;
+    try {
+      Object v = io.vertx.core.json.Json.decodeValue(t);
+      return v instanceof JsonObject || v instanceof JsonArray ? v : s;
+    } catch (RuntimeException e) {
+      return s;
+    }
+  }
+
   static Object cell(Object v) {
     if (v == null || v == Tuple.JSON_NULL) return null;
     if (v instanceof String s) return clip(s);

@@ -45,9 +45,13 @@ public final class ChatClient {
     this.vertx = vertx;
     this.options = options;
     this.secrets = new Secrets(options.apiKeys());
+    // The HTTP client's default pool is 5 connections per host: with more questions in flight, model calls
+    // queued behind each other (40 questions with a 4 s model took up to 65 s).
     this.web = WebClient.create(vertx, new WebClientOptions()
         .setUserAgent("sql-agent")
-        .setKeepAliveTimeout(30));
+        .setKeepAliveTimeout(30),
+        new io.vertx.core.http.PoolOptions().setHttp1MaxSize(options.maxConnections())
+            .setHttp2MaxSize(Math.max(1, options.maxConnections() / 8)));
   }
 
   public ChatClientOptions options() {

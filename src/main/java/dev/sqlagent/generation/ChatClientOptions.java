@@ -19,17 +19,21 @@ public record ChatClientOptions(
     double completionPricePerMTok,
     int maxAttempts,
     long backoffBaseMs,
-    long backoffMaxMs) {
+    long backoffMaxMs,
+    int maxConnections) {
 
   public static final int DEFAULT_MAX_ATTEMPTS = 4;
   public static final long DEFAULT_BACKOFF_BASE_MS = 500;
   public static final long DEFAULT_BACKOFF_MAX_MS = 8_000;
+  /** Connections to the model API: every question in flight may have a call open (SQLAGENT_LLM_MAX_CONNECTIONS). */
+  public static final int DEFAULT_MAX_CONNECTIONS = 64;
 
   public ChatClientOptions {
     baseUrl = baseUrl.replaceAll("/+$", "");
     apiKeys = List.copyOf(apiKeys);
     if (apiKeys.size() > 2) throw new IllegalArgumentException("at most two API keys (primary, failover)");
     if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts must be at least 1");
+    if (maxConnections < 1) throw new IllegalArgumentException("maxConnections must be at least 1");
   }
 
   public static ChatClientOptions fromConfig(JsonObject c) {
@@ -45,7 +49,8 @@ public record ChatClientOptions(
         c.getDouble("completionPricePerMTok", 0.0),
         c.getInteger("llmMaxAttempts", DEFAULT_MAX_ATTEMPTS),
         c.getLong("llmBackoffBaseMs", DEFAULT_BACKOFF_BASE_MS),
-        c.getLong("llmBackoffMaxMs", DEFAULT_BACKOFF_MAX_MS));
+        c.getLong("llmBackoffMaxMs", DEFAULT_BACKOFF_MAX_MS),
+        c.getInteger("llmMaxConnections", DEFAULT_MAX_CONNECTIONS));
   }
 
   @Override

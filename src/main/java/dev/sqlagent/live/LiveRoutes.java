@@ -4,6 +4,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
@@ -22,6 +23,7 @@ public final class LiveRoutes {
   public static final String BRIDGE_PATH = "/eventbus/*";
   /** The query parameter the page uses to carry the API token on /ws and /eventbus. */
   public static final String TOKEN_PARAM = "access_token";
+  static final int BRIDGE_BODY_BYTES = 64 * 1024;
 
   private final Vertx vertx;
   private final WatchHub hub;
@@ -41,6 +43,9 @@ public final class LiveRoutes {
     router.route(WS_PATH).handler(origin);
     router.get(WS_PATH).handler(live::upgrade);
     router.route(BRIDGE_PATH).handler(origin);
+    // SockJS's fallback transports POST their frames (xhr_send, xhr, xhr_streaming): the bridge reads them
+    // from the routing context's body, so those need a body handler (a frame is small).
+    router.post(BRIDGE_PATH).handler(BodyHandler.create(false).setBodyLimit(BRIDGE_BODY_BYTES));
     router.route(BRIDGE_PATH).subRouter(EventBridge.router(vertx, config, live.askTimeoutMs, live::mayWatch));
   }
 

@@ -38,6 +38,9 @@ final class LiveSocket {
   static final int MAX_RUNS_IN_FLIGHT = 3;
   /** Bytes a client may have unread before it counts as slow: room for a few full answers, then a drop. */
   static final int WRITE_QUEUE_BYTES = 1024 * 1024;
+  /** A ping goes out after this many bytes (and every {@link #PING_EVERY_MS}); its pong proves what was read. */
+  static final int PING_AFTER_BYTES = 64 * 1024;
+  static final long PING_EVERY_MS = 20_000;
   /** Sockets open in this process. */
   static final AtomicInteger OPEN = new AtomicInteger();
   private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
@@ -50,6 +53,11 @@ final class LiveSocket {
   private final Map<String, RunStream> runs = new HashMap<>();
   private boolean watching;
   private boolean closed;
+  /** Bytes written to this client, and the most of them it is known to have read (its pongs say so). */
+  private long sent;
+  private long read;
+  private long pingedAt;
+  private long keepAlive = -1;
 
   LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs) {
     this.vertx = vertx;
@@ -63,6 +71,8 @@ final class LiveSocket {
     OPEN.incrementAndGet();
     clients(1);
     ws.setWriteQueueMaxSize(WRITE_QUEUE_BYTES);
+    ws.pongHandler(this::onPong);
+    keepAlive = vertx.setPeriodic(PING_EVERY_MS, t -> ping());
     ws.textMessageHandler(this::onText);
     ws.binaryMessageHandler(b -> error(null, "binary frames are not understood; send JSON text frames"));
     ws.closeHandler(v -> release());
@@ -205,19 +215,34 @@ final class LiveSocket {
       release();
       return;
     }
-    if (ws.writeQueueFull()) {
-      LOG.info("closing a websocket client that reads too slowly");
+    // The write queue only fills once the kernel's buffers are full (megabytes on loopback), so what the
+    // client has not read is counted from its pongs: a pong answers a ping sent after everything before it.
+    if (ws.writeQueueFull() || sent - read > WRITE_QUEUE_BYTES) {
+      LOG.info("closing a websocket client that reads too slowly ({} bytes unread)", sent - read);
       release();
       ws.close(SLOW_CLIENT, "too slow: events were not read in time; reconnect and replay");
       return;
     }
     ws.writeTextMessage(frame);
+    sent += frame.length();
+    if (sent - pingedAt >= PING_AFTER_BYTES) ping();
+  }
+
+  private void ping() {
+    if (closed || ws.isClosed()) return;
+    pingedAt = sent;
+    ws.writePing(io.vertx.core.buffer.Buffer.buffer().appendLong(sent));
+  }
+
+  private void onPong(io.vertx.core.buffer.Buffer payload) {
+    if (payload.length() == Long.BYTES) read = Math.max(read, Math.min(sent, payload.getLong(0)));
   }
 
   /** Gives back every consumer this socket holds. Runs carry on in the agent. */
   private void release() {
     if (closed) return;
     closed = true;
+    if (keepAlive >= 0) vertx.cancelTimer(keepAlive);
     OPEN.decrementAndGet();
     clients(-1);
     if (watching) hub.remove(this);

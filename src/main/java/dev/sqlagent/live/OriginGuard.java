@@ -10,9 +10,10 @@ import java.util.Set;
  * Refuses browser upgrades and SockJS requests coming from another site's page (cross-site WebSocket
  * hijacking). Allowed: the configured origin ({@code SQLAGENT_ALLOWED_ORIGIN}) and the service's own
  * origin — built from the bound host and port, not from the Host header, so DNS rebinding does not pass.
- * A request without an Origin header is not from a browser page and passes.
+ * A request without an Origin header is not from a browser page and passes. The same policy guards the
+ * POST routes of {@code /api} (mounted by the access guard).
  */
-final class OriginGuard implements Handler<RoutingContext> {
+public final class OriginGuard implements Handler<RoutingContext> {
 
   private static final Set<String> LOOPBACK_NAMES = Set.of("127.0.0.1", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1");
   private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]");
@@ -20,7 +21,7 @@ final class OriginGuard implements Handler<RoutingContext> {
   private final String configured;
   private final String host;
 
-  OriginGuard(JsonObject config) {
+  public OriginGuard(JsonObject config) {
     this.configured = config.getString("allowedOrigin");
     this.host = config.getString("httpHost", "127.0.0.1").toLowerCase(Locale.ROOT);
   }
@@ -34,7 +35,7 @@ final class OriginGuard implements Handler<RoutingContext> {
     }
     ctx.response().setStatusCode(403).putHeader("content-type", "application/json")
         .end(new JsonObject().put("ok", false).put("error_type", "forbidden_origin")
-            .put("message", "origin " + origin + " may not open this connection; set SQLAGENT_ALLOWED_ORIGIN to allow it")
+            .put("message", "a page from " + origin + " may not use this service; set SQLAGENT_ALLOWED_ORIGIN to allow it")
             .encode());
   }
 

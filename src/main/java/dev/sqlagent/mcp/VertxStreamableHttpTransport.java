@@ -164,12 +164,18 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       error(ctx, 400, ErrorCodes.PARSE_ERROR, "the body must be one JSON-RPC message");
       return;
     }
+    JsonRpcCheck.Refusal refused = JsonRpcCheck.check(body);
+    if (refused != null) {
+      LOG.debug("MCP message refused: {}", refused.message());
+      ctx.response().setStatusCode(refused.httpStatus()).putHeader("content-type", APPLICATION_JSON)
+          .end(refused.toJson().encode());
+      return;
+    }
     JSONRPCMessage message;
     try {
       message = McpSchema.deserializeJsonRpcMessage(json, body);
     } catch (Exception e) {
-      error(ctx, 400, ErrorCodes.PARSE_ERROR, "the body must be one JSON-RPC message (a batch is not accepted): "
-          + firstLine(e.getMessage()));
+      error(ctx, 400, ErrorCodes.INVALID_REQUEST, "the body must be one JSON-RPC 2.0 message");
       return;
     }
     if (message instanceof JSONRPCRequest request && McpSchema.METHOD_INITIALIZE.equals(request.method())) {
@@ -180,7 +186,7 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     if (live == null) return;
     McpTransportContext transportContext = transportContext(ctx);
     if (message instanceof JSONRPCRequest request) {
-      ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), sse, live);
+      ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), sse, live, request.id());
       live.session.responseStream(request, stream)
           .contextWrite(c -> c.put(McpTransportContext.KEY, transportContext))
           .subscribe(null, err -> stream.failed(request.id(), err));
@@ -191,7 +197,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       Context context = Vertx.currentContext();
       accepted.contextWrite(c -> c.put(McpTransportContext.KEY, transportContext))
           .subscribe(null,
-              err -> context.runOnContext(v -> error(ctx, 400, ErrorCodes.INVALID_REQUEST, firstLine(err.getMessage()))),
+              err -> context.runOnContext(v -> error(ctx, 400, ErrorCodes.INVALID_REQUEST,
+                  JsonRpcCheck.plain(ErrorCodes.INVALID_REQUEST, firstLine(err.getMessage())))),
               () -> context.runOnContext(v -> ctx.response().setStatusCode(202).end()));
     }
   }
@@ -209,7 +216,12 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     try {
       init = json.convertValue(request.params(), new TypeRef<McpSchema.InitializeRequest>() {});
     } catch (RuntimeException e) {
-      error(ctx, 400, ErrorCodes.INVALID_PARAMS, "initialize params: " + firstLine(e.getMessage()));
+      init = null;
+    }
+    if (init == null || init.protocolVersion() == null || init.clientInfo() == null) {
+      ctx.response().setStatusCode(200).putHeader("content-type", APPLICATION_JSON).end(new JsonRpcCheck.Refusal(
+          ErrorCodes.INVALID_PARAMS, "initialize needs params {\"protocolVersion\", \"capabilities\", \"clientInfo\"}",
+          request.id()).toJson().encode());
       return;
     }
     var started = sessionFactory.startSession(init);
@@ -223,7 +235,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
         }),
         err -> {
           sessions.remove(id);
-          context.runOnContext(v -> error(ctx, 500, ErrorCodes.INTERNAL_ERROR, "initialize failed: " + firstLine(err.getMessage())));
+          LOG.warn("MCP initialize failed: {}", err.toString());
+          context.runOnContext(v -> error(ctx, 500, ErrorCodes.INTERNAL_ERROR, "initialize failed; try again"));
         });
   }
 
@@ -234,7 +247,7 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     }
     Live live = session(ctx);
     if (live == null) return;
-    ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), true, live);
+    ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), true, live, null);
     stream.open();
     var listening = live.session.listeningStream(stream);
     ctx.response().closeHandler(v -> {
@@ -341,10 +354,14 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     private final boolean sse;
     private final Live live;
     private final long keepAlive;
+    /** The id of the request this stream answers (null: the session's listening stream). */
+    private final Object requestId;
+    private boolean answered;
     private boolean started;
     private boolean closed;
 
-    ResponseStream(HttpServerResponse response, Context context, boolean sse, Live live) {
+    ResponseStream(HttpServerResponse response, Context context, boolean sse, Live live, Object requestId) {
+      this.requestId = requestId;
       this.response = response;
       this.context = context;
       this.sse = sse;
@@ -396,6 +413,16 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
         LOG.debug("MCP session {}: message dropped, the client's stream is gone", live.session.getId());
         return;
       }
+      if (message instanceof JSONRPCResponse r && r.error() != null) {
+        // The SDK puts exception text (class names, library internals) into errors; clients get plain words.
+        String plain = JsonRpcCheck.plain(r.error().code(), r.error().message());
+        if (!plain.equals(r.error().message()) || r.error().data() != null) {
+          LOG.debug("MCP error for request {} made plain: {}", r.id(), r.error().message());
+          message = new JSONRPCResponse(r.jsonrpc(), r.id(), null,
+              new JSONRPCResponse.JSONRPCError(r.error().code(), plain));
+        }
+      }
+      if (message instanceof JSONRPCResponse) answered = true;
       String text = json.writeValueAsString(message);
       if (sse) {
         startSse();
@@ -447,11 +474,24 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       live.openStreams.decrementAndGet();
       live.lastSeen = System.nanoTime();
       if (response.ended() || response.closed()) return;
+      String unanswered = null;
+      if (requestId != null && !answered) {
+        // Every request with an id gets exactly one response, even when the SDK produced none.
+        LOG.warn("MCP session {}: request {} ended without a response; answering with an error", live.session.getId(), requestId);
+        try {
+          unanswered = json.writeValueAsString(new JSONRPCResponse(McpSchema.JSONRPC_VERSION, requestId, null,
+              new JSONRPCResponse.JSONRPCError(ErrorCodes.INVALID_PARAMS, JsonRpcCheck.plain(ErrorCodes.INVALID_PARAMS, null))));
+        } catch (java.io.IOException e) {
+          unanswered = null;
+        }
+      }
       if (sse) {
         startSse();
+        if (unanswered != null) response.write("event: message\ndata: " + unanswered + "\n\n");
         response.end();
+      } else if (unanswered != null) {
+        response.setStatusCode(200).putHeader("content-type", APPLICATION_JSON).end(unanswered);
       } else {
-        // A request whose handler produced no response at all.
         response.setStatusCode(202).end();
       }
     }

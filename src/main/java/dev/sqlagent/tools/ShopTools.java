@@ -22,6 +22,8 @@ import java.util.Set;
  */
 public final class ShopTools {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShopTools.class);
+
   public static final String LIST_TABLES = "list_tables";
   public static final String DESCRIBE_TABLE = "describe_table";
   public static final String SAMPLE_ROWS = "sample_rows";
@@ -188,7 +190,9 @@ public final class ShopTools {
         default -> ToolResult.error("error", what + " failed: " + re.getMessage());
       };
     }
-    return ToolResult.error("error", what + " failed: " + cause.getMessage());
+    // Not a service's own refusal: its text may name Java classes, so the client gets plain words.
+    LOG.warn("{} failed: {}", what, String.valueOf(cause));
+    return ToolResult.error("error", what + " failed unexpectedly; try again");
   }
 
   private static final class ServiceFailure extends RuntimeException {

@@ -16,15 +16,20 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The HTTP edge: thin routes onto event-bus addresses. */
 public final class HttpVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
 
   private HttpServer server;
 
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    router.route().handler(HttpVerticle::wellFormedQuery);
     AccessGuard.mount(router, vertx, config());
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config());
@@ -39,16 +44,38 @@ public final class HttpVerticle extends VerticleBase {
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
+    ConnectionTimeouts timeouts = new ConnectionTimeouts(vertx, config().getInteger("httpHeaderTimeoutMs", 10_000),
+        config().getInteger("httpIdleTimeoutMs", 60_000));
     return vertx.createHttpServer(new HttpServerOptions()
             .setHost(config().getString("httpHost", "127.0.0.1"))
-            .setPort(config().getInteger("httpPort", 8080)))
-        .requestHandler(router)
+            .setPort(config().getInteger("httpPort", 8080))
+            // No h2c: with it the server waits for the first bytes to choose a protocol, and a connection that
+            // sends nothing is never seen by the connection handler (so never timed out).
+            .setHttp2ClearTextEnabled(false))
+        .connectionHandler(timeouts::connected)
+        .requestHandler(req -> {
+          timeouts.request(req);
+          router.handle(req);
+        })
         .listen()
         .onSuccess(s -> server = s);
   }
 
   public int actualPort() {
     return server == null ? -1 : server.actualPort();
+  }
+
+  /** A malformed percent-escape ({@code ?a=%zz}) is the client's mistake: one WARN line and a JSON 400. */
+  private static void wellFormedQuery(RoutingContext ctx) {
+    try {
+      ctx.queryParams();
+    } catch (RuntimeException e) {
+      LOG.warn("bad query string from {}: {}", ctx.request().remoteAddress(), String.valueOf(e.getMessage()).lines()
+          .findFirst().orElse(""));
+      error(ctx, 400, "bad_request", "the query string is not well formed (a '%' must start an escape like %20)");
+      return;
+    }
+    ctx.next();
   }
 
   /** Liveness: the process and its event loop answer. Readiness lives at /api/health. */

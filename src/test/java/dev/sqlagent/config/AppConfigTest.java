@@ -21,6 +21,24 @@ class AppConfigTest {
   }
 
   @Test
+  void theLimitsAgainstHostileInputAndLoadHaveDefaultsAndBounds() {
+    AppConfig c = AppConfig.load(Map.of());
+    assertThat(c.maxResultBytes()).isEqualTo(4L * 1024 * 1024);
+    assertThat(c.askInFlight()).isEqualTo(64);
+    assertThat(c.askQueue()).isEqualTo(128);
+    assertThat(c.llmMaxConnections()).isEqualTo(64);
+    assertThat(c.httpIdleTimeoutMs()).isEqualTo(60_000);
+    assertThat(c.httpHeaderTimeoutMs()).isEqualTo(10_000);
+    assertThat(c.toJson().getLong("maxResultBytes")).isEqualTo(4L * 1024 * 1024);
+    assertThat(c.toJson().getInteger("llmMaxConnections")).isEqualTo(64);
+    assertThat(c.describe()).contains("maxResultBytes=4194304", "askInFlight=64", "httpHeaderTimeoutMs=10000");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_MAX_RESULT_BYTES", "100")))
+        .hasMessageContaining("SQLAGENT_MAX_RESULT_BYTES=100");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LLM_MAX_CONNECTIONS", "0")))
+        .hasMessageContaining("SQLAGENT_LLM_MAX_CONNECTIONS");
+  }
+
+  @Test
   void secretsAreMaskedInTheLogLine() {
     AppConfig c = AppConfig.load(Map.of(
         "SQLAGENT_DB_URL", "postgresql://admin:hunter2@db.internal:5433/shop",

@@ -97,7 +97,7 @@ class GateTest {
     assertThat(row.getValue(7)).isEqualTo("2025-01-02");
     assertThat(row.getValue(8)).isEqualTo("2025-01-02T03:04:05.500");
     assertThat((String) row.getValue(9)).startsWith("2025-01-02T03:04:05");
-    assertThat(row.getValue(10)).isEqualTo("P1DT2H");
+    assertThat(row.getValue(10)).isEqualTo("1 day 02:00:00");
     assertThat(row.getValue(11)).isEqualTo(true);
     assertThat(row.getJsonArray(12)).containsExactly(1, null, 3);
     assertThat(row.getJsonObject(13)).isEqualTo(new JsonObject().put("a", 1));

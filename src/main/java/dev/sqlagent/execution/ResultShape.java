@@ -1,0 +1,114 @@
+package dev.sqlagent.execution;
+
+import io.vertx.sqlclient.desc.ColumnDescriptor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * How the gate makes PostgreSQL send a result that is bounded in bytes and shown as PostgreSQL shows it.
+ *
+ * <p>The reactive client holds a whole row in memory before anyone sees a cell, so a bound applied after
+ * decoding comes too late: {@code SELECT repeat('x', 100000000)} would put 100 MB on the event loop. The
+ * gate therefore first describes the statement ({@code SELECT * FROM (<query>) AS q LIMIT 0}: names and
+ * types, no rows), then runs it wrapped so that PostgreSQL itself turns every column that is not a small
+ * fixed-size value into its own text output, clipped to {@link ResultJson#CLIP_CHARS} characters with the
+ * marker {@code …[clipped, N chars]}. Numbers, booleans and dates/times keep their native form (they are
+ * small); everything else — numeric, text, network, bit strings, xml, oid and reg* types, money, geometric,
+ * interval, ranges, arrays, json, uuid, bytea, tsvector, enums, domains, records — arrives as PostgreSQL's
+ * text, NULL only for NULL. A cell can then never be larger than about 2 KB on the wire.
+ */
+final class ResultShape {
+  private ResultShape() {}
+
+  static final String DESCRIBE_PREFIX = "SELECT * FROM (\n";
+  private static final String DESCRIBE_SUFFIX = "\n) AS q LIMIT 0";
+
+  /** Types sent as they are: bounded in size, and rendered as numbers, booleans or ISO times today. */
+  private static final Set<String> NATIVE = Set.of("bool", "int2", "int4", "int8", "float4", "float8", "date",
+      "time", "timetz", "timestamp", "timestamptz");
+
+  /** Types whose text is parsed back into JSON (objects and arrays only) when it was not clipped. */
+  private static final Set<String> JSON = Set.of("json", "jsonb");
+
+  /** Array element types whose unclipped array text becomes a JSON array of numbers/booleans/strings. */
+  private static final Set<String> ARRAY_ELEMENTS = Set.of("bool", "int2", "int4", "int8", "float4", "float8",
+      "numeric", "text", "varchar", "bpchar", "name", "char");
+
+  /** What one column is and how it travels. */
+  record Column(String name, String type, Kind kind) {}
+
+  enum Kind {
+    /** decoded by the client as today (numbers, booleans, times). */
+    NATIVE,
+    /** PostgreSQL's text output, clipped in SQL. */
+    TEXT,
+    /** json/jsonb: text, parsed back into JSON when short. */
+    JSON,
+    /** an array of simple elements: text, parsed back into a JSON array when short. */
+    ARRAY
+  }
+
+  static String describe(String executed) {
+    return DESCRIBE_PREFIX + executed + DESCRIBE_SUFFIX;
+  }
+
+  static List<Column> columns(List<ColumnDescriptor> descriptors) {
+    List<Column> out = new ArrayList<>();
+    for (ColumnDescriptor d : descriptors) {
+      String type = ResultJson.typeName(d);
+      String base = type.endsWith("[]") ? type.substring(0, type.length() - 2) : type;
+      Kind kind;
+      if (type.endsWith("[]")) kind = ARRAY_ELEMENTS.contains(base) ? Kind.ARRAY : Kind.TEXT;
+      else if (NATIVE.contains(type)) kind = Kind.NATIVE;
+      else if (JSON.contains(type)) kind = Kind.JSON;
+      else kind = Kind.TEXT;
+      out.add(new Column(d.name(), type, kind));
+    }
+    return out;
+  }
+
+  /** The select list that clips every non-native column in PostgreSQL. */
+  static String prefix(List<Column> columns) {
+    StringBuilder sb = new StringBuilder("SELECT ");
+    for (int i = 0; i < columns.size(); i++) {
+      if (i > 0) sb.append(", ");
+      String c = "q.c" + (i + 1);
+      if (columns.get(i).kind() == Kind.NATIVE) {
+        sb.append(c);
+      } else {
+        String t = c + "::text";
+        // octet_length is read from the value's header; length() scans, so it only runs for long values.
+        sb.append("CASE WHEN octet_length(").append(t).append(") <= ").append(ResultJson.CLIP_CHARS)
+            .append(" OR length(").append(t).append(") <= ").append(ResultJson.CLIP_CHARS)
+            .append(" THEN ").append(t).append(" ELSE left(").append(t).append(", ").append(ResultJson.CLIP_CHARS)
+            .append(") || '…[clipped, ' || length(").append(t).append(") || ' chars]' END");
+      }
+    }
+    return sb.append(" FROM (\n").toString();
+  }
+
+  /** The statement the gate explains and runs: the bounded query, every column shaped. */
+  static String shaped(String executed, List<Column> columns) {
+    StringBuilder alias = new StringBuilder("\n) AS q");
+    if (!columns.isEmpty()) {
+      alias.append('(');
+      for (int i = 0; i < columns.size(); i++) alias.append(i > 0 ? ", " : "").append('c').append(i + 1);
+      alias.append(')');
+    }
+    return prefix(columns) + executed + alias;
+  }
+
+  /** Worst-case bytes of one row on the wire (UTF-8, four bytes a character), for the fetch size. */
+  static long worstRowBytes(List<Column> columns) {
+    long bytes = 16;
+    for (Column c : columns) bytes += c.kind() == Kind.NATIVE ? 48 : (ResultJson.CLIP_CHARS + 40L) * 4;
+    return bytes;
+  }
+
+  /** Lower-case type base name, for the renderer. */
+  static String elementType(String type) {
+    return type.endsWith("[]") ? type.substring(0, type.length() - 2).toLowerCase(Locale.ROOT) : type;
+  }
+}

@@ -1,0 +1,218 @@
+package dev.sqlagent.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 17, items 1 and 5: a result is bounded in bytes while it streams in, one huge value stalls nobody,
+ * and every built-in type comes back as PostgreSQL's own text output.
+ */
+class ResultBoundsTest {
+
+  static Vertx vertx;
+  static Gate gate;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    // An enum and a domain, the kinds of type a user's database has and the driver does not know.
+    try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
+      s.execute("DO $$ BEGIN CREATE TYPE public.issue17_mood AS ENUM ('issue17_ok', 'issue17_sad'); "
+          + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+      s.execute("DO $$ BEGIN CREATE DOMAIN public.issue17_positive AS int CHECK (VALUE > 0); "
+          + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    }
+    vertx = Vertx.vertx();
+    gate = Gate.start(vertx, db.target().roOptions(),
+        new Gate.Settings(200, 1_000_000_000, 5000, 500, 4, StaticCheck.Limits.DEFAULT, 256 * 1024, java.util.List.of()))
+        .await(60, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    gate.close().await(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  static JsonObject run(String sql) throws Exception {
+    return gate.submit(sql, true, null).await(60, TimeUnit.SECONDS);
+  }
+
+  static List<String> typeCorpus() throws Exception {
+    List<String> out = new ArrayList<>();
+    for (String line : Files.readAllLines(Path.of("src/test/resources/hostile/types.txt"), StandardCharsets.UTF_8)) {
+      if (!line.isBlank() && !line.startsWith("#")) out.add(line.strip());
+    }
+    return out;
+  }
+
+  @Test
+  void aLongValueIsClippedInPostgresqlAndAHugeOneIsRefusedQuickly() throws Exception {
+    JsonObject r = run("SELECT repeat('x', 2000000) AS long_one");
+    assertThat(r.getBoolean("ok")).as(r.encode()).isTrue();
+    String cell = r.getJsonArray("rows").getJsonArray(0).getString(0);
+    assertThat(cell).hasSize(500 + "…[clipped, 2000000 chars]".length()).endsWith("…[clipped, 2000000 chars]");
+
+    long t0 = System.nanoTime();
+    JsonObject huge = run("SELECT repeat('x', 100000000) AS big");
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertAnsweredOrRefused(huge, 100000000);
+    assertThat(ms).as("answered in ms").isLessThan(10_000);
+    // The gate is healthy afterwards: no connection was broken by the value.
+    for (int i = 0; i < 8; i++) {
+      assertThat(run("SELECT 1 AS one").getJsonArray("rows").getJsonArray(0).getValue(0)).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A value built from constants that large is either clipped, or refused as too large to check, or runs
+   * past the statement timeout on a slow machine: a structured answer each time, never a stall.
+   */
+  static void assertAnsweredOrRefused(JsonObject r, long chars) {
+    if (r.getBoolean("ok")) {
+      assertThat(r.getJsonArray("rows").getJsonArray(0).getString(0)).endsWith("…[clipped, " + chars + " chars]");
+    } else {
+      assertThat(r.getString("error_type")).as(r.encode()).isIn("result_too_large", "timeout");
+      assertThat(r.getBoolean("repairable")).isTrue();
+      assertThat(r.getString("message")).doesNotContain("Exception");
+    }
+  }
+
+  @Test
+  void pastTheByteBudgetTheResultIsARepairableRefusal() throws Exception {
+    // 200 rows of 4 clipped columns: about 400 KB, over this gate's 256 KB budget.
+    JsonObject r = run("SELECT repeat('a', 1000) a, repeat('b', 1000) b, repeat('c', 1000) c, repeat('d', 1000) d "
+        + "FROM generate_series(1, 200)");
+    assertThat(r.getBoolean("ok")).isFalse();
+    assertThat(r.getString("error_type")).isEqualTo("result_too_large");
+    assertThat(r.getBoolean("repairable")).isTrue();
+    assertThat(r.getString("hint")).contains("fewer or shorter columns");
+    assertThat(ErrorType.RESULT_TOO_LARGE.repairInstruction()).isNotBlank();
+    // Under the budget the same shape runs.
+    JsonObject ok = run("SELECT repeat('a', 1000) a FROM generate_series(1, 50)");
+    assertThat(ok.getBoolean("ok")).as(ok.encode()).isTrue();
+    assertThat(ok.getInteger("row_count")).isEqualTo(50);
+  }
+
+  @Test
+  void smallQueriesDoNotNoticeAHugeOneAndTheHeapDoesNotGrowByItsSize() throws Exception {
+    for (int i = 0; i < 20; i++) run("SELECT 1 AS warm");
+    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    System.gc();
+    long before = memory.getHeapMemoryUsage().getUsed();
+    AtomicLong peak = new AtomicLong(before);
+    AtomicBoolean sampling = new AtomicBoolean(true);
+    Thread sampler = new Thread(() -> {
+      while (sampling.get()) {
+        peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    sampler.start();
+    List<Future<JsonObject>> huge = new ArrayList<>();
+    huge.add(gate.submit("SELECT repeat('y', 150000000) AS huge", true, null));
+    List<Long> latencies = new ArrayList<>();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    while (System.nanoTime() < until || !huge.stream().allMatch(Future::isComplete)) {
+      long t0 = System.nanoTime();
+      JsonObject small = gate.submit("VALUES (1)", true, null).await(10, TimeUnit.SECONDS);
+      latencies.add((System.nanoTime() - t0) / 1_000_000);
+      assertThat(small.getBoolean("ok")).isTrue();
+    }
+    for (Future<JsonObject> h : huge) assertAnsweredOrRefused(h.await(30, TimeUnit.SECONDS), 150000000);
+    sampling.set(false);
+    sampler.join();
+    latencies.sort(null);
+    long p99 = latencies.get((int) Math.ceil(latencies.size() * 0.99) - 1);
+    System.out.printf("while a 150 MB value was produced: %d small queries, p50 %d ms, p99 %d ms, max %d ms; "
+            + "heap grew by at most %d MB%n", latencies.size(), latencies.get(latencies.size() / 2), p99,
+        latencies.get(latencies.size() - 1), (peak.get() - before) / 1_000_000);
+    assertThat(p99).as("p99 of %d small queries while a 150 MB value was produced: %s", latencies.size(), latencies)
+        .isLessThan(100);
+    assertThat(peak.get() - before).as("heap growth").isLessThan(150_000_000L);
+  }
+
+  @Test
+  void everyBuiltInTypeIsShownAsPostgresqlsOwnText() throws Exception {
+    List<String> exprs = typeCorpus();
+    assertThat(exprs).hasSizeGreaterThan(40);
+    TestDatabase db = TestDatabase.get();
+    try (Connection c = db.shopAdmin(); Statement s = c.createStatement()) {
+      for (String expr : exprs) {
+        String expected;
+        try (ResultSet rs = s.executeQuery("SELECT (" + expr + ")::text")) {
+          rs.next();
+          expected = rs.getString(1);
+        }
+        JsonObject r = run("SELECT " + expr + " AS v, NULL::text AS n");
+        assertThat(r.getBoolean("ok")).as(expr + " -> " + r.encode()).isTrue();
+        Object v = r.getJsonArray("rows").getJsonArray(0).getValue(0);
+        assertThat(v).as(expr).isNotNull();
+        if (v instanceof JsonArray || v instanceof JsonObject) {
+          // Arrays of simple elements and JSON objects stay structured; their text must still match.
+          String again;
+          try (ResultSet rs = s.executeQuery("SELECT (" + expr + ")::text = '" + expected.replace("'", "''") + "'")) {
+            rs.next();
+            again = rs.getString(1);
+          }
+          assertThat(again).isEqualTo("t");
+        } else {
+          assertThat(String.valueOf(v)).as(expr).isEqualTo(expected);
+        }
+        assertThat(String.valueOf(v)).as(expr).doesNotContain("io.vertx").doesNotContain("@").doesNotStartWith("Money(");
+        // NULL of the same type is null.
+        JsonObject nul = run("SELECT CAST(NULL AS " + typeOf(s, expr) + ") AS v");
+        assertThat(nul.getBoolean("ok")).as(expr + " null -> " + nul.encode()).isTrue();
+        assertThat(nul.getJsonArray("rows").getJsonArray(0).getValue(0)).as("NULL " + expr).isNull();
+      }
+    }
+  }
+
+  private static String typeOf(Statement s, String expr) throws Exception {
+    try (ResultSet rs = s.executeQuery("SELECT pg_typeof(" + expr + ")::text")) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  @Test
+  void numbersAndBooleansStayJsonValues() throws Exception {
+    JsonObject r = run("SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, true, 10.50::numeric(10,2), "
+        + "ARRAY[1, NULL, 3] AS arr, ARRAY[true, false], '{\"a\": [1, 2]}'::jsonb");
+    JsonArray row = r.getJsonArray("rows").getJsonArray(0);
+    assertThat(row.getValue(0)).isEqualTo((short) 1);
+    assertThat(row.getValue(1)).isEqualTo(2);
+    assertThat(row.getValue(2)).isEqualTo(3L);
+    assertThat(row.getValue(3)).isEqualTo(1.5);
+    assertThat(row.getValue(4)).isEqualTo(true);
+    assertThat(row.getValue(5)).isEqualTo("10.50");
+    assertThat(row.getJsonArray(6)).containsExactly(1, null, 3);
+    assertThat(row.getJsonArray(7)).containsExactly(true, false);
+    assertThat(row.getJsonObject(8)).isEqualTo(new JsonObject().put("a", new JsonArray().add(1).add(2)));
+  }
+}
