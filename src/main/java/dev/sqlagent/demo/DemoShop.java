@@ -1,6 +1,7 @@
 package dev.sqlagent.demo;
 
 import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.db.RoleProofs;
 import dev.sqlagent.db.SqlScript;
 import dev.sqlagent.db.Target;
 import java.sql.Connection;
@@ -202,9 +203,10 @@ public final class DemoShop {
   public List<String> prove() {
     List<String> proofs = new ArrayList<>();
     String role = Target.DEMO_ROLE;
+    RoleProofs proof = new RoleProofs(role, SetupException::new);
     try (Connection ro = target().roConnection()) {
       // Under the role's defaults: the read-only transaction refuses a write by itself.
-      proofs.add(mustFail(ro, role, false, "INSERT INTO store_settings VALUES ('x', 'y')", "25006"));
+      proofs.add(proof.mustFail(ro, false, "INSERT INTO store_settings VALUES ('x', 'y')", "25006"));
       // With READ WRITE asked for explicitly, the privileges alone must refuse.
       for (String sql : List.of(
           "INSERT INTO store_settings VALUES ('x', 'y')",
@@ -215,31 +217,12 @@ public final class DemoShop {
           "CREATE TEMP TABLE sql_agent_probe (a int)",
           "SELECT setval('bills_bill_id_seq', 1)",
           "SELECT pg_advisory_lock(1)")) {
-        proofs.add(mustFail(ro, role, true, sql, null));
+        proofs.add(proof.mustFail(ro, true, sql, null));
       }
     } catch (SQLException e) {
       throw new SetupException("cannot connect as " + role + ": " + e.getMessage(), e);
     }
     return proofs;
-  }
-
-  private static String mustFail(Connection c, String role, boolean readWrite, String sql, String expectState)
-      throws SQLException {
-    c.setAutoCommit(false);
-    try (Statement s = c.createStatement()) {
-      if (readWrite) s.execute("SET TRANSACTION READ WRITE");
-      s.execute(sql);
-    } catch (SQLException refused) {
-      c.rollback();
-      if (expectState != null && !expectState.equals(refused.getSQLState())) {
-        throw new SetupException("role " + role + " was refused `" + sql + "` with SQLSTATE " + refused.getSQLState()
-            + ", expected " + expectState + ": " + refused.getMessage(), refused);
-      }
-      return role + " cannot: " + sql + " (" + refused.getSQLState() + ")";
-    }
-    c.rollback();
-    throw new SetupException("role " + role + " was able to run `" + sql + "`: its grants are wrong, "
-        + "setup stops here (the statement was rolled back)", null);
   }
 
   private static String keyColumn(Connection c, String table) throws SQLException {

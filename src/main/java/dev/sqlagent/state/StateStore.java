@@ -1,6 +1,7 @@
 package dev.sqlagent.state;
 
 import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.db.RoleProofs;
 import dev.sqlagent.db.SqlScript;
 import io.vertx.pgclient.PgConnectOptions;
 import java.sql.Connection;
@@ -136,6 +137,7 @@ public record StateStore(PgUrl owner, String logPassword) {
    */
   public List<String> proveLogRole() {
     List<String> proofs = new ArrayList<>();
+    RoleProofs proof = new RoleProofs(LOG_ROLE, StateStoreException::new);
     try (Connection log = logConnection()) {
       for (String sql : List.of(
           "SELECT count(*) FROM agent_query_log",
@@ -143,40 +145,15 @@ public record StateStore(PgUrl owner, String logPassword) {
           "UPDATE agent_query_log SET mode = 'x'",
           "DELETE FROM agent_query_log",
           "CREATE TABLE sql_agent_probe (a int)")) {
-        proofs.add(mustFail(log, sql));
+        proofs.add(proof.mustFail(log, true, sql, null));
       }
-      proofs.add(mustSucceed(log, """
+      proofs.add(proof.mustSucceed(log, """
           INSERT INTO agent_query_log (run_id, question, asked_at, mode, attempts_used, gave_up, refused)
           VALUES ('state-proof', 'state store proof', now(), 'agent', 0, false, false)"""));
     } catch (SQLException e) {
       throw new StateStoreException("cannot connect as " + LOG_ROLE + ": " + e.getMessage(), e);
     }
     return proofs;
-  }
-
-  private static String mustFail(Connection c, String sql) throws SQLException {
-    c.setAutoCommit(false);
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
-    } catch (SQLException refused) {
-      c.rollback();
-      return LOG_ROLE + " cannot: " + sql + " (" + refused.getSQLState() + ")";
-    }
-    c.rollback();
-    throw new StateStoreException("role " + LOG_ROLE + " was able to run `" + sql + "`: its grants are wrong, "
-        + "the state store is not used (the statement was rolled back)", null);
-  }
-
-  private static String mustSucceed(Connection c, String sql) throws SQLException {
-    c.setAutoCommit(false);
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
-    } catch (SQLException e) {
-      c.rollback();
-      throw new StateStoreException("role " + LOG_ROLE + " could not run `" + sql.strip() + "`: " + e.getMessage(), e);
-    }
-    c.rollback();
-    return LOG_ROLE + " can: " + sql.strip().lines().findFirst().orElse(sql) + " (rolled back)";
   }
 
   static String quoteIdent(String name) {
