@@ -173,11 +173,11 @@ public final class TableSelector {
     }
     long t1 = System.nanoTime();
     long storeNanos = t1 - t0;
-    List<Map.Entry<String, String>> todo = new ArrayList<>(missing.entrySet());
+    List<Map.Entry<String, String>> pending = new ArrayList<>(missing.entrySet());
     boolean storeWorks = true;
     long embedNanos = 0;
-    for (int from = 0; from < todo.size(); from += EMBED_BATCH) {
-      List<Map.Entry<String, String>> batch = todo.subList(from, Math.min(todo.size(), from + EMBED_BATCH));
+    for (int from = 0; from < pending.size(); from += EMBED_BATCH) {
+      List<Map.Entry<String, String>> batch = pending.subList(from, Math.min(pending.size(), from + EMBED_BATCH));
       long e0 = System.nanoTime();
       List<Embedding> vectors = model().embedAll(batch.stream().map(e -> TextSegment.from(e.getValue())).toList()).content();
       embedNanos += System.nanoTime() - e0;
@@ -193,7 +193,7 @@ public final class TableSelector {
         } catch (Exception e) {
           storeWorks = false;  // one warning per build, not one per batch
           LOG.warn("embedding cache not written ({} documents will be embedded again at the next start): {}",
-              todo.size() - from, e.toString());
+              pending.size() - from, e.toString());
         }
         storeNanos += System.nanoTime() - s0;
       }
@@ -201,7 +201,7 @@ public final class TableSelector {
     Embedding[] byTable = new Embedding[texts.size()];
     for (int i = 0; i < texts.size(); i++) byTable[i] = documents.get(texts.get(i));
     indexed = new Indexed(catalogue, byTable);
-    return new IndexStats(distinct, inMemory, loaded, todo.size(), storeNanos / 1_000_000, embedNanos / 1_000_000);
+    return new IndexStats(distinct, inMemory, loaded, pending.size(), storeNanos / 1_000_000, embedNanos / 1_000_000);
   }
 
   /** Every table with its similarity to the question, best first. */
