@@ -1,6 +1,7 @@
 package dev.sqlagent.health;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.ReadOnlyProof;
 import dev.sqlagent.db.Target;
@@ -78,6 +79,7 @@ public final class HealthVerticle extends VerticleBase {
   private WebClient web;
   private HealthChecks checks;
   private Future<JsonObject> inFlight;
+  private Future<Catalogue> probeCatalogue;
 
   private final StateStore state;
 
@@ -148,6 +150,7 @@ public final class HealthVerticle extends VerticleBase {
 
   private void onReadiness(Message<JsonObject> msg) {
     if (inFlight == null) {
+      probeCatalogue = null;  // each run of the checks discovers the target once, shared by tables and drift
       inFlight = checks.checkStatus().map(r -> report(r, writableAllowed ? DATA_ONLY_WRITABLE : DATA_ONLY)).eventually(() -> {
         inFlight = null;
         return Future.succeededFuture();
@@ -218,6 +221,12 @@ public final class HealthVerticle extends VerticleBase {
     });
   }
 
+  /** One discovery per run of the checks: at 1,000 tables it is the costliest read of a probe. */
+  private Future<Catalogue> catalogueForThisRun() {
+    if (probeCatalogue == null) probeCatalogue = discovery.read();
+    return probeCatalogue;
+  }
+
   private Future<Status> stateStoreReachable() {
     return statePool.query("SELECT current_database() AS db, coalesce(max(version), 0) AS version FROM state_version")
         .execute().map(rs -> {
@@ -243,7 +252,7 @@ public final class HealthVerticle extends VerticleBase {
   }
 
   private Future<Status> tables() {
-    return discovery.read().map(cat -> {
+    return catalogueForThisRun().map(cat -> {
       int n = cat.tables().size();
       JsonObject data = new JsonObject().put("count", n).put("database", cat.database());
       return n > 0 ? Status.OK(data) : Status.KO(data.put("error", "the agent role can read no table"
@@ -262,7 +271,7 @@ public final class HealthVerticle extends VerticleBase {
 
   private Future<Status> schemaDrift() {
     Future<Optional<SchemaShape>> snapshot = vertx.executeBlocking(() -> snapshots.read(target.key()), false);
-    Future<SchemaShape> now = discovery.read().map(cat -> SchemaReader.shape(target.key(), cat));
+    Future<SchemaShape> now = catalogueForThisRun().map(cat -> SchemaReader.shape(target.key(), cat));
     return Future.all(snapshot, now).map(both -> {
       Optional<SchemaShape> snap = both.resultAt(0);
       SchemaShape live = both.resultAt(1);
