@@ -42,15 +42,26 @@ public final class ServeCommand implements Callable<Integer> {
     }
     LOG.info("ready in {} ms", (System.nanoTime() - t0) / 1_000_000);
     running = true;
+    long readyAt = System.nanoTime();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      long t1 = System.nanoTime();
+      LOG.info("stopping (signal received)");
       try {
         vertx.close().await(30, TimeUnit.SECONDS);
         db.close();
       } catch (Exception e) {
         LOG.warn("shutdown: {}", e.getMessage());
       }
+      LOG.info(stoppedLine(System.nanoTime() - readyAt, System.nanoTime() - t1));
     }, "sql-agent-shutdown"));
     return 0;
+  }
+
+  /** The last line the service logs: how long it served, how long stopping took. */
+  static String stoppedLine(long upNanos, long stopNanos) {
+    java.time.Duration up = java.time.Duration.ofNanos(upNanos).withNanos(0);
+    return "sql-agent stopped after " + up.toString().substring(2).toLowerCase() + " up (shutdown took "
+        + stopNanos / 1_000_000 + " ms)";
   }
 
   /**
