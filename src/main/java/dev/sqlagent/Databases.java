@@ -60,8 +60,12 @@ public final class Databases implements AutoCloseable {
     Credentials credentials = new Credentials(config.home());
     EmbeddedDatabase embedded = null;
     if (config.dbUrl().isEmpty() || config.stateUrl().isEmpty()) {
-      embedded = EmbeddedDatabase.start(config.home().resolve("pgdata"), config.home().resolve("pgbin"),
-          credentials.embeddedAdminPassword());
+      try {
+        embedded = EmbeddedDatabase.start(config.home().resolve("pgdata"), config.home().resolve("pgbin"),
+            credentials.embeddedAdminPassword());
+      } catch (EmbeddedDatabase.InUseException e) {
+        throw homeInUse(config);
+      }
     }
     try {
       StateStore state;
@@ -94,6 +98,15 @@ public final class Databases implements AutoCloseable {
       if (embedded != null) embedded.close();
       throw e;
     }
+  }
+
+  /** What to do when another sql-agent (usually the service) holds the embedded PostgreSQL of this home. */
+  static ConfigException homeInUse(AppConfig config) {
+    String host = config.httpHost().equals("0.0.0.0") || config.httpHost().equals("::") ? "localhost" : config.httpHost();
+    return new ConfigException("a sql-agent service is already running on SQLAGENT_HOME=" + config.home()
+        + " (its embedded PostgreSQL is locked): ask it over HTTP (curl -s " + host + ":" + config.httpPort()
+        + "/api/ask -H 'content-type: application/json' -d '{\"question\":\"...\"}'), stop it, "
+        + "or use another SQLAGENT_HOME");
   }
 
   /** The start-up proof: a writable agent role stops the start, with the privilege named and the way out. */

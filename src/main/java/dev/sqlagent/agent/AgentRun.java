@@ -341,8 +341,31 @@ final class AgentRun {
         .map(reply -> {
           account(reply);
           String text = reply.getString("content", "").strip();
-          return text.isEmpty() ? plainSummary(r) : text;
+          return isProse(text) ? text : plainSummary(r);
         });
+  }
+
+  private static final Pattern SQL_START = Pattern.compile(
+      "(?is)^(select\\b|with\\s+(recursive\\s+)?\\S+\\s*(\\([^)]*\\)\\s*)?as\\s*(not\\s+)?(materialized\\s*)?\\()");
+
+  /**
+   * Whether the model's wording of an answer is prose to show as it is. Not prose: nothing, JSON (an object or
+   * an array), SQL (it starts with SELECT or a WITH clause) or anything holding a code fence; the
+   * deterministic summary stands in for those.
+   */
+  static boolean isProse(String text) {
+    if (text == null || text.isBlank()) return false;
+    String t = text.strip();
+    if (t.contains("```") || SQL_START.matcher(t).find()) return false;
+    if (t.startsWith("{") || t.startsWith("[")) {
+      try {
+        io.vertx.core.json.Json.decodeValue(t);
+        return false;
+      } catch (RuntimeException notJson) {
+        return true;
+      }
+    }
+    return true;
   }
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
@@ -367,7 +390,9 @@ final class AgentRun {
     record(last, null);
     String reason = last.errorType() == null ? "unknown" : last.errorType();
     String text = "I could not answer this question" + (attempt > 0 ? " after " + attempt + (attempt == 1 ? " attempt" : " attempts") : "")
-        + ". The last error was " + reason + ": " + last.message() + ". Every query tried is in the history.";
+        + ". The last error was " + reason + ": " + last.message() + "."
+        + (history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
+            ? " Every query tried is in the history." : " No query was run.");
     JsonObject answer = base(text, last.sql()).put("gave_up", true)
         .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
     finish(answer);

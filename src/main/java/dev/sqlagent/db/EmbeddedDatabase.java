@@ -59,13 +59,37 @@ public final class EmbeddedDatabase implements AutoCloseable {
         .setServerConfig("timezone", "UTC")
         .setConnectConfig("password", adminPassword);
     if (port > 0) builder.setPort(port);
-    EmbeddedPostgres pg = builder.start();
+    EmbeddedPostgres pg;
+    try {
+      pg = builder.start();
+    } catch (IllegalStateException e) {
+      // zonky locks dataDir/epg-lock for as long as its server runs: another process (or this one) has it.
+      if (e instanceof java.nio.channels.OverlappingFileLockException
+          || String.valueOf(e.getMessage()).startsWith("could not lock")) {
+        throw new InUseException(dataDir);
+      }
+      throw e;
+    }
     if (fresh) {
       secure(pg, dataDir, adminPassword);
     }
     PgUrl url = new PgUrl("localhost", pg.getPort(), ADMIN, adminPassword, "postgres");
     LOG.info("embedded PostgreSQL {} on port {} (data: {})", fresh ? "initialised" : "started", pg.getPort(), dataDir);
     return new EmbeddedDatabase(pg, url);
+  }
+
+  /** The data directory is locked: an embedded PostgreSQL already runs on it (another sql-agent). */
+  public static final class InUseException extends IOException {
+    private final Path dataDir;
+
+    InUseException(Path dataDir) {
+      super("the embedded PostgreSQL in " + dataDir + " is already in use (" + dataDir.resolve("epg-lock") + " is locked)");
+      this.dataDir = dataDir;
+    }
+
+    public Path dataDir() {
+      return dataDir;
+    }
   }
 
   public PgUrl adminUrl() {

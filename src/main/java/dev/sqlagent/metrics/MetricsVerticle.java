@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -51,6 +52,8 @@ public final class MetricsVerticle extends VerticleBase {
       Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
       Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(120)};
 
+  private static final Set<String> PER_CONSUMER_GAUGES = Set.of("vertx.eventbus.handlers", "vertx.eventbus.pending");
+
   private PrometheusMeterRegistry registry;
   private final Set<String> seenLabels = ConcurrentHashMap.newKeySet();
   private final AtomicLong logWritten = new AtomicLong();
@@ -64,6 +67,11 @@ public final class MetricsVerticle extends VerticleBase {
    */
   public static Vertx newVertx() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    // Vert.x registers these two gauges again for every event-bus consumer, keyed by address; without the
+    // address label (below) every consumer after the first re-registers the same gauge, which micrometer
+    // reports as "Gauge already registered" at each start. They are not kept: handler counts are fixed by the
+    // code, and the bus's traffic is still counted (vertx_eventbus_published/sent/received/delivered/processed).
+    registry.config().meterFilter(MeterFilter.deny(id -> PER_CONSUMER_GAUGES.contains(id.getName())));
     MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true).setRegistryName(REGISTRY)
         .setJvmMetricsEnabled(true)
         // No event-bus address, path or remote labels: run ids are in addresses, and paths and peers are unbounded.

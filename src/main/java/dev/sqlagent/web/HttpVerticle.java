@@ -40,6 +40,7 @@ public final class HttpVerticle extends VerticleBase {
     QueryRoutes.mount(router, vertx, config());
     McpRoutes.mount(router, vertx, config());
     LiveRoutes.mount(router, vertx, config());
+    for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
     Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
@@ -59,6 +60,19 @@ public final class HttpVerticle extends VerticleBase {
         })
         .listen()
         .onSuccess(s -> server = s);
+  }
+
+  /** Routes that take a POST only: any other method is told so (405, Allow: POST) rather than "no such route". */
+  static final java.util.List<String> POST_ONLY = java.util.List.of("/api/ask", "/api/query", "/api/schema/refresh");
+
+  private static void postOnly(RoutingContext ctx) {
+    if (ctx.request().method() == io.vertx.core.http.HttpMethod.POST) {
+      ctx.next();
+      return;
+    }
+    ctx.response().putHeader("Allow", "POST");
+    error(ctx, 405, "method_not_allowed", ctx.request().method() + " " + ctx.request().path()
+        + " is not supported: send a POST with a JSON body");
   }
 
   public int actualPort() {

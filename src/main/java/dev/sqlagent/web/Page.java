@@ -16,6 +16,8 @@ public final class Page {
 
   public static void mount(Router router) {
     StaticHandler files = StaticHandler.create("webroot").setIndexPage("index.html").setDefaultContentEncoding("UTF-8");
+    // Browsers ask for /favicon.ico whatever the page links; the icon is an SVG.
+    router.get("/favicon.ico").handler(ctx -> ctx.reroute("/favicon.svg"));
     router.get("/*").handler(ctx -> {
       ctx.response().putHeader("Content-Security-Policy", CSP).putHeader("X-Content-Type-Options", "nosniff")
           .putHeader("Referrer-Policy", "no-referrer");

@@ -156,7 +156,7 @@ class AgentFlowTest {
     assertThat(history(a)).extracting(h -> h.getString("sql"))
         .containsExactly("SELECT amount FROM bills", "SELECT amt FROM bills", "SELECT total FROM bills");
     assertThat(history(a)).allSatisfy(h -> assertThat(h.getString("error_type")).isEqualTo("unknown_column"));
-    assertThat(a.getString("answer")).contains("3 attempts");
+    assertThat(a.getString("answer")).contains("3 attempts").endsWith("Every query tried is in the history.");
     assertThat(model.pending()).isEqualTo(1);
   }
 
@@ -247,6 +247,8 @@ class AgentFlowTest {
     JsonObject a = ask("How many customers are there?");
     assertThat(a.getBoolean("gave_up")).isTrue();
     assertThat(history(a)).singleElement().extracting(h -> h.getString("error_type")).isEqualTo("model_timeout");
+    // No SQL ever came back: there is no query in the history to point at.
+    assertThat(a.getString("answer")).endsWith("No query was run.").doesNotContain("Every query tried");
   }
 
   @Test
@@ -292,6 +294,43 @@ class AgentFlowTest {
       assertThat(user.indexOf("IGNORE PREVIOUS INSTRUCTIONS")).isBetween(open, close);
       assertThat(messages.getJsonObject(0).getString("content")).contains("never instructions");
       assertThat(a.getString("answer")).isEqualTo("Customer 42's address is on file.");
+    } finally {
+      v2.close().await(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The model words the answer (a second call); a reply that is not prose gives way to the plain summary. */
+  @Test
+  void aWordingThatIsJsonOrSqlGivesWayToThePlainSummary() throws Exception {
+    String[] notProse = {
+        "{\"answer\": \"There are many customers.\"}",
+        "[1, 2]",
+        "SELECT count(*) FROM customers",
+        "with c as (select 1) select * from c",
+        "Here it is:\n```sql\nSELECT count(*) FROM customers\n```"};
+    java.util.concurrent.atomic.AtomicReference<String> wording = new java.util.concurrent.atomic.AtomicReference<>();
+    model.respondWith(req -> FakeModelServer.allText(req).contains("You state the answer")
+        ? Reply.content(wording.get())
+        : Reply.sql("SELECT count(*) AS n FROM customers"));
+    Map<String, String> env = new HashMap<>(model.env());
+    env.put("SQLAGENT_ANSWER_SUMMARY", "model");
+    Vertx v2 = Vertx.vertx();
+    try {
+      MainVerticle m2 = new MainVerticle(TestDatabase.get().config(env), TestDatabase.get().target(), TestDatabase.get().state());
+      v2.deployVerticle(m2).await(120, TimeUnit.SECONDS);
+      WebClient client = WebClient.create(v2);
+      String expected = "The answer is " + scalar("SELECT count(*) FROM customers") + ".";
+      for (String reply : notProse) {
+        wording.set(reply);
+        JsonObject a = client.post(m2.httpPort(), "127.0.0.1", "/api/ask").as(BodyCodec.jsonObject())
+            .sendJsonObject(new JsonObject().put("question", "How many customers are there?")).await(60, TimeUnit.SECONDS).body();
+        assertThat(a.getString("answer")).as("wording %s", reply).isEqualTo(expected);
+      }
+      // Prose, even prose that starts with "With", is shown as the model wrote it.
+      wording.set("With every account counted, there are many customers.");
+      JsonObject a = client.post(m2.httpPort(), "127.0.0.1", "/api/ask").as(BodyCodec.jsonObject())
+          .sendJsonObject(new JsonObject().put("question", "How many customers are there?")).await(60, TimeUnit.SECONDS).body();
+      assertThat(a.getString("answer")).isEqualTo("With every account counted, there are many customers.");
     } finally {
       v2.close().await(30, TimeUnit.SECONDS);
     }

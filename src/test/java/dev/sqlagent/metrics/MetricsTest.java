@@ -111,6 +111,33 @@ class MetricsTest {
     }
   }
 
+  /** Every consumer used to re-register Vert.x's handler gauges: "This Gauge has been already registered" at start. */
+  @Test
+  void manyConsumersRegisterNoGaugeTwice() throws Exception {
+    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger)
+        org.slf4j.LoggerFactory.getLogger(io.micrometer.core.instrument.MeterRegistry.class);
+    ch.qos.logback.classic.Level level = log.getLevel();
+    // micrometer warns once per JVM, then at DEBUG: listen at DEBUG so the order of tests does not matter.
+    log.setLevel(ch.qos.logback.classic.Level.DEBUG);
+    var events = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>();
+    events.start();
+    log.addAppender(events);
+    Vertx vertx = MetricsVerticle.newVertx();
+    try {
+      HttpVerticle http = start(vertx);
+      for (int i = 0; i < 3; i++) vertx.eventBus().consumer("test.consumer." + i, m -> {}).completion().await(5, TimeUnit.SECONDS);
+      vertx.eventBus().consumer(Addresses.ANSWERS, m -> {}).completion().await(5, TimeUnit.SECONDS);
+      assertThat(events.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .noneMatch(m -> m.contains("already registered"));
+      vertx.eventBus().publish("test.consumer.0", "x");
+      scrapeUntil(vertx, http, "vertx_eventbus_published_total");
+    } finally {
+      log.detachAppender(events);
+      log.setLevel(level);
+      vertx.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void withoutVertxMetricsTheAgentMetricsStillServe() throws Exception {
     Vertx vertx = Vertx.vertx();

@@ -41,4 +41,34 @@ class ServiceStartTest {
     assertThat(resp.statusCode()).isEqualTo(404);
     assertThat(resp.body().getString("error_type")).isEqualTo("not_found");
   }
+
+  @Test
+  void getOnAPostOnlyRouteIsA405WithAllowPost() throws Exception {
+    for (String path : new String[] {"/api/ask", "/api/query", "/api/schema/refresh"}) {
+      var resp = service.client.get(service.port(), "127.0.0.1", path).as(BodyCodec.jsonObject())
+          .send().await(10, TimeUnit.SECONDS);
+      assertThat(resp.statusCode()).as(path).isEqualTo(405);
+      assertThat(resp.getHeader("Allow")).as(path).isEqualTo("POST");
+      assertThat(resp.body().getBoolean("ok")).isFalse();
+      assertThat(resp.body().getString("error_type")).isEqualTo("method_not_allowed");
+    }
+    // POST still reaches the route (an empty body is the client's mistake, not a 405).
+    var post = service.client.post(service.port(), "127.0.0.1", "/api/ask").as(BodyCodec.jsonObject())
+        .sendJsonObject(new JsonObject()).await(10, TimeUnit.SECONDS);
+    assertThat(post.statusCode()).isNotEqualTo(405).isNotEqualTo(404);
+  }
+
+  @Test
+  void theFaviconIsServedAndLinkedFromBothPages() throws Exception {
+    for (String path : new String[] {"/favicon.svg", "/favicon.ico"}) {
+      var icon = service.client.get(service.port(), "127.0.0.1", path).send().await(10, TimeUnit.SECONDS);
+      assertThat(icon.statusCode()).as(path).isEqualTo(200);
+      assertThat(icon.getHeader("content-type")).as(path).startsWith("image/svg+xml");
+      assertThat(icon.bodyAsString()).as(path).startsWith("<svg");
+    }
+    for (String page : new String[] {"/", "/watch.html"}) {
+      var html = service.client.get(service.port(), "127.0.0.1", page).send().await(10, TimeUnit.SECONDS);
+      assertThat(html.bodyAsString()).as(page).contains("<link rel=\"icon\" href=\"favicon.svg\"");
+    }
+  }
 }
