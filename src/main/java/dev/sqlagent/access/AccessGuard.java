@@ -1,6 +1,6 @@
 package dev.sqlagent.access;
 
-import dev.sqlagent.web.JsonErrors;
+import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.live.OriginGuard;
 import io.vertx.core.Vertx;

@@ -1,7 +1,7 @@
 package dev.sqlagent.eval;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.web.JsonErrors;
+import dev.sqlagent.errors.JsonErrors;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;

@@ -1,6 +1,6 @@
 package dev.sqlagent.retrieval;
 
-import dev.sqlagent.web.JsonErrors;
+import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;

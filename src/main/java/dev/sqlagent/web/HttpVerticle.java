@@ -1,5 +1,6 @@
 package dev.sqlagent.web;
 
+import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.eval.EvalRoutes;

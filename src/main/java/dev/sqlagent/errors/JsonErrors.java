@@ -1,4 +1,4 @@
-package dev.sqlagent.web;
+package dev.sqlagent.errors;
 
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
