@@ -36,14 +36,11 @@ import picocli.CommandLine;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OwnCliTest {
 
-  static final String LINES_OF_ORDER_ONE = "SELECT li.product, li.\"UnitPrice\" FROM sales.\"LineItems\" li"
-      + " WHERE li.order_id = 1 ORDER BY li.line_no";
   static final String SHIPPED_PER_CUSTOMER = "SELECT c.display_name, count(*) AS n FROM sales.orders o"
       + " JOIN customers c ON c.customer_no = o.customer_no WHERE o.status = 'shipped' GROUP BY c.display_name"
       + " ORDER BY c.display_name";
   static final String REVENUE_2025 = "SELECT sum(r.\"Revenue\") AS revenue FROM \"Reporting\".\"MonthlyRevenue\" r"
       + " WHERE r.\"Month\" >= DATE '2025-01-01'";
-  static final String CUSTOMERS = "SELECT count(*) AS n FROM customers";
 
   static OwnDatabase own;
   static TreeSet<String> before;
@@ -56,10 +53,10 @@ class OwnCliTest {
     model = FakeModelServer.start();
     model.respondWith(req -> {
       String q = FakeModelServer.lastUserMessage(req);
-      if (q.contains("order 1")) return Reply.sql(LINES_OF_ORDER_ONE);
+      if (q.contains("order 1")) return Reply.sql(OwnDatabase.ORDER_ONE_LINES);
       if (q.contains("per customer")) return Reply.sql(SHIPPED_PER_CUSTOMER);
       if (q.contains("revenue in 2025")) return Reply.sql(REVENUE_2025);
-      if (q.contains("How many customers")) return Reply.sql(CUSTOMERS);
+      if (q.contains("How many customers")) return Reply.sql(OwnDatabase.COUNT_CUSTOMERS);
       return Reply.refusal("this database has no such data");
     });
   }
@@ -147,11 +144,11 @@ class OwnCliTest {
     Run r = run(asReader(), "ask", "What did order 1 contain?");
     assertThat(r.exit()).as(r.toString()).isZero();
     assertThat(r.out()).as(r.toString())
-        .contains("attempt 1: " + LINES_OF_ORDER_ONE)
+        .contains("attempt 1: " + OwnDatabase.ORDER_ONE_LINES)
         .contains("ran: 2 rows")
         .contains("ANSWER:")
         .contains("Analytical Engine")
-        .contains("SQL: " + LINES_OF_ORDER_ONE)
+        .contains("SQL: " + OwnDatabase.ORDER_ONE_LINES)
         .contains("attempts: 1");
     own.assertUnchanged(before);
 
@@ -181,8 +178,8 @@ class OwnCliTest {
   void evalGradesItsOwnQuestionFileOnThisDatabase(@TempDir Path dir) throws Exception {
     Path questions = dir.resolve("questions.jsonl");
     Files.writeString(questions, String.join("\n",
-        q("own-1", "simple", "How many customers are there?", CUSTOMERS, false),
-        q("own-2", "simple", "What did order 1 contain, with unit prices?", LINES_OF_ORDER_ONE, true),
+        q("own-1", "simple", "How many customers are there?", OwnDatabase.COUNT_CUSTOMERS, false),
+        q("own-2", "simple", "What did order 1 contain, with unit prices?", OwnDatabase.ORDER_ONE_LINES, true),
         q("own-3", "join", "How many shipped orders per customer?", SHIPPED_PER_CUSTOMER, false),
         q("own-4", "hard", "What was the revenue in 2025?", REVENUE_2025, false),
         "{\"id\": \"own-5\", \"category\": \"unanswerable\", \"question\": \"Who earns the most?\"}") + "\n");

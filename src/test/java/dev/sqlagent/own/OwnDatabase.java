@@ -40,6 +40,12 @@ import java.util.UUID;
  */
 final class OwnDatabase implements AutoCloseable {
 
+  /** Gold SQL of questions both the service and the command-line tests ask of this database. */
+  static final String COUNT_CUSTOMERS = "SELECT count(*) AS n FROM customers";
+  static final String ORDER_ONE_LINES = "SELECT li.product, li.qty, li.\"UnitPrice\" FROM sales.\"LineItems\" li"
+      + " WHERE li.order_id = 1 ORDER BY li.line_no";
+
+
   static final List<String> GRANTED_SCHEMAS = List.of("public", "sales", "Reporting");
 
   final String name;

@@ -28,9 +28,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OwnServeTest {
 
-  static final String COUNT_CUSTOMERS = "SELECT count(*) AS n FROM customers";
-  static final String ORDER_ONE_LINES = "SELECT li.product, li.qty, li.\"UnitPrice\" FROM sales.\"LineItems\" li"
-      + " WHERE li.order_id = 1 ORDER BY li.line_no";
   static final String SHIPPED_2025 = "SELECT count(*) AS shipped FROM sales.orders o"
       + " WHERE o.status = 'shipped' AND o.order_date >= DATE '2025-01-01'";
   static final String MONTHLY = "SELECT r.\"Month\", r.\"Revenue\" FROM \"Reporting\".\"MonthlyRevenue\" r ORDER BY r.\"Month\"";
@@ -47,8 +44,8 @@ class OwnServeTest {
     model = FakeModelServer.start();
     model.respondWith(req -> {
       String q = FakeModelServer.lastUserMessage(req);
-      if (q.contains("How many customers")) return Reply.sql(COUNT_CUSTOMERS);
-      if (q.contains("order 1")) return Reply.sql(ORDER_ONE_LINES);
+      if (q.contains("How many customers")) return Reply.sql(OwnDatabase.COUNT_CUSTOMERS);
+      if (q.contains("order 1")) return Reply.sql(OwnDatabase.ORDER_ONE_LINES);
       if (q.contains("shipped in 2025")) return Reply.sql(SHIPPED_2025);
       if (q.contains("revenue per month")) return Reply.sql(MONTHLY);
       return Reply.refusal("not in this database");
