@@ -21,15 +21,17 @@ record DatabaseState(Map<String, String> facts) {
     Map<String, String> f = new LinkedHashMap<>();
     try (Connection c = TestDatabase.get().adminConnection(db.database()); Statement s = c.createStatement()) {
       f.put("fingerprint", DemoShop.fingerprint(c));
-      f.put("relations", one(s, "SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' ORDER BY 1) "
+      f.put("relations", one(s, "SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' "
+          + "ORDER BY n.nspname, c.relname) "
           + "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
           + "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'"));
       f.put("sequences", one(s, "SELECT string_agg(schemaname || '.' || sequencename || '=' || coalesce(last_value::text, 'null'), ',' "
-          + "ORDER BY 1) FROM pg_sequences"));
+          + "ORDER BY schemaname, sequencename) FROM pg_sequences"));
       f.put("advisory_locks", one(s, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"));
       f.put("large_objects", one(s, "SELECT count(*) FROM pg_largeobject_metadata"));
       f.put("prepared_xacts", one(s, "SELECT count(*) FROM pg_prepared_xacts"));
-      f.put("role_settings", one(s, "SELECT string_agg(coalesce(r.rolname, '*') || ':' || array_to_string(d.setconfig, ';'), ',' ORDER BY 1) "
+      f.put("role_settings", one(s, "SELECT string_agg(coalesce(r.rolname, '*') || ':' || array_to_string(d.setconfig, ';'), ',' "
+          + "ORDER BY r.rolname, d.setdatabase) "
           + "FROM pg_db_role_setting d LEFT JOIN pg_roles r ON r.oid = d.setrole"));
       f.put("notification_queue", one(s, "SELECT pg_notification_queue_usage()"));
       f.put("tuple_writes", one(s, "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables"));
