@@ -14,15 +14,19 @@ public final class SqlScript {
 
   /** Loads {@code db/<name>} and replaces each {@code ${key}} with its value, given already quoted. */
   public static List<String> load(String name, Map<String, String> values) {
-    String text;
+    String text = text(name);
+    for (var e : values.entrySet()) text = text.replace("${" + e.getKey() + "}", e.getValue());
+    return split(text);
+  }
+
+  /** The raw text of {@code db/<name>}, placeholders unreplaced. */
+  public static String text(String name) {
     try (InputStream in = SqlScript.class.getClassLoader().getResourceAsStream("db/" + name)) {
       if (in == null) throw new IllegalStateException("db/" + name + " is missing from the classpath");
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new IllegalStateException("cannot read db/" + name, e);
     }
-    for (var e : values.entrySet()) text = text.replace("${" + e.getKey() + "}", e.getValue());
-    return split(text);
   }
 
   /** Splits on top-level semicolons: not inside quotes, dollar quotes or comments. */

@@ -4,6 +4,10 @@ import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.RoleProofs;
 import dev.sqlagent.db.SqlScript;
 import io.vertx.pgclient.PgConnectOptions;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,8 +32,13 @@ public record StateStore(PgUrl owner, String logPassword) {
   public static final String LOG_ROLE = "sql_agent_log";
   /** The state database's name on the embedded server. */
   public static final String EMBEDDED_DATABASE = "sql_agent";
-  /** Bumped whenever a script below changes, so existing stores are migrated at the next start. */
-  static final int VERSION = 2;
+  /**
+   * The store's scripts, run in this order; each is idempotent. A feature that stores something adds its own
+   * script here.
+   */
+  static final List<String> SCRIPTS = List.of("query_log.sql", "state.sql");
+  /** Derived from the scripts' text, so any change to them migrates existing stores at the next start. */
+  static final int VERSION = scriptsVersion();
 
   /** The store could not be prepared, or its log role could do what it must not. */
   public static final class StateStoreException extends RuntimeException {
@@ -76,8 +85,9 @@ public record StateStore(PgUrl owner, String logPassword) {
     try (Connection c = ownerConnection()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        for (String stmt : SqlScript.load("query_log.sql", Map.of())) s.execute(stmt);
-        for (String stmt : SqlScript.load("state.sql", Map.of())) s.execute(stmt);
+        for (String script : SCRIPTS) {
+          for (String stmt : SqlScript.load(script, Map.of())) s.execute(stmt);
+        }
         for (String stmt : SqlScript.load("log_role.sql", Map.of("db", quoteIdent(owner.database()),
             "log_password", SqlScript.literal(logPassword)))) {
           s.execute(stmt);
@@ -102,8 +112,8 @@ public record StateStore(PgUrl owner, String logPassword) {
   /** At the current version, and the log role logs in with the stored password. */
   private boolean isCurrent() {
     try (Connection c = ownerConnection(); Statement s = c.createStatement();
-         ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM state_version")) {
-      if (!rs.next() || rs.getInt(1) < VERSION) return false;
+         ResultSet rs = s.executeQuery("SELECT 1 FROM state_version WHERE version = " + VERSION)) {
+      if (!rs.next()) return false;
     } catch (SQLException e) {
       return false;
     }
@@ -154,6 +164,17 @@ public record StateStore(PgUrl owner, String logPassword) {
       throw new StateStoreException("cannot connect as " + LOG_ROLE + ": " + e.getMessage(), e);
     }
     return proofs;
+  }
+
+  private static int scriptsVersion() {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      for (String script : SCRIPTS) sha.update(SqlScript.text(script).getBytes(StandardCharsets.UTF_8));
+      sha.update(SqlScript.text("log_role.sql").getBytes(StandardCharsets.UTF_8));
+      return ByteBuffer.wrap(sha.digest()).getInt() & Integer.MAX_VALUE;
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static String quoteIdent(String name) {
