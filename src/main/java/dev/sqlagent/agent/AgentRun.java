@@ -79,6 +79,9 @@ final class AgentRun {
   private double costUsd;
   private String model;
   private JsonObject injectedFault;
+  private int candidates;
+  /** The last candidate round, for the answer's {@code candidates}; null with one candidate. */
+  private JsonArray lastCandidates;
 
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
       String source, FirstSqlMutator mutator, String faultKey) {
@@ -93,6 +96,13 @@ final class AgentRun {
     this.faultKey = faultKey;
     this.model = settings.model();
     this.deadline = startedAt + settings.questionTimeoutMs();
+    this.candidates = settings.candidates();
+  }
+
+  /** Overrides the configured number of SQL candidates per attempt (evaluation compares several). */
+  AgentRun candidates(int n) {
+    this.candidates = n;
+    return this;
   }
 
   Future<JsonObject> run() {
@@ -129,6 +139,7 @@ final class AgentRun {
     if (System.currentTimeMillis() > deadline) {
       throw new Infrastructure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed");
     }
+    if (candidates > 1 && agentMode) return candidateAttempt();
     return generate().compose(generated -> {
       if (generated.invalid() != null) {
         return decide(Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), generated.invalid(), null, null,
@@ -142,6 +153,48 @@ final class AgentRun {
           .compose(this::inspect)
           .compose(this::decide);
     });
+  }
+
+  /**
+   * generate_sql with several candidates ({@link CandidateRound}): the vote's winner goes on to inspect_result;
+   * when none succeeded, the most informative failure is repaired with every other candidate's error in the
+   * history before it.
+   */
+  private Future<JsonObject> candidateAttempt() {
+    String instruction = history.isEmpty() ? null : repairInstruction(history.get(history.size() - 1).errorType());
+    JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction);
+    CandidateRound.Steps steps = new CandidateRound.Steps() {
+      @Override
+      public Future<JsonObject> generate(JsonObject request) {
+        return AgentRun.this.request(Addresses.GENERATE, request, remaining())
+            .recover(err -> Future.failedFuture(modelFailure(err)))
+            .map(reply -> {
+              account(reply);
+              return reply;
+            });
+      }
+
+      @Override
+      public Future<JsonObject> gate(String sql) {
+        return AgentRun.this.gate(sql, true);
+      }
+    };
+    return new CandidateRound(events, attempt, steps, this::maybeInjectFault)
+        .run(runId, messages, candidates, settings.candidateTemperature(),
+            new JsonObject().put("model", model).put("repair", !history.isEmpty()))
+        .recover(err -> {
+          if (err instanceof Infrastructure infra) {
+            events.failed("generate_sql", "generation", attempt, new JsonObject().put("error_type", infra.errorType)
+                .put("message", infra.getMessage()));
+          }
+          return Future.failedFuture(err);
+        })
+        .compose(round -> {
+          lastCandidates = round.toJson();
+          if (round.allRefused()) return refuse(round.candidates().get(0).explanation(), null);
+          round.others().forEach(o -> record(o, null));
+          return inspect(round.chosen()).compose(this::decide);
+        });
   }
 
   /** The model's reply, or why it could not be used (with the raw text, for the history). */
@@ -227,35 +280,53 @@ final class AgentRun {
   /**
    * inspect_result: zero rows is an answer, not a failure. One diagnostic, not a loop: when the query
    * filters a column by a string literal, re-run it once case- and space-insensitively; if rows appear,
-   * the filter was wrong ({@code empty_filter}); otherwise nothing matches, honestly.
+   * the filter was wrong ({@code empty_filter}); otherwise nothing matches, honestly. A result whose
+   * aggregates are all zero or NULL ({@link EmptyAggregate}) is probed the same way: an aggregate that moves
+   * under the relaxed filter is an {@code empty_filter} too, one that stays is the honest zero.
    */
   private Future<Outcome> inspect(Outcome o) {
+    if (!o.ok() || !agentMode || probed) return inspected(o);
+    if (o.result().getInteger("row_count", 0) == 0) return probe(o, List.of());
+    if (!EmptyAggregate.mayBeEmpty(o.result())) return inspected(o);
+    return vertx.executeBlocking(() -> EmptyAggregate.aggregateColumns(o.sql()), false)
+        .compose(aggregates -> EmptyAggregate.isEmpty(o.result(), aggregates) ? probe(o, aggregates) : inspected(o));
+  }
+
+  private Future<Outcome> inspected(Outcome o) {
+    events.finished("inspect_result", "decision", attempt, new JsonObject().put("ok", o.ok())
+        .put("row_count", o.ok() ? o.result().getInteger("row_count") : null));
+    return Future.succeededFuture(o);
+  }
+
+  /** The one relaxed re-run; {@code aggregates} empty: the result had no rows, else its all-zero aggregate columns. */
+  private Future<Outcome> probe(Outcome o, List<Integer> aggregates) {
     String node = "inspect_result";
-    if (!o.ok() || o.result().getInteger("row_count", 0) > 0 || !agentMode || probed) {
-      events.finished(node, "decision", attempt, new JsonObject().put("ok", o.ok())
-          .put("row_count", o.ok() ? o.result().getInteger("row_count") : null));
-      return Future.succeededFuture(o);
-    }
+    String probe = aggregates.isEmpty() ? "empty_result" : "empty_aggregate";
     probed = true;
-    events.started(node, "tool", attempt, new JsonObject().put("probe", "empty_result"));
+    events.started(node, "tool", attempt, new JsonObject().put("probe", probe));
     return vertx.executeBlocking(() -> FilterRelaxer.relax(o.sql()), false).compose(relaxed -> {
       if (relaxed.isEmpty()) {
-        events.finished(node, "tool", attempt, new JsonObject().put("probe", "empty_result").put("verdict", "no_text_filter")
-            .put("row_count", 0));
+        events.finished(node, "tool", attempt, new JsonObject().put("probe", probe).put("verdict", "no_text_filter")
+            .put("row_count", o.result().getInteger("row_count", 0)));
         return Future.succeededFuture(o);
       }
       return gate(relaxed.get().sql(), true).map(reply -> {
-        int rows = reply.getBoolean("ok", false) ? reply.getInteger("row_count", 0) : 0;
-        JsonObject data = new JsonObject().put("probe", "empty_result").put("relaxed_sql", relaxed.get().sql())
+        boolean ran = reply.getBoolean("ok", false);
+        int rows = ran ? reply.getInteger("row_count", 0) : 0;
+        boolean moved = aggregates.isEmpty() ? rows > 0 : ran && rows > 0 && !EmptyAggregate.isEmpty(reply, aggregates);
+        JsonObject data = new JsonObject().put("probe", probe).put("relaxed_sql", relaxed.get().sql())
             .put("filters", new JsonArray(relaxed.get().filters())).put("probe_rows", rows);
-        if (rows == 0) {
+        if (!moved) {
           events.finished(node, "tool", attempt, data.put("verdict", "empty_confirmed"));
           return o;
         }
         events.finished(node, "tool", attempt, data.put("verdict", "filter_too_strict"));
-        return Outcome.failure(ErrorType.EMPTY_FILTER.wireName(),
-            "the query returned no rows, but with its text filters compared case- and space-insensitively it returns "
-                + rows + (rows == 1 ? " row" : " rows") + ": " + String.join(", ", relaxed.get().filters()),
+        String found = aggregates.isEmpty()
+            ? "the query returned no rows, but with its text filters compared case- and space-insensitively it returns "
+                + rows + (rows == 1 ? " row" : " rows")
+            : "the query's aggregates came to zero or NULL, but with its text filters compared case- and"
+                + " space-insensitively they do not (first row: " + reply.getJsonArray("rows").getJsonArray(0).encode() + ")";
+        return Outcome.failure(ErrorType.EMPTY_FILTER.wireName(), found + ": " + String.join(", ", relaxed.get().filters()),
             "stored values differ in case or spacing from the literals used; match the stored form exactly",
             null, o.sql());
       });
@@ -431,6 +502,7 @@ final class AgentRun {
         .put("cost_usd", costUsd).put("latency_ms", System.currentTimeMillis() - startedAt)
         .put("run_id", runId).put("mode", agentMode ? "agent" : "baseline").put("model", model).put("source", source);
     if (injectedFault != null) answer.put("injected_fault", injectedFault);
+    if (lastCandidates != null) answer.put("candidates", lastCandidates.copy());
   }
 
   // --- plumbing -------------------------------------------------------------------------------------

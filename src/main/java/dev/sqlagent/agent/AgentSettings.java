@@ -2,8 +2,14 @@ package dev.sqlagent.agent;
 
 import io.vertx.core.json.JsonObject;
 
-/** What the agent reads from the service configuration. */
-record AgentSettings(String model, long questionTimeoutMs, long stepTimeoutMs, boolean modelSummary) {
+/**
+ * What the agent reads from the service configuration.
+ *
+ * @param candidates SQL candidates per attempt (1: one, as before; more: voted by their results)
+ * @param candidateTemperature the sampling temperature when there are several candidates
+ */
+record AgentSettings(String model, long questionTimeoutMs, long stepTimeoutMs, boolean modelSummary, int candidates,
+    double candidateTemperature) {
 
   static AgentSettings from(JsonObject config) {
     return new AgentSettings(
@@ -11,6 +17,8 @@ record AgentSettings(String model, long questionTimeoutMs, long stepTimeoutMs, b
         config.getLong("questionTimeoutMs", 180_000L),
         // gate and retrieval steps: the statement timeout plus planning and queueing headroom
         config.getLong("statementTimeoutMs", 5_000L) + 10_000L,
-        config.getBoolean("llmAnswerSummary", true));
+        config.getBoolean("llmAnswerSummary", true),
+        config.getInteger("candidates", 1),
+        config.getDouble("candidateTemperature", 0.7));
   }
 }

@@ -1,6 +1,7 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.generation.ChatRequest;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -136,7 +137,8 @@ public final class AgentVerticle extends VerticleBase {
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept);
     boolean inject = body.getBoolean("inject_fault", false);
     String faultKey = body.getString("fault_key", question);
-    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey).run()
+    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey)
+        .candidates(body.getInteger("candidates", settings.candidates())).run()
         .onComplete(done -> {
           if (counted) finished();
         })
@@ -169,6 +171,11 @@ public final class AgentVerticle extends VerticleBase {
       return "inject_fault must be true or false";
     }
     if (body.getValue("fault_key") != null && !(body.getValue("fault_key") instanceof String)) return "fault_key must be a string";
+    Object candidates = body.getValue("candidates");
+    if (candidates != null && !((candidates instanceof Integer || candidates instanceof Long)
+        && ((Number) candidates).intValue() >= 1 && ((Number) candidates).intValue() <= ChatRequest.MAX_N)) {
+      return "candidates must be a whole number from 1 to " + ChatRequest.MAX_N;
+    }
     Object runId = body.getValue("run_id");
     if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
       return "run_id must be 8 to 64 letters, digits or dashes";

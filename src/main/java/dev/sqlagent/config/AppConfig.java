@@ -55,7 +55,10 @@ public record AppConfig(
     int askQueue,
     int llmMaxConnections,
     int httpIdleTimeoutMs,
-    int httpHeaderTimeoutMs) {
+    int httpHeaderTimeoutMs,
+    // Several candidates voted by their results (issue 12).
+    int candidates,
+    double candidateTemperature) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -104,6 +107,9 @@ public record AppConfig(
     k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
     k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
     k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
+    k.put("SQLAGENT_CANDIDATES", new String[] {"1", "SQL candidates per attempt; above 1 each runs through the gate and the "
+        + "largest group of equal results wins (tokens and cost grow with it)"});
+    k.put("SQLAGENT_CANDIDATE_TEMPERATURE", new String[] {"0.7", "sampling temperature of the candidates when there are several"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -198,7 +204,9 @@ public record AppConfig(
         r.integer("SQLAGENT_ASK_QUEUE", 0, 100_000),
         r.integer("SQLAGENT_LLM_MAX_CONNECTIONS", 1, 1_000),
         r.integer("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", 1_000, 3_600_000),
-        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000));
+        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000),
+        r.integer("SQLAGENT_CANDIDATES", 1, 16),
+        r.decimal("SQLAGENT_CANDIDATE_TEMPERATURE", 0, 2));
   }
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
@@ -237,6 +245,7 @@ public record AppConfig(
     parts.add("maxResultBytes=" + maxResultBytes + " askInFlight=" + askInFlight + " askQueue=" + askQueue
         + " llmMaxConnections=" + llmMaxConnections + " httpIdleTimeoutMs=" + httpIdleTimeoutMs
         + " httpHeaderTimeoutMs=" + httpHeaderTimeoutMs);
+    parts.add("candidates=" + candidates + " candidateTemperature=" + candidateTemperature);
     return String.join(", ", parts);
   }
 
@@ -266,7 +275,8 @@ public record AppConfig(
         .put("allowedOrigin", allowedOrigin.orElse(null))
         .put("maxResultBytes", maxResultBytes).put("askInFlight", askInFlight).put("askQueue", askQueue)
         .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
-        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs);
+        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs)
+        .put("candidates", candidates).put("candidateTemperature", candidateTemperature);
   }
 
   public static boolean isSecret(String key) {

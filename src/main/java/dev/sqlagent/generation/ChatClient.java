@@ -170,8 +170,9 @@ public final class ChatClient {
       JsonObject p = new JsonObject()
           .put("model", options.model())
           .put("messages", messages)
-          .put("temperature", 0)
+          .put("temperature", request.temperature() == null ? 0 : request.temperature())
           .put("stream", request.stream());
+      if (request.n() > 1 && !request.stream()) p.put("n", request.n());
       if (request.stream() && !omitStreamOptions) p.put("stream_options", new JsonObject().put("include_usage", true));
       return p;
     }
@@ -256,7 +257,7 @@ public final class ChatClient {
           .setScale(8, RoundingMode.HALF_UP).doubleValue();
       String model = parts.model() != null ? parts.model() : options.model();
       Completion c = new Completion(content, model, prompt, completion, estimated, cost, latency, attempts - 1, keyIndex,
-          parts.finishReason());
+          parts.finishReason(), parts.alternatives());
       LOG.info("model call run={}: ok model={} attempts={} key=#{} tokens={}+{}{} cost_usd={} {} ms", runId(), model, attempts,
           keyIndex, prompt, completion, estimated ? " (estimated)" : "", cost, latency);
       result.tryComplete(c);

@@ -7,8 +7,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** A request to {@code Addresses.GENERATE}: {"run_id", "messages": [{"role", "content"}], "stream"}. */
-public record ChatRequest(String runId, List<Message> messages, boolean stream) {
+/**
+ * A request to {@code Addresses.GENERATE}: {"run_id", "messages": [{"role", "content"}], "stream"}, and for
+ * several candidates {"temperature", "n"} (temperature null: 0, the deterministic default; n: choices asked of
+ * the API in one call, which a server may answer with fewer).
+ */
+public record ChatRequest(String runId, List<Message> messages, boolean stream, Double temperature, int n) {
+
+  /** Most choices one request may ask for. */
+  public static final int MAX_N = 16;
+
+  public ChatRequest(String runId, List<Message> messages, boolean stream) {
+    this(runId, messages, stream, null, 1);
+  }
 
   public record Message(String role, String content) {
     public static Message system(String content) {
@@ -61,13 +72,24 @@ public record ChatRequest(String runId, List<Message> messages, boolean stream) 
       }
       messages.add(new Message(role, content));
     }
-    return new ChatRequest((String) runId, messages, (Boolean) stream);
+    Object temperature = json.getValue("temperature");
+    if (temperature != null && !(temperature instanceof Number t && t.doubleValue() >= 0 && t.doubleValue() <= 2)) {
+      throw new IllegalArgumentException("temperature must be a number from 0 to 2");
+    }
+    Object n = json.getValue("n", 1);
+    if (!((n instanceof Integer || n instanceof Long) && ((Number) n).intValue() >= 1 && ((Number) n).intValue() <= MAX_N)) {
+      throw new IllegalArgumentException("n must be a whole number from 1 to " + MAX_N);
+    }
+    return new ChatRequest((String) runId, messages, (Boolean) stream,
+        temperature == null ? null : ((Number) temperature).doubleValue(), ((Number) n).intValue());
   }
 
   public JsonObject toJson() {
     JsonArray m = new JsonArray();
     messages.forEach(x -> m.add(x.toJson()));
-    return new JsonObject().put("run_id", runId).put("messages", m).put("stream", stream);
+    JsonObject j = new JsonObject().put("run_id", runId).put("messages", m).put("stream", stream);
+    if (temperature != null) j.put("temperature", temperature);
+    return n == 1 ? j : j.put("n", n);
   }
 
   /** Characters of all messages, for the token estimate when the server reports no usage. */

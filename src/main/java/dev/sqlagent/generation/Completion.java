@@ -1,10 +1,13 @@
 package dev.sqlagent.generation;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * The reply of {@code Addresses.GENERATE}: the model's text and what the call cost. {@code usageEstimated}
- * is true when the server reported no usage and the token counts are characters / 4.
+ * is true when the server reported no usage and the token counts are characters / 4. {@code alternatives} holds
+ * the text of further choices when several were asked for ({@code n}); tokens and cost cover them all.
  */
 public record Completion(
     String content,
@@ -16,7 +19,18 @@ public record Completion(
     long latencyMs,
     int retries,
     int keyIndex,
-    String finishReason) {
+    String finishReason,
+    List<String> alternatives) {
+
+  public Completion {
+    alternatives = alternatives == null ? List.of() : List.copyOf(alternatives);
+  }
+
+  public Completion(String content, String model, int promptTokens, int completionTokens, boolean usageEstimated,
+      double costUsd, long latencyMs, int retries, int keyIndex, String finishReason) {
+    this(content, model, promptTokens, completionTokens, usageEstimated, costUsd, latencyMs, retries, keyIndex,
+        finishReason, List.of());
+  }
 
   public JsonObject toJson() {
     return new JsonObject()
@@ -29,7 +43,8 @@ public record Completion(
         .put("latency_ms", latencyMs)
         .put("retries", retries)
         .put("key_index", keyIndex)
-        .put("finish_reason", finishReason);
+        .put("finish_reason", finishReason)
+        .put("alternatives", new JsonArray(alternatives));
   }
 
   public static Completion fromJson(JsonObject j) {
@@ -43,6 +58,7 @@ public record Completion(
         j.getLong("latency_ms", 0L),
         j.getInteger("retries", 0),
         j.getInteger("key_index", 0),
-        j.getString("finish_reason"));
+        j.getString("finish_reason"),
+        j.getJsonArray("alternatives", new JsonArray()).stream().map(String::valueOf).toList());
   }
 }

@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 final class CompletionParts {
 
   private final StringBuilder content = new StringBuilder();
+  private final java.util.List<String> alternatives = new java.util.ArrayList<>();
   private String model;
   private Integer promptTokens;
   private Integer completionTokens;
@@ -83,6 +84,14 @@ final class CompletionParts {
           + p.finishReason + ")");
     }
     p.content.append(text);
+    // Further choices (a request with n > 1): their text only; a choice without text is left out.
+    JsonArray choices = json.getJsonArray("choices");
+    for (int i = 1; i < choices.size(); i++) {
+      if (choices.getValue(i) instanceof JsonObject c && c.getValue("message") instanceof JsonObject m
+          && m.getValue("content") instanceof String more) {
+        p.alternatives.add(more);
+      }
+    }
     p.done = true;
     return p;
   }
@@ -115,6 +124,11 @@ final class CompletionParts {
 
   String content() {
     return content.toString();
+  }
+
+  /** The text of choices after the first (a request for several), in the server's order. */
+  java.util.List<String> alternatives() {
+    return java.util.List.copyOf(alternatives);
   }
 
   String model() {

@@ -56,6 +56,7 @@ public final class FakeModelServer implements AutoCloseable {
   private final AtomicInteger counter = new AtomicInteger();
   private volatile Function<JsonObject, Reply> responder;
   private volatile Set<String> acceptedKeys;
+  private volatile boolean honourN;
   private HttpServer server;
 
   private FakeModelServer(Vertx vertx, boolean ownsVertx) {
@@ -172,6 +173,15 @@ public final class FakeModelServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Whether a request's {@code n} is honoured: each further choice takes the next reply. Off by default, as
+   * on servers that answer one choice whatever {@code n} says.
+   */
+  public FakeModelServer honourN(boolean on) {
+    this.honourN = on;
+    return this;
+  }
+
   /** Replies still queued. */
   public int pending() {
     return script.size();
@@ -183,6 +193,7 @@ public final class FakeModelServer implements AutoCloseable {
     requests.clear();
     responder = null;
     acceptedKeys = null;
+    honourN = false;
     return this;
   }
 
@@ -534,10 +545,14 @@ public final class FakeModelServer implements AutoCloseable {
         .put("object", "chat.completion")
         .put("created", System.currentTimeMillis() / 1000)
         .put("model", modelOf(body, reply))
-        .put("choices", new JsonArray().add(new JsonObject()
-            .put("index", 0)
-            .put("message", new JsonObject().put("role", "assistant").put("content", reply.content))
-            .put("finish_reason", reply.finishReason)));
+        .put("choices", new JsonArray().add(choice(0, reply)));
+    if (honourN) {
+      // Each further choice takes the next scripted reply, as if the model had sampled again.
+      for (int i = 1; i < body.getInteger("n", 1); i++) {
+        Reply more = pick(body, n);
+        if (more.kind == Kind.CONTENT) completion.getJsonArray("choices").add(choice(i, more));
+      }
+    }
     if (reply.usage) completion.put("usage", usage(body, reply));
     String text = completion.encode();
     HttpServerResponse resp = req.response();
@@ -547,6 +562,12 @@ public final class FakeModelServer implements AutoCloseable {
       return;
     }
     json(resp, 200, text);
+  }
+
+  private static JsonObject choice(int index, Reply reply) {
+    return new JsonObject().put("index", index)
+        .put("message", new JsonObject().put("role", "assistant").put("content", reply.content))
+        .put("finish_reason", reply.finishReason);
   }
 
   private void stream(HttpServerRequest req, JsonObject body, Reply reply, int n) {
