@@ -123,7 +123,8 @@ final class AgentRun {
         .map(reply -> {
           retrieval = reply;
           events.finished(node, "retriever", attempt, new JsonObject()
-              .put("tables", reply.getJsonArray("tables")).put("top_k", reply.getInteger("top_k")));
+              .put("tables", reply.getJsonArray("tables")).put("top_k", reply.getInteger("top_k"))
+              .put("value_matches", reply.getJsonArray("value_matches", new JsonArray())));
           return (Void) null;
         })
         .recover(err -> {

@@ -14,7 +14,17 @@ import java.util.List;
  * @param shortenedTables how many tables' column lists were shortened to fit the budget
  */
 public record Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
-    int schemaTokens, int shortenedTables) {
+    int schemaTokens, int shortenedTables, JsonArray valueMatches) {
+
+  /** @param valueMatches the question's phrases that match stored values (issue 12), also in the schema text */
+  public Retrieval {
+    valueMatches = valueMatches == null ? new JsonArray() : valueMatches;
+  }
+
+  public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
+      int schemaTokens, int shortenedTables) {
+    this(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, new JsonArray());
+  }
 
   public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK) {
     this(tables, schema, samples, conventions, topK, dev.sqlagent.generation.ChatClient.estimate(schema.length()), 0);
@@ -49,7 +59,8 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         .put("conventions", new JsonArray(conventions))
         .put("top_k", topK)
         .put("schema_tokens", schemaTokens)
-        .put("shortened_tables", shortenedTables);
+        .put("shortened_tables", shortenedTables)
+        .put("value_matches", valueMatches.copy());
   }
 
   public static Retrieval fromJson(JsonObject j) {
@@ -57,6 +68,7 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         j.getJsonArray("tables").stream().map(o -> ScoredTable.fromJson((JsonObject) o)).toList(),
         j.getString("schema"), j.getString("samples"),
         j.getJsonArray("conventions").stream().map(String::valueOf).toList(),
-        j.getInteger("top_k"), j.getInteger("schema_tokens", 0), j.getInteger("shortened_tables", 0));
+        j.getInteger("top_k"), j.getInteger("schema_tokens", 0), j.getInteger("shortened_tables", 0),
+        j.getJsonArray("value_matches", new JsonArray()));
   }
 }

@@ -7,6 +7,9 @@ import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
+import dev.sqlagent.values.StoredValues;
+import dev.sqlagent.values.ValueLimits;
+import dev.sqlagent.values.ValueMatch;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -53,6 +56,9 @@ public final class RetrievalVerticle extends VerticleBase {
   private final Target target;
   private final StateStore state;
   private Pool pool;
+  /** A connection of its own for reading stored values, so the background read never delays a question. */
+  private Pool valuesPool;
+  private StoredValues storedValues;
   private Discovery discovery;
   private Catalogue current;
   private Future<Catalogue> refreshing;
@@ -81,6 +87,9 @@ public final class RetrievalVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
+    valuesPool = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(target.roOptions()).using(vertx).build();
+    storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
+        ValueLimits.defaults(config().getLong("statementTimeoutMs", 5_000L)));
     discovery = new Discovery(pool, config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList());
     modelLoaded = vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
@@ -104,6 +113,7 @@ public final class RetrievalVerticle extends VerticleBase {
         })
         .compose(first -> {
           indexReady = buildIndex(first);
+          storedValues.refresh(first, true);  // in the background: questions do not wait for it
           var bus = vertx.eventBus();
           return Future.all(
               bus.<Object>consumer(Addresses.RETRIEVE, this::onRetrieve).completion(),
@@ -159,7 +169,8 @@ public final class RetrievalVerticle extends VerticleBase {
 
   /** {@link Addresses#RETRIEVAL_STATUS}: whether the index is built, over how many tables, since when. */
   private JsonObject indexStatus() {
-    JsonObject j = new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt);
+    JsonObject j = new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt)
+        .put("stored_values", storedValues.status());
     return lastBuild == null ? j : j.put("last_build", lastBuild.copy());
   }
 
@@ -183,7 +194,10 @@ public final class RetrievalVerticle extends VerticleBase {
     long t0 = System.nanoTime();
     indexReady.otherwiseEmpty()
         .compose(v -> discover())
-        .compose(cat -> indexReady = buildIndex(cat))
+        .compose(cat -> {
+          storedValues.refresh(cat, false);  // read again from the target: values drift with the schema
+          return indexReady = buildIndex(cat);
+        })
         // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
         .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject())
             .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
@@ -245,16 +259,18 @@ public final class RetrievalVerticle extends VerticleBase {
   }
 
   private Future<Retrieval> retrieval(Catalogue cat, String question, List<ScoredTable> chosen, int k, int budget) {
-    List<TableInfo> tables = chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList();
+    List<TableInfo> tables = storedValues.annotate(chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList());
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
+    Future<List<ValueMatch>> matched = vertx.executeBlocking(() -> storedValues.match(question, tables), false);
     PromptBudget.Fitted fitted = PromptBudget.fit(tables, question, budget);
     if (fitted.overBudget()) {
       LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),
           fitted.tokens(), budget);
     }
     return ReadOnly.run(pool, conn -> SampleReader.readAll(conn, fitted.shown(), PROMPT_SAMPLE_ROWS))
-        .map(samples -> new Retrieval(chosen, fitted.schema(), SampleRows.text(samples),
-            notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened()));
+        .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
+            SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
+            new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
   }
 
   private void onSchema(Message<Object> msg) {

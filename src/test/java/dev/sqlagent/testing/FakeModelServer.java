@@ -550,7 +550,7 @@ public final class FakeModelServer implements AutoCloseable {
       // Each further choice takes the next scripted reply, as if the model had sampled again.
       for (int i = 1; i < body.getInteger("n", 1); i++) {
         Reply more = pick(body, n);
-        if (more.kind == Kind.CONTENT) completion.getJsonArray("choices").add(choice(i, more));
+        if (more.kind == Reply.Kind.CONTENT) completion.getJsonArray("choices").add(choice(i, more));
       }
     }
     if (reply.usage) completion.put("usage", usage(body, reply));

@@ -1,0 +1,184 @@
+package dev.sqlagent.values;
+
+import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.state.StateStore;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the model is told of the values the target stores: the few values of each low-cardinality text
+ * column, in the schema text ({@link #annotate}), and the phrases of a question that match stored values, with
+ * their exact stored form and column ({@link #match}).
+ *
+ * <p>Read in the background, off the event loop, never delaying a question (until the first read is done
+ * questions simply get no values): at start from the state store when the schema's shape is the one the
+ * values were read under, else from the target; again from the target at every schema refresh (drift).
+ */
+public final class StoredValues {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StoredValues.class);
+
+  /** One read: low-cardinality values by table and column, the index over all values, what the read did. */
+  private record Snapshot(Map<String, List<String>> low, ValueIndex index, JsonObject status) {}
+
+  private final Vertx vertx;
+  private final ValueReader reader;
+  private final ValueStore store;
+  private final String target;
+  private volatile Snapshot current;
+  private Future<Void> refreshing = Future.succeededFuture();
+
+  /**
+   * @param pool connections of the agent role to the target (its own, so reads never wait behind questions)
+   * @param state where the values are kept; null: nowhere, always read from the target
+   * @param target the target's key in the state store
+   */
+  public StoredValues(Vertx vertx, Pool pool, StateStore state, String target, ValueLimits limits) {
+    this.vertx = vertx;
+    this.reader = new ValueReader(pool, limits);
+    this.store = state == null ? null : new ValueStore(state);
+    this.target = target;
+  }
+
+  /**
+   * Reads the values again (after the one in progress): from the state store when {@code fromStore} and it
+   * holds values for this catalogue's shape, else from the target (then kept). Never fails: a read that cannot
+   * be done is logged and the values read before stay.
+   */
+  public Future<Void> refresh(Catalogue catalogue, boolean fromStore) {
+    refreshing = refreshing.transform(ignored -> load(catalogue, fromStore)).onFailure(e ->
+        LOG.warn("stored values could not be read; questions go on without them: {}", e.toString())).otherwiseEmpty();
+    return refreshing;
+  }
+
+  private Future<Void> load(Catalogue catalogue, boolean fromStore) {
+    long t0 = System.nanoTime();
+    String shape = shape(catalogue);
+    Future<Optional<List<ColumnValues>>> kept = fromStore && store != null
+        ? vertx.executeBlocking(() -> store.load(target, shape), false)
+        : Future.succeededFuture(Optional.empty());
+    return kept.compose(found -> {
+      if (found.isPresent()) return Future.succeededFuture(new Loaded(found.get(), "state_store", null));
+      return reader.read(catalogue).map(read -> new Loaded(read.columns(), "target", read));
+    }).compose(loaded -> vertx.executeBlocking(() -> {
+      long t1 = System.nanoTime();
+      ValueIndex index = ValueIndex.build(loaded.columns());
+      long indexMs = (System.nanoTime() - t1) / 1_000_000;
+      if (loaded.read() != null && store != null) store.save(target, shape, loaded.columns());
+      Map<String, List<String>> low = new HashMap<>();
+      loaded.columns().stream().filter(ColumnValues::lowCardinality)
+          .forEach(c -> low.put(key(c.table(), c.column()), c.values()));
+      JsonObject status = new JsonObject().put("ready", true).put("from", loaded.from())
+          .put("columns", loaded.columns().size()).put("low_cardinality_columns", low.size())
+          .put("indexed_values", index.size()).put("index_bytes", index.indexBytes()).put("index_ms", indexMs)
+          .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000).put("read_at", java.time.Instant.now().toString());
+      if (loaded.read() != null) {
+        status.put("skipped_wide", loaded.read().skippedWide()).put("skipped_budget", loaded.read().skippedBudget())
+            .put("skipped_total", loaded.read().skippedTotal()).put("failed", loaded.read().failed());
+      }
+      current = new Snapshot(low, index, status);
+      LOG.info("stored values ready: {}", status.encode());
+      return (Void) null;
+    }, false));
+  }
+
+  private record Loaded(List<ColumnValues> columns, String from, ValueReader.Read read) {}
+
+  /** Whether values are ready, how many, from where and what was skipped. */
+  public JsonObject status() {
+    Snapshot s = current;
+    return s == null ? new JsonObject().put("ready", false) : s.status().copy();
+  }
+
+  /** The tables with every low-cardinality column's values at the head of its comment. */
+  public List<TableInfo> annotate(List<TableInfo> tables) {
+    Snapshot s = current;
+    if (s == null || s.low().isEmpty()) return tables;
+    List<TableInfo> out = new ArrayList<>(tables.size());
+    for (TableInfo t : tables) {
+      List<TableInfo.Column> cols = new ArrayList<>(t.columns().size());
+      for (TableInfo.Column c : t.columns()) {
+        List<String> values = s.low().get(key(t.name(), c.name()));
+        if (values == null) {
+          cols.add(c);
+          continue;
+        }
+        String list = "stored values: " + values.stream().map(v -> "'" + v.replace("'", "''") + "'")
+            .collect(Collectors.joining(", "));
+        cols.add(c.withComment(c.comment() == null || c.comment().isBlank() ? list : list + "; " + c.comment()));
+      }
+      out.add(new TableInfo(t.name(), t.schema(), t.relname(), t.kind(), t.onSearchPath(), t.comment(), t.note(),
+          t.rowCount(), cols, t.primaryKey(), t.foreignKeys()));
+    }
+    return out;
+  }
+
+  /** The question's phrases that name stored values of the offered tables. BLOCKING (Lucene): on a worker. */
+  public List<ValueMatch> match(String question, List<TableInfo> offered) {
+    Snapshot s = current;
+    if (s == null || s.index().size() == 0) return List.of();
+    Set<String> names = new HashSet<>();
+    Set<String> schemaWords = new HashSet<>();
+    for (TableInfo t : offered) {
+      names.add(t.name());
+      words(t.relname(), schemaWords);
+      t.columns().forEach(c -> words(c.name(), schemaWords));
+    }
+    return ValueMatcher.match(s.index(), question, names, schemaWords);
+  }
+
+  /** The block appended to the schema text: one line per matched phrase. */
+  public static String schemaText(List<ValueMatch> matches) {
+    if (matches.isEmpty()) return "";
+    StringBuilder b = new StringBuilder("\n-- Stored values that match words of the question (compare with these exact forms):\n");
+    for (ValueMatch m : matches) b.append("-- ").append(m.line().replaceAll("[\\r\\n]+", " ")).append('\n');
+    return b.toString();
+  }
+
+  private static void words(String identifier, Set<String> into) {
+    String lower = identifier.toLowerCase(Locale.ROOT);
+    into.add(lower);
+    for (String w : lower.split("[^\\p{L}\\p{N}]+")) {
+      if (!w.isEmpty()) {
+        into.add(w);
+        if (w.endsWith("s")) into.add(w.substring(0, w.length() - 1)); else into.add(w + "s");
+      }
+    }
+  }
+
+  private static String key(String table, String column) {
+    return table + "\u0000" + column;
+  }
+
+  /** The catalogue's relations and text columns: values read under another shape are read again. */
+  static String shape(Catalogue catalogue) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      for (TableInfo t : catalogue.tables()) {
+        sha.update((t.name() + "\u0001").getBytes(StandardCharsets.UTF_8));
+        for (TableInfo.Column c : t.columns()) sha.update((c.name() + ":" + c.type() + "\u0002").getBytes(StandardCharsets.UTF_8));
+      }
+      return HexFormat.of().formatHex(sha.digest(), 0, 12);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package dev.sqlagent.values;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.lucene.analysis.CharArraySet;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.FuzzyQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * Stored values indexed in memory with Apache Lucene, for matching the words of a question to the values as
+ * the database stores them: a whole value by its case- and space-folded form ({@code 'united kingdom'} →
+ * 'United Kingdom'), one word of a value by a fuzzy term query, which tolerates an edit or two
+ * ({@code 'guinness'} → 'GUINESS'). Built once per read, searched by any number of threads; blocking.
+ */
+public final class ValueIndex implements AutoCloseable {
+
+  static final String TABLE = "table";
+  static final String TABLE_KEY = "table_key";
+  static final String COLUMN = "column";
+  static final String VALUE = "value";
+  static final String EXACT = "exact";
+  static final String WORDS = "words";
+
+  /** One hit: where the value is stored, and how good the hit is (Lucene's score). */
+  record Hit(String table, String column, String value, float score) {}
+
+  private final ByteBuffersDirectory directory;
+  private final DirectoryReader reader;
+  private final IndexSearcher searcher;
+  private final int values;
+
+  private ValueIndex(ByteBuffersDirectory directory, int values) throws IOException {
+    this.directory = directory;
+    this.reader = DirectoryReader.open(directory);
+    this.searcher = new IndexSearcher(reader);
+    this.values = values;
+  }
+
+  /** Indexes every value of the given columns. */
+  public static ValueIndex build(Collection<ColumnValues> columns) {
+    ByteBuffersDirectory dir = new ByteBuffersDirectory();
+    int n = 0;
+    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer(CharArraySet.EMPTY_SET))
+        .setRAMBufferSizeMB(64).setOpenMode(IndexWriterConfig.OpenMode.CREATE);
+    try (IndexWriter writer = new IndexWriter(dir, config)) {
+      for (ColumnValues c : columns) {
+        for (String v : c.values()) {
+          Document d = new Document();
+          d.add(new StoredField(TABLE, c.table()));
+          d.add(new StringField(TABLE_KEY, c.table(), Field.Store.NO));
+          d.add(new StoredField(COLUMN, c.column()));
+          d.add(new StoredField(VALUE, v));
+          d.add(new StringField(EXACT, fold(v), Field.Store.NO));
+          d.add(new TextField(WORDS, v, Field.Store.NO));
+          writer.addDocument(d);
+          n++;
+        }
+      }
+      writer.forceMerge(1);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try {
+      return new ValueIndex(dir, n);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public int size() {
+    return values;
+  }
+
+  /** Values whose folded form is exactly this phrase (already folded), in the given tables only. */
+  List<Hit> exact(String foldedPhrase, Set<String> tables, int max) {
+    return search(new TermQuery(new Term(EXACT, foldedPhrase)), tables, max);
+  }
+
+  /** Values holding a word within {@code edits} edits of this one (lower case), best first. */
+  List<Hit> fuzzyWord(String word, int edits, Set<String> tables, int max) {
+    // The first two letters must match: fewer terms to expand, and a misspelling rarely starts wrong.
+    return search(new FuzzyQuery(new Term(WORDS, word), edits, Math.min(2, word.length() - 1), 50, true), tables, max);
+  }
+
+  private List<Hit> search(Query query, Set<String> tables, int max) {
+    try {
+      Query q = tables == null ? query : new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
+          .add(new TermInSetQuery(TABLE_KEY, tables.stream().map(BytesRef::new).toList()), BooleanClause.Occur.FILTER)
+          .build();
+      List<Hit> hits = new ArrayList<>();
+      for (ScoreDoc sd : searcher.search(q, max).scoreDocs) {
+        Document d = searcher.storedFields().document(sd.doc);
+        hits.add(new Hit(d.get(TABLE), d.get(COLUMN), d.get(VALUE), sd.score));
+      }
+      return hits;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Lower case, runs of spaces as one, trimmed: how a phrase and a value are compared whole. */
+  static String fold(String s) {
+    return s.strip().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT);
+  }
+
+  /** Bytes of the index's files, all held in memory. */
+  public long indexBytes() {
+    try {
+      long total = 0;
+      for (String file : directory.listAll()) total += directory.fileLength(file);
+      return total;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      reader.close();
+      directory.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
