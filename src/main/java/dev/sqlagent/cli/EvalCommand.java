@@ -46,6 +46,11 @@ public final class EvalCommand implements Callable<Integer> {
   @Option(names = "--runs", paramLabel = "N", description = "Ask each question N times (default 1).")
   Integer runs;
 
+  @Option(names = "--candidates", paramLabel = "N[,N...]", split = ",",
+      description = "Ask the agent with N SQL candidates voted by their results; several counts are compared side "
+          + "by side (agent, agent@3, ...). Default: 1.")
+  List<Integer> candidates;
+
   @Option(names = "--regrade", paramLabel = "RUN",
       description = "Re-score a saved run (its name in the state store, or a directory of its exported files) "
           + "without calling the model; saves a new <timestamp>-regrade run.")
@@ -88,6 +93,12 @@ public final class EvalCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     List<String> modes = modes();
     if (runs != null && runs < 1) throw new ParameterException(spec.commandLine(), "--runs must be at least 1");
+    if (candidates != null && candidates.stream().anyMatch(n -> n == null || n < 1 || n > 16)) {
+      throw new ParameterException(spec.commandLine(), "--candidates takes whole numbers from 1 to 16, like 1,3");
+    }
+    if (regrade != null && candidates != null) {
+      throw new ParameterException(spec.commandLine(), "--regrade re-scores the answers a run saved; --candidates does not apply to it");
+    }
     if (regrade != null && (mode != null || runs != null || injectFaults)) {
       throw new ParameterException(spec.commandLine(),
           "--regrade re-scores the answers a run saved; --mode, --runs and --inject-faults do not apply to it");
@@ -102,7 +113,7 @@ public final class EvalCommand implements Callable<Integer> {
         line -> {
           stdout.println(line);
           stdout.flush();
-        });
+        }, candidates);
 
     try (Databases db = Databases.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
       Vertx vertx = Vertx.vertx();
@@ -116,8 +127,9 @@ public final class EvalCommand implements Callable<Integer> {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
               injectFaults ? new FaultInjector(TableColumns.of(
                   Discovery.readBlocking(db.target().roOptions(), config.schemas()))).mutator() : null)).await(5, TimeUnit.MINUTES);
-          stdout.printf("evaluating %d questions, mode %s, %d run(s)%s, model %s at %s%n", qs.size(),
+          stdout.printf("evaluating %d questions, mode %s, %d run(s)%s%s, model %s at %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
+              options.candidates().equals(List.of(1)) ? "" : ", candidates " + options.candidates(),
               config.llmModel(), config.llmBaseUrl());
           run = runner.run(qs).await();
         }

@@ -39,9 +39,16 @@ public final class EvalRunner {
    * @param askTimeoutMs how long one question may take before it counts as an infrastructure timeout
    * @param askAddress the agent's address (normally {@link Addresses#ASK})
    * @param progress receives one line per graded sample
+   * @param candidates the agent is run once with each of these SQL candidate counts (1: the plain loop); its
+   *     samples are labelled {@code agent} for 1 and {@code agent@n} for n, so the summary compares them
    */
   public record Options(List<String> modes, int runs, boolean injectFaults, Path exportDir, String questionsSource,
-      long askTimeoutMs, String askAddress, Consumer<String> progress) {
+      long askTimeoutMs, String askAddress, Consumer<String> progress, List<Integer> candidates) {
+
+    public Options(List<String> modes, int runs, boolean injectFaults, Path exportDir, String questionsSource,
+        long askTimeoutMs, String askAddress, Consumer<String> progress) {
+      this(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress, List.of(1));
+    }
 
     public Options {
       modes = List.copyOf(modes);
@@ -52,6 +59,10 @@ public final class EvalRunner {
       if (runs < 1) throw new IllegalArgumentException("runs must be at least 1");
       if (askAddress == null) askAddress = Addresses.ASK;
       if (progress == null) progress = line -> { };
+      candidates = candidates == null || candidates.isEmpty() ? List.of(1) : List.copyOf(new java.util.LinkedHashSet<>(candidates));
+      for (int n : candidates) {
+        if (n < 1 || n > 16) throw new IllegalArgumentException("candidates must be from 1 to 16: " + n);
+      }
     }
 
     /** Agent mode once, no faults, the default timeout, saved in the state store only. */
@@ -60,35 +71,39 @@ public final class EvalRunner {
     }
 
     public Options withExportDir(Path dir) {
-      return new Options(modes, runs, injectFaults, dir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(modes, runs, injectFaults, dir, questionsSource, askTimeoutMs, askAddress, progress, candidates);
     }
 
     public Options withModes(List<String> m) {
-      return new Options(m, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(m, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress, candidates);
     }
 
     public Options withRuns(int n) {
-      return new Options(modes, n, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(modes, n, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress, candidates);
     }
 
     public Options withInjectFaults(boolean f) {
-      return new Options(modes, runs, f, exportDir, questionsSource, askTimeoutMs, askAddress, progress);
+      return new Options(modes, runs, f, exportDir, questionsSource, askTimeoutMs, askAddress, progress, candidates);
     }
 
     public Options withQuestionsSource(String s) {
-      return new Options(modes, runs, injectFaults, exportDir, s, askTimeoutMs, askAddress, progress);
+      return new Options(modes, runs, injectFaults, exportDir, s, askTimeoutMs, askAddress, progress, candidates);
     }
 
     public Options withAskTimeoutMs(long ms) {
-      return new Options(modes, runs, injectFaults, exportDir, questionsSource, ms, askAddress, progress);
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, ms, askAddress, progress, candidates);
     }
 
     public Options withAskAddress(String a) {
-      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, a, progress);
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, a, progress, candidates);
+    }
+
+    public Options withCandidates(List<Integer> n) {
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, progress, n);
     }
 
     public Options withProgress(Consumer<String> p) {
-      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, p);
+      return new Options(modes, runs, injectFaults, exportDir, questionsSource, askTimeoutMs, askAddress, p, candidates);
     }
   }
 
@@ -161,14 +176,23 @@ public final class EvalRunner {
     return new Saving(id, dir);
   }
 
-  private record Task(Question question, String mode, int sample) {}
+  /** One ask: {@code label} names the sample's column in the summary ({@code agent@3} for three candidates). */
+  private record Task(Question question, String mode, int sample, int candidates, String label) {}
+
+  /** {@code agent} with one candidate, {@code agent@n} with n. */
+  static String label(String mode, int candidates) {
+    return candidates == 1 ? mode : mode + "@" + candidates;
+  }
 
   /** Asks, grades and saves every question; completes with the saved run. */
   public Future<EvalRun> run(List<Question> questions) {
     List<Task> tasks = new ArrayList<>();
     for (String mode : options.modes()) {
-      for (int r = 1; r <= options.runs(); r++) {
-        for (Question q : questions) tasks.add(new Task(q, mode, r));
+      // Candidates are the agent's: the single-shot baseline is asked once.
+      for (int n : mode.equals("agent") ? options.candidates() : List.of(1)) {
+        for (int r = 1; r <= options.runs(); r++) {
+          for (Question q : questions) tasks.add(new Task(q, mode, r, n, label(mode, n)));
+        }
       }
     }
     JsonObject meta = new JsonObject()
@@ -177,7 +201,8 @@ public final class EvalRunner {
         .put("questions", questions.size())
         .put("modes", new JsonArray(options.modes()))
         .put("runs", options.runs())
-        .put("inject_faults", options.injectFaults());
+        .put("inject_faults", options.injectFaults())
+        .put("candidates", new JsonArray(options.candidates()));
     return blocking(() -> {
       grader.prepare(questions);              // a broken gold query stops the run before the model is asked
       Saving out = open(null, meta);
@@ -185,8 +210,9 @@ public final class EvalRunner {
       return out;
     }).compose(out -> {
       List<Verdict> verdicts = new ArrayList<>();
-      return loop(tasks, 0, out, verdicts)
-          .compose(v -> blocking(() -> finish(out, meta, verdicts)))
+      List<Sample> samples = new ArrayList<>();
+      return loop(tasks, 0, out, verdicts, samples)
+          .compose(v -> blocking(() -> finish(out, meta, verdicts, samples)))
           .recover(err -> blocking(() -> {
             try {
               out.removeIfNothingAsked();
@@ -198,7 +224,7 @@ public final class EvalRunner {
     });
   }
 
-  private Future<Void> loop(List<Task> tasks, int i, Saving out, List<Verdict> verdicts) {
+  private Future<Void> loop(List<Task> tasks, int i, Saving out, List<Verdict> verdicts, List<Sample> samples) {
     if (i == tasks.size()) return Future.succeededFuture();
     Task t = tasks.get(i);
     return ask(t).compose(sample -> blocking(() -> {
@@ -218,9 +244,10 @@ public final class EvalRunner {
       lines.put(RunStore.VERDICTS, v.toJson());
       out.append(lines);
       verdicts.add(v);
+      samples.add(sample);
       options.progress().accept(progressLine(i + 1, tasks.size(), v));
       return v;
-    })).compose(v -> loop(tasks, i + 1, out, verdicts));
+    })).compose(v -> loop(tasks, i + 1, out, verdicts, samples));
   }
 
   private Future<Sample> ask(Task t) {
@@ -229,6 +256,7 @@ public final class EvalRunner {
         .put("question", t.question().question())
         .put("mode", t.mode())
         .put("source", "eval");
+    if (t.candidates() > 1) request.put("candidates", t.candidates());
     if (inject) request.put("inject_fault", true).put("fault_key", t.question().id());
     long t0 = System.nanoTime();
     return vertx.eventBus().request(options.askAddress(), request,
@@ -237,12 +265,12 @@ public final class EvalRunner {
           long wall = (System.nanoTime() - t0) / 1_000_000;
           JsonObject answer = asJson(msg.body());
           if (answer == null) {
-            return new Sample(t.question().id(), t.mode(), t.sample(), inject, null, new JsonObject()
+            return new Sample(t.question().id(), t.label(), t.sample(), inject, null, new JsonObject()
                 .put("kind", "agent_error").put("message", "the reply is not a JSON object"), wall);
           }
-          return new Sample(t.question().id(), t.mode(), t.sample(), inject, answer, null, wall);
+          return new Sample(t.question().id(), t.label(), t.sample(), inject, answer, null, wall);
         })
-        .recover(err -> Future.succeededFuture(new Sample(t.question().id(), t.mode(), t.sample(), inject, null,
+        .recover(err -> Future.succeededFuture(new Sample(t.question().id(), t.label(), t.sample(), inject, null,
             failure(err), (System.nanoTime() - t0) / 1_000_000)));
   }
 
@@ -274,8 +302,9 @@ public final class EvalRunner {
     return f.put("kind", "agent_error");
   }
 
-  private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts) {
-    JsonObject summary = Summary.compute(verdicts, meta.copy().put("finished_at", Instant.now().toString()));
+  private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts, List<Sample> samples) {
+    JsonObject summary = VoteSummary.addTo(Summary.compute(verdicts, meta.copy().put("finished_at", Instant.now().toString())),
+        samples, verdicts);
     out.json(RunStore.SUMMARY, summary);
     return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
   }
@@ -331,8 +360,10 @@ public final class EvalRunner {
       List<JsonObject> answers = from.answers();
       grader.prepare(qs);
       List<Verdict> verdicts = new ArrayList<>();
+      List<Sample> samples = new ArrayList<>();
       for (int i = 0; i < answers.size(); i++) {
         Sample s = Sample.fromJson(answers.get(i));
+        samples.add(s);
         Question q = byId.get(s.questionId());
         if (q == null) {
           throw new IllegalArgumentException(from.answersSource() + " line " + (i + 1) + ": question \""
@@ -349,7 +380,7 @@ public final class EvalRunner {
       out.lines(RunStore.QUESTIONS, qs.stream().map(Question::toJson).toList());
       out.lines(RunStore.ANSWERS, answers);
       out.lines(RunStore.VERDICTS, verdicts.stream().map(Verdict::toJson).toList());
-      JsonObject summary = Summary.compute(verdicts, meta);
+      JsonObject summary = VoteSummary.addTo(Summary.compute(verdicts, meta), samples, verdicts);
       out.json(RunStore.SUMMARY, summary);
       return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
     });

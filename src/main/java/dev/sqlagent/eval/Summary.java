@@ -179,6 +179,13 @@ public final class Summary {
       JsonObject t = modes.getJsonObject(m).getJsonObject("tokens");
       return t.getLong("prompt") + " / " + t.getLong("completion");
     }));
+    if (names.stream().anyMatch(m -> modes.getJsonObject(m).containsKey("vote"))) {
+      rows.add(row("vote changed the answer", names, m -> {
+        JsonObject v = modes.getJsonObject(m).getJsonObject("vote");
+        return v == null ? "-" : v.getInteger("changed") + " of " + v.getInteger("voted") + " ("
+            + v.getInteger("changed_correct") + " correct)";
+      }));
+    }
     rows.add(row("cost", names, m -> String.format(Locale.ROOT, "$%.4f", modes.getJsonObject(m).getDouble("cost_usd"))));
     rows.add(row("unsafe SQL reaching execution", names, m -> String.valueOf(modes.getJsonObject(m)
         .getInteger("unsafe_sql_reaching_execution"))));
