@@ -162,4 +162,27 @@ class EvalCommandTest {
       saved.store().delete("20250105-000000-000");
     }
   }
+
+  @Test
+  void candidatesAreComparedSideBySideThroughTheRealAgent(@TempDir Path tmp) throws Exception {
+    int asked = model.requestCount();
+    Result r = eval("--mode", "agent", "--candidates", "1,3", "--questions", questionFile(tmp).toString());
+
+    assertThat(r.exit()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("candidates [1, 3]").contains("[4/4]").contains("agent@3")
+        .contains("vote changed the answer").contains("0 of 2 (0 correct)");
+    JsonObject modes = saved.store().readJson(r.runId(), RunStore.SUMMARY).orElseThrow().getJsonObject("modes");
+    assertThat(modes.getJsonObject("agent@3").getDouble("accuracy")).isEqualTo(1.0);
+    // Three candidates per question from a server that answers one choice per call: three calls each.
+    assertThat(model.requestCount() - asked).isEqualTo(2 + 2 * 3);
+    assertThat(modes.getJsonObject("agent@3").getJsonObject("tokens").getLong("prompt"))
+        .isGreaterThan(2 * modes.getJsonObject("agent").getJsonObject("tokens").getLong("prompt"));
+  }
+
+  @Test
+  void aBadCandidateCountIsAClearUsageError() {
+    Result r = eval("--candidates", "0");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--candidates takes whole numbers from 1 to 16");
+  }
 }
