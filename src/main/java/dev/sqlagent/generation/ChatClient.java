@@ -170,8 +170,9 @@ public final class ChatClient {
       JsonObject p = new JsonObject()
           .put("model", options.model())
           .put("messages", messages)
-          .put("temperature", request.temperature() == null ? 0 : request.temperature())
+          .put("temperature", 0)
           .put("stream", request.stream());
+      if (request.temperature() != null) p.put("temperature", request.temperature());
       if (request.n() > 1 && !request.stream()) p.put("n", request.n());
       if (request.stream() && !omitStreamOptions) p.put("stream_options", new JsonObject().put("include_usage", true));
       return p;

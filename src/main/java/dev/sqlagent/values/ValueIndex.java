@@ -25,7 +25,6 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermInSetQuery;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.util.BytesRef;
 
@@ -94,9 +93,13 @@ public final class ValueIndex implements AutoCloseable {
     return values;
   }
 
-  /** Values whose folded form is exactly this phrase (already folded), in the given tables only. */
-  List<Hit> exact(String foldedPhrase, Set<String> tables, int max) {
-    return search(new TermQuery(new Term(EXACT, foldedPhrase)), tables, max);
+  /**
+   * Values whose folded form is exactly one of these phrases (already folded), in the given tables only: one
+   * search for all the phrases of a question. Each hit's {@link #fold folded} value says which phrase it is.
+   */
+  List<Hit> exact(Collection<String> foldedPhrases, Set<String> tables, int max) {
+    if (foldedPhrases.isEmpty()) return List.of();
+    return search(new TermInSetQuery(EXACT, foldedPhrases.stream().map(BytesRef::new).toList()), tables, max);
   }
 
   /** Values holding a word within {@code edits} edits of this one (lower case), best first. */

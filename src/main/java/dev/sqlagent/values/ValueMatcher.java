@@ -1,8 +1,10 @@
 package dev.sqlagent.values;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,6 +22,8 @@ public final class ValueMatcher {
   static final int MAX_MATCHES = 8;
   static final int MAX_PER_PHRASE = 3;
   private static final int LONGEST_PHRASE = 4;
+  /** Most exact hits read for one question (over all its phrases). */
+  private static final int MAX_EXACT_HITS = 200;
 
   private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}][\\p{L}\\p{N}'&.-]*[\\p{L}\\p{N}]|[\\p{L}\\p{N}]");
   private static final Set<String> STOP = Set.of("the", "and", "for", "how", "many", "much", "what", "which", "who",
@@ -45,16 +49,27 @@ public final class ValueMatcher {
     while (m.find()) words.add(new Word(m.group(), m.group().toLowerCase(Locale.ROOT), m.start(), m.end()));
     boolean[] used = new boolean[words.size()];
     List<Found> found = new ArrayList<>();
+    // Every candidate phrase at once, then the longest that matched first, each word used once.
+    Map<String, List<ValueIndex.Hit>> byPhrase = new HashMap<>();
+    List<int[]> spans = new ArrayList<>();
     for (int len = Math.min(LONGEST_PHRASE, words.size()); len >= 1; len--) {
       for (int i = 0; i + len <= words.size(); i++) {
-        if (anyUsed(used, i, len) || (len == 1 && skip(words.get(i).folded(), schemaWords))) continue;
-        if (len > 1 && (skip(words.get(i).folded(), schemaWords) && skip(words.get(i + len - 1).folded(), schemaWords))) continue;
-        String phrase = ValueIndex.fold(question.substring(words.get(i).start(), words.get(i + len - 1).end()));
-        List<ValueIndex.Hit> hits = index.exact(phrase, tables, MAX_PER_PHRASE);
-        if (hits.isEmpty()) continue;
-        found.add(new Found(i, i + len - 1, hits));
-        for (int j = i; j < i + len; j++) used[j] = true;
+        boolean lookedUp = len == 1 ? !skip(words.get(i).folded(), schemaWords)
+            : !(skip(words.get(i).folded(), schemaWords) && skip(words.get(i + len - 1).folded(), schemaWords));
+        if (!lookedUp) continue;
+        spans.add(new int[] {i, len});
+        byPhrase.putIfAbsent(phrase(question, words, i, len), new ArrayList<>());
       }
+    }
+    for (ValueIndex.Hit h : index.exact(byPhrase.keySet(), tables, MAX_EXACT_HITS)) {
+      List<ValueIndex.Hit> hits = byPhrase.get(ValueIndex.fold(h.value()));
+      if (hits != null && hits.size() < MAX_PER_PHRASE) hits.add(h);
+    }
+    for (int[] span : spans) {
+      List<ValueIndex.Hit> hits = byPhrase.get(phrase(question, words, span[0], span[1]));
+      if (hits.isEmpty() || anyUsed(used, span[0], span[1])) continue;
+      found.add(new Found(span[0], span[0] + span[1] - 1, hits));
+      for (int j = span[0]; j < span[0] + span[1]; j++) used[j] = true;
     }
     for (int i = 0; i < words.size(); i++) {
       String w = words.get(i).folded();
@@ -98,6 +113,10 @@ public final class ValueMatcher {
     if (!h.table().equals(stored.get(0).table())) return false;
     for (ValueMatch.Stored s : stored) if (s.column().equals(h.column())) return false;
     return true;
+  }
+
+  private static String phrase(String question, List<Word> words, int from, int len) {
+    return ValueIndex.fold(question.substring(words.get(from).start(), words.get(from + len - 1).end()));
   }
 
   private static boolean anyUsed(boolean[] used, int from, int len) {
