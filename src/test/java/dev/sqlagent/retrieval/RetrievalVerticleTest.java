@@ -59,7 +59,7 @@ class RetrievalVerticleTest {
   void retrieveRepliesWithScoredTablesSchemaSamplesAndConventions() throws Exception {
     JsonObject reply = request(Addresses.RETRIEVE, new JsonObject().put("question", "What was the total revenue in 2023?"));
     assertThat(reply.fieldNames()).containsExactlyInAnyOrder("tables", "schema", "samples", "conventions", "top_k",
-        "schema_tokens", "shortened_tables");
+        "schema_tokens", "shortened_tables", "value_matches");
     assertThat(reply.getInteger("top_k")).isEqualTo(5);
     JsonArray tables = reply.getJsonArray("tables");
     assertThat(tables).hasSize(5);
