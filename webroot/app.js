@@ -279,6 +279,10 @@
         case 'inspect_result': return this.inspectStep(ev, d);
         case 'decide': return this.decideStep(ev, d);
         case 'prepare_repair': return this.repairStep(ev, d);
+        case 'candidate': return this.candidateStep(ev, d);
+        case 'vote': return this.line(this.attempt(ev.attempt), 'decision', 'Vote',
+          d.winner == null ? 'no candidate ran' : 'candidate ' + (d.winner + 1) + ' of ' + d.candidates + ' won'
+            + (d.changed ? ' (not the first)' : ''));
         case 'answer':
         case 'give_up':
           if (ev.status === 'started') return;
@@ -310,6 +314,13 @@
         status.textContent = (d.tables || []).length + ' tables';
         li.dataset.state = 'ok';
         detail.replaceChildren(tableChips(d.tables));
+        // Stored values the question names, in the form the database stores them.
+        for (const m of d.value_matches || []) {
+          const v = document.createElement('div');
+          v.className = 'value-match';
+          v.textContent = m.text;
+          detail.append(v);
+        }
       }
       if (ev.status === 'failed') {
         status.textContent = 'failed';
@@ -381,6 +392,10 @@
       } else if (ev.status === 'progress') {
         streamWrap.hidden = false;
         $('.stream', a.li).textContent += d.delta || '';
+      } else if (ev.status === 'finished' && Array.isArray(d.candidates)) {
+        streamWrap.hidden = true;
+        this.line(a, 'info', d.candidates.length + ' candidates', 'each runs through the gate; their results vote');
+        this.mark(a, 'running', 'checking candidates…');
       } else if (ev.status === 'finished') {
         streamWrap.hidden = true;
         this.showSql(a, d.sql);
@@ -391,6 +406,18 @@
       } else if (ev.status === 'failed') {
         streamWrap.hidden = true;
         this.failAttempt(a, d.error_type, d.message);
+      }
+    }
+
+    candidateStep(ev, d) {
+      if (ev.status === 'started') return;
+      const a = this.attempt(ev.attempt);
+      const sql = document.createElement('code');
+      sql.textContent = d.sql || '';
+      if (ev.status === 'finished') {
+        this.line(a, 'ok', 'Candidate ' + (d.index + 1), d.row_count + ' rows, result ' + d.fingerprint, sql);
+      } else {
+        this.line(a, 'bad', 'Candidate ' + (d.index + 1) + ' failed', d.error_type + ': ' + d.message, sql);
       }
     }
 
