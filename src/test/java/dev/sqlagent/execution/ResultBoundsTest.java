@@ -56,7 +56,7 @@ class ResultBoundsTest {
   }
 
   static JsonObject run(String sql) throws Exception {
-    return gate.submit(sql, true, null).await(60, TimeUnit.SECONDS);
+    return gate.submit(sql, true, null).await(60, TimeUnit.SECONDS).toJson();
   }
 
   static List<String> typeCorpus() throws Exception {
@@ -135,12 +135,12 @@ class ResultBoundsTest {
     });
     sampler.start();
     List<Future<JsonObject>> huge = new ArrayList<>();
-    huge.add(gate.submit("SELECT repeat('y', 150000000) AS huge", true, null));
+    huge.add(gate.submit("SELECT repeat('y', 150000000) AS huge", true, null).map(GateReply::toJson));
     List<Long> latencies = new ArrayList<>();
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     while (System.nanoTime() < until || !huge.stream().allMatch(Future::isComplete)) {
       long t0 = System.nanoTime();
-      JsonObject small = gate.submit("VALUES (1)", true, null).await(10, TimeUnit.SECONDS);
+      JsonObject small = gate.submit("VALUES (1)", true, null).await(10, TimeUnit.SECONDS).toJson();
       latencies.add((System.nanoTime() - t0) / 1_000_000);
       assertThat(small.getBoolean("ok")).isTrue();
     }
