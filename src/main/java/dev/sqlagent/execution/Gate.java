@@ -7,6 +7,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import java.util.List;
 import java.util.Optional;
@@ -239,18 +241,22 @@ public final class Gate {
    */
   private Future<JsonObject> explain(SqlConnection conn, String executed, int prefix) {
     int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
-    return conn.query("SET LOCAL statement_timeout = " + planMs).execute()
-        .compose(v -> conn.preparedQuery(EXPLAIN_PREFIX + executed).execute()
-            .recover(e -> {
-              boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
-              if (cancelled || !(e instanceof PgException)) {
-                LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
-                return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
-              }
-              return Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length() + prefix));
-            }))
-        .compose(rows -> conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs()))
-            .execute().map(v -> rows))
+    // The three are sent together (the connection pipelines them; PostgreSQL runs them in order), so the plan
+    // costs one round trip rather than three. If EXPLAIN fails, the transaction is aborted and the restoring
+    // SET fails with it; the plan's own failure is the one reported.
+    Future<?> shortened = conn.query("SET LOCAL statement_timeout = " + planMs).execute();
+    Future<RowSet<Row>> planned = conn.preparedQuery(EXPLAIN_PREFIX + executed).execute();
+    Future<?> restored = conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute();
+    return shortened
+        .compose(v -> planned.recover(e -> {
+          boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
+          if (cancelled || !(e instanceof PgException)) {
+            LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
+            return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
+          }
+          return Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length() + prefix));
+        }))
+        .compose(rows -> restored.map(v -> rows))
         .map(rows -> {
           Object v = rows.iterator().next().getValue(0);
           JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
