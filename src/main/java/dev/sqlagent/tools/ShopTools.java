@@ -1,6 +1,7 @@
 package dev.sqlagent.tools;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.execution.GateReply;
 import io.vertx.core.Future;
@@ -143,7 +144,7 @@ public final class ShopTools {
     }
     JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp");
     return request(Addresses.ASK, request, askOptions, "the agent")
-        .map(ToolResult::ok)
+        .map(reply -> ToolResult.ok(Answer.fromJson(reply).toJson()))
         .otherwise(ShopTools::failure);
   }
 
