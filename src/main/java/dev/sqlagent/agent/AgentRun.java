@@ -1,6 +1,8 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ColumnFormat;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.generation.ModelReply;
 import io.vertx.core.Future;
@@ -325,7 +327,7 @@ final class AgentRun {
         : Future.succeededFuture(plainSummary(r));
     return words.map(text -> {
       JsonObject answer = base(text, r.getString("sql"))
-          .put("columns", r.getJsonArray("columns")).put("rows", r.getJsonArray("rows"))
+          .put("columns", ColumnFormat.annotate(r.getJsonArray("columns"))).put("rows", r.getJsonArray("rows"))
           .put("row_count", r.getInteger("row_count")).put("truncated", r.getBoolean("truncated", false));
       finish(answer);
       events.finished(node, "answer", attempt, answer.copy());
@@ -370,20 +372,7 @@ final class AgentRun {
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
   static String plainSummary(JsonObject r) {
-    int n = r.getInteger("row_count", 0);
-    JsonArray rows = r.getJsonArray("rows", new JsonArray());
-    JsonArray cols = r.getJsonArray("columns", new JsonArray());
-    if (n == 0) return "No rows match the question.";
-    if (n == 1 && cols.size() == 1) return "The answer is " + rows.getJsonArray(0).getValue(0) + ".";
-    StringBuilder b = new StringBuilder();
-    b.append(n).append(n == 1 ? " row" : " rows").append(r.getBoolean("truncated", false) ? " (more exist)" : "");
-    JsonArray first = rows.getJsonArray(0);
-    b.append("; the first: ");
-    for (int i = 0; i < cols.size(); i++) {
-      if (i > 0) b.append(", ");
-      b.append(cols.getJsonObject(i).getString("name")).append(" = ").append(first.getValue(i));
-    }
-    return b.append('.').toString();
+    return ResultText.summary(r);
   }
 
   private Future<JsonObject> giveUp(Outcome last) {

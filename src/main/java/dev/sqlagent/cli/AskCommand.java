@@ -3,6 +3,7 @@ package dev.sqlagent.cli;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -98,6 +99,7 @@ public final class AskCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder("\n");
     b.append(a.getBoolean("refused") ? "REFUSED: " : a.getBoolean("gave_up") ? "GAVE UP: " : "ANSWER: ").append(a.getString("answer")).append('\n');
     if (a.getString("sql") != null) b.append("SQL: ").append(a.getString("sql")).append('\n');
+    if (!a.getBoolean("refused") && !a.getBoolean("gave_up")) b.append(ResultText.table(a));
     b.append("attempts: ").append(a.getInteger("attempts")).append(", rows: ").append(a.getInteger("row_count"))
         .append(a.getBoolean("truncated", false) ? " (truncated)" : "").append(", tokens: ")
         .append(a.getJsonObject("tokens").getLong("prompt")).append('+').append(a.getJsonObject("tokens").getLong("completion"))

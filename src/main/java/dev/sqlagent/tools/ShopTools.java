@@ -2,6 +2,7 @@ package dev.sqlagent.tools;
 
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ResultText;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -128,7 +129,7 @@ public final class ShopTools {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
     return request(Addresses.EXECUTE, new JsonObject().put("sql", s).put("run", true), quick, "the query gate")
-        .map(reply -> reply.getBoolean("ok", false) ? ToolResult.ok(reply) : ToolResult.error(reply))
+        .map(reply -> reply.getBoolean("ok", false) ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
 
@@ -142,7 +143,7 @@ public final class ShopTools {
     }
     JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp");
     return request(Addresses.ASK, request, askOptions, "the agent")
-        .map(ToolResult::ok)
+        .map(answer -> ToolResult.ok(answer, ResultText.answer(answer)))
         .otherwise(ShopTools::failure);
   }
 
