@@ -42,4 +42,26 @@ class AskCommandTest {
           .contains("attempts: 2");
     }
   }
+
+  @Test
+  void printsTheRowsAsATableWithSeparatorsButYearsAsTheyAre() throws Exception {
+    try (FakeModelServer model = FakeModelServer.start()) {
+      model.enqueue(Reply.sql("SELECT 2025 AS year, count(*) * 1000 AS customers, count(*) * 1000.5 AS billed FROM customers"));
+      Map<String, String> env = new HashMap<>(model.env());
+      env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+      CommandLine.IFactory factory = new CommandLine.IFactory() {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+          if (cls == AskCommand.class) return cls.cast(new AskCommand(() -> TestDatabase.get().config(env)));
+          return CommandLine.defaultFactory().create(cls);
+        }
+      };
+      StringWriter out = new StringWriter();
+      int exit = new CommandLine(new Main(), factory).setOut(new PrintWriter(out)).execute("ask", "How many customers?");
+      String text = out.toString();
+      assertThat(exit).as(text).isZero();
+      assertThat(text).contains("year | customers |     billed\n", "2025 |   150,000 | 150,075.00\n", "(1 row)")
+          .doesNotContain("2,025");
+    }
+  }
 }
