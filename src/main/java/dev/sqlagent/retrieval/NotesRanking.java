@@ -32,11 +32,12 @@ final class NotesRanking {
 
   private record TermMatch(Pattern words, Notes.Term term) {}
 
-  private final Notes notes;
+  /** The tables the notes date: few, so each catalogue table is matched against these alone. */
+  private final List<Notes.Table> dated;
   private final List<TermMatch> terms;
 
   NotesRanking(Notes notes) {
-    this.notes = notes;
+    this.dated = notes.tables().stream().filter(t -> t.dates() != null).toList();
     List<TermMatch> t = new ArrayList<>();
     for (Notes.Term term : notes.terms()) {
       if (!term.tables().isEmpty()) t.add(new TermMatch(wordsOf(term.term()), term));
@@ -46,7 +47,7 @@ final class NotesRanking {
 
   /** The ranking re-scored by the notes for this question, best first; unchanged when the notes say nothing. */
   List<ScoredTable> rerank(List<ScoredTable> ranked, String question, LocalDate today) {
-    List<DateRange> periods = new QuestionDates(today).in(question);
+    List<DateRange> periods = dated.isEmpty() ? List.of() : new QuestionDates(today).in(question);
     String q = normalise(question);
     List<Notes.Term> used = terms.stream().filter(t -> t.words().matcher(q).find()).map(TermMatch::term).toList();
     if (periods.isEmpty() && used.isEmpty()) return ranked;
@@ -54,7 +55,8 @@ final class NotesRanking {
     for (ScoredTable s : ranked) {
       double delta = 0;
       List<String> why = new ArrayList<>();
-      Optional<DateRange> dates = periods.isEmpty() ? Optional.empty() : notes.tableDates(s.name());
+      Optional<DateRange> dates = periods.isEmpty() ? Optional.empty()
+          : dated.stream().filter(t -> TableNames.matches(t.name(), s.name())).findFirst().map(Notes.Table::dates);
       if (dates.isPresent()) {
         List<DateRange> inside = periods.stream().filter(dates.get()::overlaps).toList();
         if (inside.isEmpty()) {
