@@ -1,6 +1,8 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ColumnFormat;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.execution.GateError;
 import dev.sqlagent.execution.GateReply;
@@ -352,20 +354,7 @@ final class AgentRun {
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
   static String plainSummary(GateReply.Result r) {
-    int n = r.rowCount();
-    JsonArray rows = r.rows();
-    JsonArray cols = r.columns();
-    if (n == 0) return "No rows match the question.";
-    if (n == 1 && cols.size() == 1) return "The answer is " + rows.getJsonArray(0).getValue(0) + ".";
-    StringBuilder b = new StringBuilder();
-    b.append(n).append(n == 1 ? " row" : " rows").append(r.truncated() ? " (more exist)" : "");
-    JsonArray first = rows.getJsonArray(0);
-    b.append("; the first: ");
-    for (int i = 0; i < cols.size(); i++) {
-      if (i > 0) b.append(", ");
-      b.append(cols.getJsonObject(i).getString("name")).append(" = ").append(first.getValue(i));
-    }
-    return b.append('.').toString();
+    return ResultText.summary(r.columns(), r.rows(), r.rowCount(), r.truncated());
   }
 
   private Future<Answer> giveUp(Outcome last) {
@@ -391,7 +380,8 @@ final class AgentRun {
   /** The run's answer, built in this one place: the words, the SQL, and the result when there is one. */
   private Answer answerOf(String text, String sql, boolean refused, boolean gaveUp, GateReply.Result result) {
     return new Answer(question, text, sql, attempt, tablesUsed(sql), refused, gaveUp,
-        result == null ? new JsonArray() : result.columns(), result == null ? new JsonArray() : result.rows(),
+        result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
+        result == null ? new JsonArray() : result.rows(),
         result == null ? 0 : result.rowCount(), result != null && result.truncated(), history,
         new Answer.Tokens(promptTokens, completionTokens), costUsd, System.currentTimeMillis() - startedAt, runId,
         agentMode ? "agent" : "baseline", model, source, injectedFault);

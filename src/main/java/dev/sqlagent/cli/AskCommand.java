@@ -5,6 +5,7 @@ import dev.sqlagent.agent.Answer;
 import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -100,6 +101,7 @@ public final class AskCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder("\n");
     b.append(a.refused() ? "REFUSED: " : a.gaveUp() ? "GAVE UP: " : "ANSWER: ").append(a.answer()).append('\n');
     if (a.sql() != null) b.append("SQL: ").append(a.sql()).append('\n');
+    if (a.answered()) b.append(ResultText.table(a.toJson()));
     b.append("attempts: ").append(a.attempts()).append(", rows: ").append(a.rowCount())
         .append(a.truncated() ? " (truncated)" : "").append(", tokens: ")
         .append(a.tokens().prompt()).append('+').append(a.tokens().completion())
