@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Function;
 
 /**
@@ -30,25 +31,32 @@ public final class Cluster {
 
   static final String ROLE_ATTRIBUTE = "sqlagent.role";
   static final String NAME_ATTRIBUTE = "sqlagent.name";
-  /** A node that stops answering heartbeats leaves after this long (a killed process's closed socket is seen sooner). */
-  static final int MAX_SILENCE_SECONDS = 5;
+  /** This node's id: fixed for the life of the process (Hazelcast's member id changes when split clusters merge). */
+  static final String ID_ATTRIBUTE = "sqlagent.id";
+  /**
+   * A node that stops answering heartbeats leaves after this long (a killed process's refused connection is
+   * seen within about a second); long enough that a node stalled by a busy machine is not cut off.
+   */
+  static final int MAX_SILENCE_SECONDS = 15;
 
   private final ClusterSettings settings;
   private final Role role;
   private final HazelcastClusterManager manager;
+  private final String id;
 
-  private Cluster(ClusterSettings settings, Role role, HazelcastClusterManager manager) {
+  private Cluster(ClusterSettings settings, Role role, String id) {
     this.settings = settings;
     this.role = role;
-    this.manager = manager;
+    this.id = id;
+    this.manager = new HazelcastClusterManager(hazelcastConfig(settings, role, id));
   }
 
   public static Cluster of(ClusterSettings settings, Role role) {
-    return new Cluster(settings, role, new HazelcastClusterManager(hazelcastConfig(settings, role)));
+    return new Cluster(settings, role, UUID.randomUUID().toString());
   }
 
   /** Hazelcast's settings: the vertx-hazelcast defaults (its subscription maps), joined by TCP/IP only. */
-  static Config hazelcastConfig(ClusterSettings settings, Role role) {
+  static Config hazelcastConfig(ClusterSettings settings, Role role, String id) {
     String ip = address(settings.host());
     Config config = ConfigUtil.loadConfig();
     config.setClusterName(settings.name());
@@ -67,6 +75,7 @@ public final class Cluster {
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
     join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(settings.members()));
+    config.getMemberAttributeConfig().setAttribute(ID_ATTRIBUTE, id);
     config.getMemberAttributeConfig().setAttribute(ROLE_ATTRIBUTE, role.label());
     config.getMemberAttributeConfig().setAttribute(NAME_ATTRIBUTE, settings.host() + ":" + settings.port());
     return config;
@@ -102,9 +111,9 @@ public final class Cluster {
     return settings.host() + ":" + settings.port();
   }
 
-  /** This node's member id (once started). */
+  /** This node's id, as {@link ClusterMember#id()} shows it on every node. */
   public String nodeId() {
-    return manager.getHazelcastInstance().getCluster().getLocalMember().getUuid().toString();
+    return id;
   }
 
   /** The live members, oldest first (the same order on every node). */
@@ -112,7 +121,7 @@ public final class Cluster {
     List<ClusterMember> out = new ArrayList<>();
     for (Member m : manager.getHazelcastInstance().getCluster().getMembers()) {
       String role = m.getAttribute(ROLE_ATTRIBUTE);
-      out.add(new ClusterMember(m.getUuid().toString(), String.valueOf(m.getAttribute(NAME_ATTRIBUTE)),
+      out.add(new ClusterMember(m.getAttribute(ID_ATTRIBUTE), String.valueOf(m.getAttribute(NAME_ATTRIBUTE)),
           role == null ? Role.ALL : Role.parse(role), m.localMember()));
     }
     return out;

@@ -2,7 +2,7 @@ package dev.sqlagent.cluster;
 
 import io.vertx.core.json.JsonObject;
 
-/** One live node of the cluster as every node sees it: Hazelcast's member id, a readable name, its role. */
+/** One live node of the cluster as every node sees it: its id (fixed for its process), a readable name, its role. */
 public record ClusterMember(String id, String name, Role role, boolean local) {
 
   public JsonObject toJson() {

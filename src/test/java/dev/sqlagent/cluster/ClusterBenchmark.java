@@ -7,6 +7,7 @@ import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -79,7 +80,7 @@ class ClusterBenchmark {
       ClusterNodes.Node front = workers == 0 ? nodes.startAlone() : nodes.start("edge");
       front.awaitReady(120);
       for (int i = 0; i < workers; i++) nodes.start("worker");
-      WebClient client = WebClient.create(vertx, new WebClientOptions().setMaxPoolSize(CLIENTS));
+      WebClient client = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(CLIENTS));
       // Warm up until every worker answers (retrieval's index, the JIT), then a few seconds of load.
       long warm = System.currentTimeMillis() + 180_000;
       java.util.Set<String> answeredBy = new java.util.HashSet<>();

@@ -285,7 +285,7 @@ class ClusterTest {
   }
 
   static HttpResponse<Buffer> get(String path) throws Exception {
-    return http.get(edge.httpPort, "127.0.0.1", path).timeout(10_000).send().await(15, TimeUnit.SECONDS);
+    return http.get(edge.httpPort, "127.0.0.1", path).timeout(20_000).send().await(25, TimeUnit.SECONDS);
   }
 
   static JsonObject cluster() throws Exception {
@@ -294,7 +294,7 @@ class ClusterTest {
 
   /** The edge's view once it counts {@code size} members, every one answering. */
   static JsonObject awaitCluster(int size) throws Exception {
-    long deadline = System.currentTimeMillis() + 30_000;
+    long deadline = System.currentTimeMillis() + 60_000;
     JsonObject c = null;
     while (System.currentTimeMillis() < deadline) {
       c = cluster();
