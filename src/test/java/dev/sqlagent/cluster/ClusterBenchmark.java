@@ -78,7 +78,7 @@ class ClusterBenchmark {
   private Result measure(Vertx vertx, Map<String, String> env, String setup, int workers) throws Exception {
     try (ClusterNodes nodes = new ClusterNodes(env, workers + 1)) {
       ClusterNodes.Node front = workers == 0 ? nodes.startAlone() : nodes.start("edge");
-      front.awaitReady(120);
+      front.awaitReady(300);
       for (int i = 0; i < workers; i++) nodes.start("worker");
       WebClient client = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(CLIENTS));
       // Warm up until every worker answers (retrieval's index, the JIT), then a few seconds of load.

@@ -74,11 +74,11 @@ class ClusterTest {
     nodes = new ClusterNodes(env, 3);
     // The edge first: the oldest member, so it holds the query-log writer.
     edge = nodes.start("edge");
-    edge.awaitReady(90);
+    edge.awaitReady(240);
     worker1 = nodes.start("worker");
     worker2 = nodes.start("worker");
-    worker1.awaitReady(120);
-    worker2.awaitReady(120);
+    worker1.awaitReady(300);
+    worker2.awaitReady(300);
   }
 
   @AfterAll
