@@ -152,7 +152,7 @@ final class AgentRun {
     String instruction = history.isEmpty() ? null : repairInstruction(history.get(history.size() - 1).errorType());
     JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction);
     events.started(node, "generation", attempt, new JsonObject().put("model", model).put("repair", !history.isEmpty()));
-    MessageConsumer<JsonObject> deltas = vertx.eventBus().consumer(Addresses.generationDeltas(runId),
+    MessageConsumer<JsonObject> deltas = vertx.eventBus().localConsumer(Addresses.generationDeltas(runId),
         m -> events.progress(node, "generation", attempt, new JsonObject().put("delta", m.body().getString("text"))));
     return request(Addresses.GENERATE, new JsonObject().put("run_id", runId).put("messages", messages).put("stream", true),
         remaining())
@@ -411,7 +411,9 @@ final class AgentRun {
   }
 
   private Future<JsonObject> request(String address, JsonObject body, long timeoutMs) {
-    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)))
+    // Clustered, a run's steps stay on its worker: a node that leaves takes only its own runs with it.
+    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs))
+            .setLocalOnly(settings.onOneNode()))
         .map(m -> m.body());
   }
 

@@ -104,6 +104,12 @@ public record AppConfig(
     k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
     k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
     k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
+    // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
+    k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
+    k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
+    k.put("SQLAGENT_CLUSTER_PORT", new String[] {"5701", "this node's Hazelcast port"});
+    k.put("SQLAGENT_CLUSTER_MEMBERS", new String[] {null, "comma-separated host:port of members to join over TCP/IP (never multicast)"});
+    k.put("SQLAGENT_CLUSTER_NAME", new String[] {"sql-agent", "the cluster's name: nodes join only a cluster of the same name"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -119,7 +125,7 @@ public record AppConfig(
   }
 
   /** The file's keys under the environment's; unknown SQLAGENT_ keys are refused, not ignored. */
-  static Map<String, String> merged(Map<String, String> env) {
+  public static Map<String, String> merged(Map<String, String> env) {
     Map<String, String> values = new HashMap<>();
     String file = env.get("SQLAGENT_CONFIG");
     if (file != null && !file.isBlank()) {

@@ -16,6 +16,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.Label;
@@ -68,6 +69,14 @@ public final class MetricsVerticle extends VerticleBase {
    * created, so the service's entry point builds Vert.x here.
    */
   public static Vertx newVertx() {
+    return vertxBuilder(new VertxOptions(), null).build();
+  }
+
+  /**
+   * As {@link #newVertx()}, for Vert.x built from {@code options} (a cluster node's event bus); with a
+   * {@code node} name (cluster mode), every metric carries it as the label {@code node}.
+   */
+  public static VertxBuilder vertxBuilder(VertxOptions options, String node) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     // Vert.x registers these two gauges again for every event-bus consumer, keyed by address; without the
     // address label (below) every consumer after the first re-registers the same gauge, which micrometer
@@ -79,8 +88,8 @@ public final class MetricsVerticle extends VerticleBase {
         // No event-bus address, path or remote labels: run ids are in addresses, and paths and peers are unbounded.
         .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.POOL_TYPE, Label.POOL_NAME,
             Label.EB_SIDE, Label.EB_FAILURE));
-    return Vertx.builder().with(new VertxOptions().setMetricsOptions(metrics))
-        .withMetrics(new MicrometerMetricsFactory(registry)).build();
+    if (node != null) registry.config().commonTags("node", node);
+    return Vertx.builder().with(options.setMetricsOptions(metrics)).withMetrics(new MicrometerMetricsFactory(registry));
   }
 
   @Override
@@ -97,12 +106,16 @@ public final class MetricsVerticle extends VerticleBase {
     for (String transport : new String[] {"ws", "eventbus"}) clients(transport);
 
     var bus = vertx.eventBus();
+    // Node-local (the same in one process): in a cluster each node counts what it ran and served, and no
+    // node receives another's events for its metrics. A node's metrics are also served by its name.
+    String node = config().getString("clusterNodeName");
+    if (node != null) bus.<JsonObject>consumer(Addresses.metricsOf(node), m -> m.reply(registry.scrape()));
     return Future.all(
-        bus.<JsonObject>consumer(Addresses.ANSWERS, m -> read(m.body(), Answer::fromJson).ifPresent(this::onAnswer)).completion(),
-        bus.<JsonObject>consumer(Addresses.EVENTS, m -> read(m.body(), GraphEvent::fromJson).ifPresent(this::onEvent)).completion(),
+        bus.<JsonObject>localConsumer(Addresses.ANSWERS, m -> read(m.body(), Answer::fromJson).ifPresent(this::onAnswer)).completion(),
+        bus.<JsonObject>localConsumer(Addresses.EVENTS, m -> read(m.body(), GraphEvent::fromJson).ifPresent(this::onEvent)).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> onLogFacts(m.body())).completion(),
-        bus.<JsonObject>consumer(Addresses.LIVE_CLIENTS, m -> onClients(m.body())).completion(),
-        bus.<JsonObject>consumer(Addresses.METRICS_SCRAPE, m -> m.reply(registry.scrape())).completion());
+        bus.<JsonObject>localConsumer(Addresses.LIVE_CLIENTS, m -> onClients(m.body())).completion(),
+        bus.<JsonObject>localConsumer(Addresses.METRICS_SCRAPE, m -> m.reply(registry.scrape())).completion());
   }
 
   /** A message as its record; one that cannot be read (not the agent's) is counted nowhere. */
