@@ -3,6 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.eval.QueryResult;
 import dev.sqlagent.eval.ResultFingerprint;
 import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.generation.ModelReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -29,7 +30,8 @@ final class CandidateRound {
   interface Steps {
     Future<JsonObject> generate(JsonObject request);
 
-    Future<JsonObject> gate(String sql);
+    /** The one gate request of a candidate: every stage's verdict, and the rows when all passed. */
+    Future<GateReply> gate(String sql);
   }
 
   /** One candidate: its SQL (null when the reply was unusable or a refusal) and what the gate made of it. */
@@ -134,16 +136,18 @@ final class CandidateRound {
   private Future<Candidate> check(Candidate c) {
     events.started("candidate", "guardrail", attempt, new JsonObject().put("index", c.index()).put("sql", c.sql()));
     return steps.gate(c.sql()).map(reply -> {
-      AgentRun.Outcome o = AgentRun.Outcome.fromGate(reply, c.sql());
+      AgentRun.Outcome o = AgentRun.Outcome.fromGate(reply);
       if (!o.ok()) {
         events.failed("candidate", "guardrail", attempt, new JsonObject().put("index", c.index())
             .put("error_type", o.errorType()).put("message", o.message()).put("sql", o.sql()));
         return new Candidate(c.index(), c.sql(), o, null, c.explanation(), false);
       }
-      String fingerprint = ResultFingerprint.of(QueryResult.fromJson(reply.getJsonArray("columns"),
-          reply.getJsonArray("rows")), ORDERS.matcher(c.sql()).find());
+      GateReply.Result result = reply.result();
+      String fingerprint = ResultFingerprint.of(QueryResult.fromJson(result.columns(), result.rows()),
+          ORDERS.matcher(c.sql()).find());
       events.finished("candidate", "guardrail", attempt, new JsonObject().put("index", c.index())
-          .put("sql", reply.getString("sql")).put("row_count", reply.getInteger("row_count")).put("fingerprint", fingerprint));
+          .put("sql", reply.sql()).put("row_count", result.rowCount()).put("fingerprint", fingerprint)
+          .put("static_check", reply.staticCheckVerdict()));
       return new Candidate(c.index(), c.sql(), o, fingerprint, c.explanation(), false);
     });
   }

@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.execution.GateReply;
 import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,8 +49,9 @@ final class EmptyAggregate {
   }
 
   /** Whether any cell of the result is zero or NULL: cheap, on the event loop, before anything is parsed. */
-  static boolean mayBeEmpty(JsonObject result) {
-    for (Object row : result.getJsonArray("rows", new JsonArray())) {
+  static boolean mayBeEmpty(GateReply.Result result) {
+    if (result == null || result.rows() == null) return false;
+    for (Object row : result.rows()) {
       for (Object cell : (JsonArray) row) {
         if (zeroOrNull(cell)) return true;
       }
@@ -59,9 +60,9 @@ final class EmptyAggregate {
   }
 
   /** Whether every row has only zero or NULL in every one of the given aggregate columns (none: false). */
-  static boolean isEmpty(JsonObject result, List<Integer> aggregates) {
-    JsonArray rows = result.getJsonArray("rows", new JsonArray());
-    if (aggregates.isEmpty() || rows.isEmpty()) return false;
+  static boolean isEmpty(GateReply.Result result, List<Integer> aggregates) {
+    JsonArray rows = result == null ? null : result.rows();
+    if (aggregates.isEmpty() || rows == null || rows.isEmpty()) return false;
     for (Object row : rows) {
       JsonArray r = (JsonArray) row;
       for (int c : aggregates) {

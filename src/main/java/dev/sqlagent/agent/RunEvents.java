@@ -20,19 +20,19 @@ final class RunEvents {
   }
 
   void started(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "started", kind, attempt, data);
+    publish(node, GraphEvent.STARTED, kind, attempt, data);
   }
 
   void finished(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "finished", kind, attempt, data);
+    publish(node, GraphEvent.FINISHED, kind, attempt, data);
   }
 
   void failed(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "failed", kind, attempt, data);
+    publish(node, GraphEvent.FAILED, kind, attempt, data);
   }
 
   void progress(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "progress", kind, attempt, data);
+    publish(node, GraphEvent.PROGRESS, kind, attempt, data);
   }
 
   private void publish(String node, String status, String kind, int attempt, JsonObject data) {

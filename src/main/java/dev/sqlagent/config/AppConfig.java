@@ -110,6 +110,12 @@ public record AppConfig(
     k.put("SQLAGENT_CANDIDATES", new String[] {"1", "SQL candidates per attempt; above 1 each runs through the gate and the "
         + "largest group of equal results wins (tokens and cost grow with it)"});
     k.put("SQLAGENT_CANDIDATE_TEMPERATURE", new String[] {"0.7", "sampling temperature of the candidates when there are several"});
+    // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
+    k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
+    k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
+    k.put("SQLAGENT_CLUSTER_PORT", new String[] {"5701", "this node's Hazelcast port"});
+    k.put("SQLAGENT_CLUSTER_MEMBERS", new String[] {null, "comma-separated host:port of members to join over TCP/IP (never multicast)"});
+    k.put("SQLAGENT_CLUSTER_NAME", new String[] {"sql-agent", "the cluster's name: nodes join only a cluster of the same name"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -125,7 +131,7 @@ public record AppConfig(
   }
 
   /** The file's keys under the environment's; unknown SQLAGENT_ keys are refused, not ignored. */
-  static Map<String, String> merged(Map<String, String> env) {
+  public static Map<String, String> merged(Map<String, String> env) {
     Map<String, String> values = new HashMap<>();
     String file = env.get("SQLAGENT_CONFIG");
     if (file != null && !file.isBlank()) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.agent.Answer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
@@ -21,7 +22,7 @@ final class VoteSummary {
     verdicts.forEach(v -> byKey.put(key(v.questionId(), v.mode(), v.sample()), v));
     Map<String, int[]> counts = new HashMap<>();  // voted, changed, changed and correct
     for (Sample s : samples) {
-      JsonArray candidates = s.answer() == null ? null : s.answer().getJsonArray("candidates");
+      JsonArray candidates = candidates(s);
       if (candidates == null || candidates.isEmpty()) continue;
       int[] c = counts.computeIfAbsent(s.mode(), k -> new int[3]);
       c[0]++;
@@ -41,6 +42,16 @@ final class VoteSummary {
           .put("changed_correct", c[2]));
     });
     return summary;
+  }
+
+  /** The answer's candidates, or null when it had one (or cannot be read: the grader says why). */
+  private static JsonArray candidates(Sample s) {
+    if (s.answer() == null) return null;
+    try {
+      return Answer.fromJson(s.answer()).candidates();
+    } catch (IllegalArgumentException unreadable) {
+      return null;
+    }
   }
 
   private static String key(String question, String mode, int sample) {

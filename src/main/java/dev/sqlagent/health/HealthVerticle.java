@@ -60,9 +60,9 @@ public final class HealthVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HealthVerticle.class);
 
   /** Checks whose DOWN does not make the service unready. */
-  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model");
+  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "cluster");
   /** With a writable role allowed, its proofs are reported, not required. */
-  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "read_only_confirmed");
+  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed");
 
   private final Target target;
   private final SnapshotStore snapshots;
@@ -124,6 +124,7 @@ public final class HealthVerticle extends VerticleBase {
     register("query_log", this::queryLog);
     register("model_reachable", this::modelReachable);
     register("model", () -> Future.succeededFuture(Status.OK(new JsonObject().put("name", modelName).put("base_url", modelBase))));
+    register("cluster", this::cluster);
     return vertx.eventBus().<JsonObject>consumer(Addresses.HEALTH_READINESS, this::onReadiness).completion();
   }
 
@@ -179,6 +180,7 @@ public final class HealthVerticle extends VerticleBase {
     r.put("read_only_warnings", data(byId.get("read_only_confirmed")).getJsonArray("warnings", new JsonArray()));
     r.put("model", data(byId.get("model")).getString("name"));
     r.put("query_log", data(byId.get("query_log")));
+    r.put("cluster", data(byId.get("cluster")));
     JsonArray all = new JsonArray();
     byId.values().forEach(c -> all.add(new JsonObject().put("id", c.getId()).put("status", up(c) ? "UP" : "DOWN")
         .put("gate", !dataOnly.contains(c.getId())).put("data", data(c))));
@@ -283,6 +285,15 @@ public final class HealthVerticle extends VerticleBase {
       JsonObject data = d.toJson().put("snapshot_taken_at", snap.get().takenAt()).put("index_built_at", snap.get().indexBuiltAt());
       return d.drifted() ? Status.KO(data) : Status.OK(data);
     });
+  }
+
+  /** Cluster mode: the members, their roles, which holds the query-log writer (dev.sqlagent.cluster.ClusterStatus). */
+  private Future<Status> cluster() {
+    return vertx.eventBus().<JsonObject>request(Addresses.CLUSTER_STATUS, new JsonObject(),
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(Math.max(50, timeoutMs - 100)))
+        .map(m -> Status.OK(m.body()))
+        .recover(e -> Future.succeededFuture(e instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
+            ? Status.OK(new JsonObject().put("enabled", false)) : Status.KO(new JsonObject().put("enabled", true).put("error", describe(e)))));
   }
 
   private Future<Status> queryLog() {

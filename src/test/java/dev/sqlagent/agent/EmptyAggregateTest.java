@@ -2,17 +2,17 @@ package dev.sqlagent.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.execution.GateReply;
 import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class EmptyAggregateTest {
 
-  private static JsonObject rows(JsonArray... rows) {
+  private static GateReply.Result rows(JsonArray... rows) {
     JsonArray a = new JsonArray();
     for (JsonArray r : rows) a.add(r);
-    return new JsonObject().put("rows", a).put("row_count", rows.length);
+    return new GateReply.Result(new JsonArray(), a, rows.length, false, 0L);
   }
 
   @Test
