@@ -3,6 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.generation.ModelReply;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -68,6 +69,9 @@ final class AgentRun {
   private final String faultKey;
   private final long startedAt = System.currentTimeMillis();
   private final long deadline;
+  private final User user;
+  private final RunControl control;
+  private String lastSql;
 
   private JsonObject retrieval;
   private boolean widened;
@@ -81,7 +85,7 @@ final class AgentRun {
   private JsonObject injectedFault;
 
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
-      String source, FirstSqlMutator mutator, String faultKey) {
+      String source, FirstSqlMutator mutator, String faultKey, User user) {
     this.vertx = vertx;
     this.settings = settings;
     this.events = events;
@@ -93,15 +97,29 @@ final class AgentRun {
     this.faultKey = faultKey;
     this.model = settings.model();
     this.deadline = startedAt + settings.questionTimeoutMs();
+    this.user = user;
+    this.control = new RunControl(vertx, runId);
+  }
+
+  /** Stops this run (see {@link RunControl}); false when it was already stopped. */
+  boolean cancel(String by) {
+    return control.cancel(by);
   }
 
   Future<JsonObject> run() {
+    long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
     return selectSchema()
         .compose(v -> attemptOnce())
         .recover(err -> {
+          if (control.cancelled()) return cancelled();
+          if (err instanceof RunControl.Stopped || control.deadlinePassed()) {
+            return giveUp(Outcome.failure("timeout", "the question's deadline of " + settings.questionTimeoutMs()
+                + " ms passed", null, null, lastSql));
+          }
           if (err instanceof Infrastructure infra) return giveUp(Outcome.failure(infra.errorType, infra.getMessage(), null, null, null));
           return giveUp(Outcome.failure("unknown", "internal error: " + err.getClass().getSimpleName(), null, null, null));
-        });
+        })
+        .onComplete(done -> vertx.cancelTimer(deadlineTimer));
   }
 
   // --- select_schema -----------------------------------------------------------------------------
@@ -109,7 +127,8 @@ final class AgentRun {
   private Future<Void> selectSchema() {
     String node = "select_schema";
     events.started(node, "retriever", attempt, new JsonObject().put("question", question).put("widen", widened));
-    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widened), settings.stepTimeoutMs())
+    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widened)
+        .put("db_role", user == null ? null : user.dbRole()), settings.stepTimeoutMs())
         .map(reply -> {
           retrieval = reply;
           events.finished(node, "retriever", attempt, new JsonObject()
@@ -117,6 +136,7 @@ final class AgentRun {
           return (Void) null;
         })
         .recover(err -> {
+          if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
           events.failed(node, "retriever", attempt, new JsonObject().put("message", describe(err)));
           return Future.failedFuture(new Infrastructure("retrieval_failed", "schema retrieval failed: " + describe(err)));
         });
@@ -158,6 +178,7 @@ final class AgentRun {
         remaining())
         .eventually(deltas::unregister)
         .recover(err -> {
+          if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
           Infrastructure infra = modelFailure(err);
           events.failed(node, "generation", attempt, new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage()));
           return Future.failedFuture(infra);
@@ -191,6 +212,7 @@ final class AgentRun {
 
   private Future<Outcome> validate(String sql) {
     String node = "validate_sql";
+    lastSql = sql;
     events.started(node, "guardrail", attempt, new JsonObject().put("sql", sql));
     return gate(sql, false).map(reply -> {
       Outcome o = Outcome.fromGate(reply, sql);
@@ -263,6 +285,7 @@ final class AgentRun {
   }
 
   private Future<JsonObject> decide(Outcome o) {
+    if (control.cancelled()) return Future.failedFuture(new RunControl.Stopped("cancelled"));
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
     boolean refusal = !o.ok() && isWriteRefusal(type, o.sql());
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, attempt, agentMode);
@@ -321,7 +344,8 @@ final class AgentRun {
     JsonObject r = o.result();
     events.started(node, "answer", attempt, new JsonObject());
     Future<String> words = settings.modelSummary()
-        ? wordAnswer(r).recover(err -> Future.succeededFuture(plainSummary(r)))
+        ? wordAnswer(r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
+            : Future.succeededFuture(plainSummary(r)))
         : Future.succeededFuture(plainSummary(r));
     return words.map(text -> {
       JsonObject answer = base(text, r.getString("sql"))
@@ -386,6 +410,18 @@ final class AgentRun {
     return b.append('.').toString();
   }
 
+  /** A cancelled run: what was tried so far, and the event every watcher sees. */
+  private Future<JsonObject> cancelled() {
+    String text = "The question was cancelled" + (control.cancelledBy() == null ? "" : " by " + control.cancelledBy())
+        + " before it was answered; nothing is left running.";
+    JsonObject answer = base(text, lastSql).put("cancelled", true)
+        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
+    finish(answer);
+    answer.put("cancel_ms", System.currentTimeMillis() - control.cancelledAt());
+    events.finished("cancelled", "answer", attempt, answer.copy());
+    return Future.succeededFuture(answer);
+  }
+
   private Future<JsonObject> giveUp(Outcome last) {
     record(last, null);
     String reason = last.errorType() == null ? "unknown" : last.errorType();
@@ -420,7 +456,8 @@ final class AgentRun {
       }
     }
     return new JsonObject().put("question", question).put("answer", text).put("sql", sql)
-        .put("attempts", attempt).put("tables_used", tables).put("refused", false).put("gave_up", false);
+        .put("attempts", attempt).put("tables_used", tables).put("refused", false).put("gave_up", false)
+        .put("cancelled", false);
   }
 
   private void finish(JsonObject answer) {
@@ -429,21 +466,25 @@ final class AgentRun {
     answer.put("history", h)
         .put("tokens", new JsonObject().put("prompt", promptTokens).put("completion", completionTokens))
         .put("cost_usd", costUsd).put("latency_ms", System.currentTimeMillis() - startedAt)
-        .put("run_id", runId).put("mode", agentMode ? "agent" : "baseline").put("model", model).put("source", source);
+        .put("run_id", runId).put("mode", agentMode ? "agent" : "baseline").put("model", model).put("source", source)
+        .put("user", user == null ? null : user.name());
     if (injectedFault != null) answer.put("injected_fault", injectedFault);
   }
 
   // --- plumbing -------------------------------------------------------------------------------------
 
   private Future<JsonObject> gate(String sql, boolean run) {
-    return request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", run), settings.stepTimeoutMs())
-        .recover(err -> Future.succeededFuture(new JsonObject().put("ok", false).put("error_type", "unknown")
+    JsonObject body = new JsonObject().put("sql", sql).put("run", run).put("run_id", runId)
+        .put("db_role", user == null ? null : user.dbRole());
+    return request(Addresses.EXECUTE, body, settings.stepTimeoutMs())
+        .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err) : Future.succeededFuture(new JsonObject().put("ok", false).put("error_type", "unknown")
             .put("message", "the gate did not answer: " + describe(err)).put("repairable", false).put("sql", sql)));
   }
 
   private Future<JsonObject> request(String address, JsonObject body, long timeoutMs) {
-    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)))
-        .map(m -> m.body());
+    return control.guard(() -> vertx.eventBus()
+        .<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)))
+        .map(m -> m.body()));
   }
 
   private void account(JsonObject reply) {

@@ -54,15 +54,25 @@ public final class AskCommand implements Callable<Integer> {
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, m.body()));
+        String runId = java.util.UUID.randomUUID().toString();
         JsonObject request = new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent")
-            .put("source", "cli");
+            .put("source", "cli").put("run_id", runId);
+        io.vertx.core.Future<JsonObject> asked = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
+            new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).map(m -> m.body());
+        Thread stop = new Thread(() -> cancelOnInterrupt(vertx, runId, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
         JsonObject answer;
         try {
-          answer = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
-              new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).await().body();
+          answer = asked.await();
         } catch (ReplyException e) {
           spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
           return 2;
+        } finally {
+          try {
+            Runtime.getRuntime().removeShutdownHook(stop);
+          } catch (IllegalStateException shuttingDown) {
+            // Ctrl-C came: the hook is running and stops the question.
+          }
         }
         out.println(json ? answer.encodePrettily() : summary(answer));
         out.flush();
@@ -71,6 +81,24 @@ public final class AskCommand implements Callable<Integer> {
         vertx.close().await(30, TimeUnit.SECONDS);
       }
     }
+  }
+
+  /**
+   * Ctrl-C while the question runs: the run is cancelled (its model call aborted, its statement cancelled in the
+   * database) and its end awaited briefly, so nothing is left running when the command exits.
+   */
+  static void cancelOnInterrupt(Vertx vertx, String runId, io.vertx.core.Future<JsonObject> asked, PrintWriter err) {
+    if (asked.isComplete()) return;
+    err.println("sql-agent ask: stopping the question...");
+    err.flush();
+    try {
+      vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId).put("by", "Ctrl-C"))
+          .transform(v -> asked).await(5, TimeUnit.SECONDS);
+      err.println("sql-agent ask: stopped; nothing is left running.");
+    } catch (Exception e) {
+      err.println("sql-agent ask: the question could not be confirmed stopped: " + e.getMessage());
+    }
+    err.flush();
   }
 
   private static void printEvent(PrintWriter out, JsonObject e) {

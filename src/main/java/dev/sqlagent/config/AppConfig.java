@@ -1,6 +1,8 @@
 package dev.sqlagent.config;
 
 import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.users.Users;
+import dev.sqlagent.users.UsersFile;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.Reader;
@@ -55,7 +57,9 @@ public record AppConfig(
     int askQueue,
     int llmMaxConnections,
     int httpIdleTimeoutMs,
-    int httpHeaderTimeoutMs) {
+    int httpHeaderTimeoutMs,
+    // Users and their rights (issue 14).
+    Users users) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -104,6 +108,9 @@ public record AppConfig(
     k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
     k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
     k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
+    // Users and their rights (issue 14).
+    k.put("SQLAGENT_USERS", new String[] {null, "users file (YAML or JSON): per user a token's SHA-256, display name, admin, "
+        + "optional database role; unset: one optional shared token (SQLAGENT_API_TOKEN)"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -198,7 +205,22 @@ public record AppConfig(
         r.integer("SQLAGENT_ASK_QUEUE", 0, 100_000),
         r.integer("SQLAGENT_LLM_MAX_CONNECTIONS", 1, 1_000),
         r.integer("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", 1_000, 3_600_000),
-        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000));
+        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000),
+        users(r));
+  }
+
+  private static Users users(Values r) {
+    Optional<String> file = r.optional("SQLAGENT_USERS");
+    if (file.isEmpty()) return Users.NONE;
+    if (r.optional("SQLAGENT_API_TOKEN").isPresent()) {
+      throw new ConfigException("SQLAGENT_USERS and SQLAGENT_API_TOKEN are both set: with a users file every user has a "
+          + "token of their own; unset SQLAGENT_API_TOKEN");
+    }
+    try {
+      return UsersFile.load(Path.of(file.get()));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("SQLAGENT_USERS=" + e.getMessage());
+    }
   }
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
@@ -231,6 +253,7 @@ public record AppConfig(
     parts.add("llmTimeoutMs=" + llmCallTimeoutMs + " questionTimeoutMs=" + questionTimeoutMs);
     parts.add("answerSummary=" + (llmAnswerSummary ? "model" : "plain"));
     parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
+    parts.add("users=" + (users.configured() ? users.all().size() : "none"));
     parts.add("logBufferRows=" + logBufferRows + " logRetryMaxMs=" + logRetryMaxMs + " healthTimeoutMs=" + healthTimeoutMs);
     parts.add("maxBodyBytes=" + maxBodyBytes + " askPerClient=" + askPerClient);
     parts.add("allowedOrigin=" + allowedOrigin.orElse("own"));
@@ -266,7 +289,8 @@ public record AppConfig(
         .put("allowedOrigin", allowedOrigin.orElse(null))
         .put("maxResultBytes", maxResultBytes).put("askInFlight", askInFlight).put("askQueue", askQueue)
         .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
-        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs);
+        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs)
+        .put("users", users.toJson());
   }
 
   public static boolean isSecret(String key) {

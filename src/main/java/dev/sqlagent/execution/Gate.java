@@ -104,19 +104,38 @@ public final class Gate {
    * database is a structured error reply ({@code ok: false}).
    */
   public Future<JsonObject> submit(String sql, boolean run, Integer rowCap) {
+    return submit(sql, run, rowCap, null, null);
+  }
+
+  /**
+   * The same for a run ({@code runId}, so {@link #stop} can cancel its statement) and, with {@code dbRole}, as
+   * that user's database role. A stopped run's statement ends as a {@code cancelled} error.
+   */
+  public Future<JsonObject> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     return staticCheck(sql)
         .compose(verdict -> verdict.passed()
-            ? guarded(sql, verdict, run, cap, t0)
+            ? guarded(sql, verdict, run, cap, t0, runId, dbRole)
             : Future.succeededFuture(verdict.error().withSql(sql).toJson()))
         .recover(err -> {
+          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(cancelled(sql));
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(GateError.of(ErrorType.UNKNOWN,
               "The query could not be run: the database did not answer as expected.", "Try again later.", null)
               .withSql(sql).toJson());
         });
+  }
+
+  /** Cancels the statement the run is running and refuses its later ones. */
+  public void stop(String runId) {
+    executor.stop(runId);
+  }
+
+  private static JsonObject cancelled(String sql) {
+    return GateError.of(ErrorType.CANCELLED, "The query was cancelled: its question was stopped.", null, null)
+        .withSql(sql).toJson();
   }
 
   /** Reads the visible tables again (after a schema refresh). */
@@ -140,16 +159,18 @@ public final class Gate {
     });
   }
 
-  private Future<JsonObject> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0) {
+  private Future<JsonObject> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0,
+                                     String runId, String dbRole) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     VisibleSchema schema = check.schema();
-    return executor.inReadOnlyTransaction(conn -> describe(conn, bounded.executed()).compose(columns -> {
+    return executor.inReadOnlyTransaction(runId, dbRole, conn -> describe(conn, bounded.executed()).compose(columns -> {
           String shaped = ResultShape.shaped(bounded.executed(), columns);
           int prefix = ResultShape.prefix(columns).length();
           return explain(conn, shaped, prefix).compose(plan -> {
             Optional<GateError> refused = PlanCheck.check(plan, settings.maxPlanCost(), schema);
             if (refused.isPresent()) return Future.succeededFuture(refused.get().withSql(sql).toJson());
             double cost = PlanCheck.totalCost(plan);
+            if (executor.stopped(runId)) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
             if (!run) {
               return Future.succeededFuture(new JsonObject().put("ok", true).put("sql", bounded.sql())
                   .put("static_check", verdict.staticCheck()).put("plan_cost", cost));
@@ -160,6 +181,7 @@ public final class Gate {
           });
         }))
         .recover(err -> {
+          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(cancelled(sql));
           if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
             return Future.succeededFuture(tooLarge(tooLarge).withSql(sql).toJson());
           }

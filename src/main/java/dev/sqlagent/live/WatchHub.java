@@ -27,8 +27,8 @@ final class WatchHub {
   void add(LiveSocket socket) {
     watchers.add(socket);
     if (events == null) {
-      events = vertx.eventBus().consumer(Addresses.EVENTS, m -> fanOut(LiveSocket.eventFrame(m.body())));
-      answers = vertx.eventBus().consumer(Addresses.ANSWERS, m -> fanOut(LiveSocket.answerFrame(m.body())));
+      events = vertx.eventBus().consumer(Addresses.EVENTS, m -> fanOut(LiveSocket.eventFrame(m.body()), m.body().getString("user")));
+      answers = vertx.eventBus().consumer(Addresses.ANSWERS, m -> fanOut(LiveSocket.answerFrame(m.body()), m.body().getString("user")));
     }
   }
 
@@ -42,8 +42,11 @@ final class WatchHub {
     return watchers.size();
   }
 
-  private void fanOut(String frame) {
+  /** One frame of a run owned by {@code owner}, to every watcher allowed to see it (its owner, the admins). */
+  private void fanOut(String frame, String owner) {
     // A copy: a slow watcher is dropped (and removed) while we iterate.
-    for (LiveSocket s : List.copyOf(watchers)) s.sendFrame(frame);
+    for (LiveSocket s : List.copyOf(watchers)) {
+      if (s.watches(owner)) s.sendFrame(frame);
+    }
   }
 }

@@ -109,7 +109,8 @@ public final class MetricsVerticle extends VerticleBase {
     String source = SOURCES.contains(a.getString("source")) ? a.getString("source") : "other";
     boolean gaveUp = a.getBoolean("gave_up", false);
     boolean refused = a.getBoolean("refused", false);
-    String outcome = refused ? "refused" : gaveUp ? "gave_up" : "answered";
+    boolean cancelled = a.getBoolean("cancelled", false);
+    String outcome = cancelled ? "cancelled" : refused ? "refused" : gaveUp ? "gave_up" : "answered";
     Counter.builder("sqlagent.questions").description("questions finished, by entry, mode and outcome")
         .tags("source", source, "mode", mode, "outcome", outcome).register(registry).increment();
     int attempts = a.getInteger("attempts", 0);
@@ -130,6 +131,12 @@ public final class MetricsVerticle extends VerticleBase {
     if (gaveUp) {
       Counter.builder("sqlagent.give_ups").description("questions given up, by the last error type")
           .tags("error_type", label(lastError)).register(registry).increment();
+    }
+    if (cancelled) {
+      Counter.builder("sqlagent.cancellations").description("questions stopped before their answer, by entry")
+          .tags("source", source).register(registry).increment();
+      Timer.builder("sqlagent.cancel.latency").description("time from a cancel to the run's end, its statement and model call stopped")
+          .register(registry).record(Math.max(0, a.getLong("cancel_ms", 0L)), TimeUnit.MILLISECONDS);
     }
     if (refused) Counter.builder("sqlagent.refusals").description("questions refused").tags("mode", mode).register(registry).increment();
     Timer.builder("sqlagent.question.latency").description("time from question to answer")

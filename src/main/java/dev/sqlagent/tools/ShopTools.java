@@ -2,6 +2,7 @@ package dev.sqlagent.tools;
 
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -63,6 +64,14 @@ public final class ShopTools {
 
   /** Calls a tool by name with JSON arguments, checking that only its own arguments are given. */
   public Future<ToolResult> call(String tool, JsonObject arguments) {
+    return call(tool, arguments, null, null);
+  }
+
+  /**
+   * The same on behalf of {@code user} (null: no users file), whose database role then applies; an ask runs as
+   * {@code runId} when given, so the caller can cancel it.
+   */
+  public Future<ToolResult> call(String tool, JsonObject arguments, User user, String runId) {
     List<String> known = ARGUMENTS.get(tool);
     if (known == null) {
       return Future.succeededFuture(badArgument("no tool '" + tool + "'; the tools are: " + String.join(", ", ARGUMENTS.keySet())));
@@ -78,8 +87,8 @@ public final class ShopTools {
       case LIST_TABLES -> listTables();
       case DESCRIBE_TABLE -> describeTable(args.getValue("name"));
       case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"));
-      case RUN_QUERY -> runQuery(args.getValue("sql"));
-      default -> ask(args.getValue("question"));
+      case RUN_QUERY -> runQuery(args.getValue("sql"), user);
+      default -> ask(args.getValue("question"), user, runId);
     };
   }
 
@@ -124,23 +133,34 @@ public final class ShopTools {
    * through the HTTP API; only a missing or non-string sql is refused here.
    */
   public Future<ToolResult> runQuery(Object sql) {
+    return runQuery(sql, null);
+  }
+
+  private Future<ToolResult> runQuery(Object sql, User user) {
     if (!(sql instanceof String s)) {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
-    return request(Addresses.EXECUTE, new JsonObject().put("sql", s).put("run", true), quick, "the query gate")
+    JsonObject body = new JsonObject().put("sql", s).put("run", true).put("db_role", user == null ? null : user.dbRole());
+    return request(Addresses.EXECUTE, body, quick, "the query gate")
         .map(reply -> reply.getBoolean("ok", false) ? ToolResult.ok(reply) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
 
   /** The whole agent: the answer JSON, with the SQL that produced it and the history of every attempt. */
   public Future<ToolResult> ask(Object question) {
+    return ask(question, null, null);
+  }
+
+  private Future<ToolResult> ask(Object question, User user, String runId) {
     if (!(question instanceof String q) || q.isBlank()) {
       return Future.succeededFuture(badArgument("question must be a non-empty string"));
     }
     if (q.length() > MAX_QUESTION_CHARS) {
       return Future.succeededFuture(badArgument("question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS));
     }
-    JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp");
+    JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp")
+        .put("user", user == null ? null : user.toJson());
+    if (runId != null) request.put("run_id", runId);
     return request(Addresses.ASK, request, askOptions, "the agent")
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
