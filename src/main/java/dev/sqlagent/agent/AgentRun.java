@@ -285,7 +285,7 @@ final class AgentRun {
   }
 
   private Future<JsonObject> decide(Outcome o) {
-    if (control.cancelled()) return Future.failedFuture(new RunControl.Stopped("cancelled"));
+    if (control.cancelled() || control.deadlinePassed()) return Future.failedFuture(new RunControl.Stopped("stopped"));
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
     boolean refusal = !o.ok() && isWriteRefusal(type, o.sql());
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, attempt, agentMode);

@@ -69,8 +69,6 @@ public enum ErrorType {
   PERMISSION_DENIED("permission_denied", false, "no_repair", "", "42501", "25006"),
   REJECTED("rejected", false, "no_repair", ""),
   UNKNOWN("unknown", false, "no_repair", ""),
-  /** The run was stopped (cancelled, or past its question's deadline) while its statement ran. */
-  CANCELLED("cancelled", false, "no_repair", ""),
   EMPTY_FILTER("empty_filter", true, "match_stored_values",
       "The query returned no rows, but the same query comparing text case- and space-insensitively did. The "
           + "literal in the filter does not match how the values are stored: use the values exactly as the "

@@ -60,6 +60,8 @@ public final class Gate {
   private final Settings settings;
   private final ReadOnlyExecutor executor;
   private volatile StaticCheck check;
+  /** Users' database roles' static checks, read once per role (again after a schema reload). */
+  private final java.util.Map<String, Future<StaticCheck>> roleChecks = new java.util.concurrent.ConcurrentHashMap<>();
 
   private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, VisibleSchema schema) {
     this.vertx = vertx;
@@ -114,10 +116,10 @@ public final class Gate {
   public Future<JsonObject> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
-    return staticCheck(sql)
+    return checkFor(dbRole).compose(forRole -> staticCheck(sql, forRole)
         .compose(verdict -> verdict.passed()
-            ? guarded(sql, verdict, run, cap, t0, runId, dbRole)
-            : Future.succeededFuture(verdict.error().withSql(sql).toJson()))
+            ? guarded(sql, verdict, run, cap, t0, runId, dbRole, forRole == null ? check.schema() : forRole.schema())
+            : Future.succeededFuture(verdict.error().withSql(sql).toJson())))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(cancelled(sql));
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
@@ -133,20 +135,46 @@ public final class Gate {
     executor.stop(runId);
   }
 
+  /**
+   * A stopped run's statement: not an error class of the query (nothing to repair), so not an {@link ErrorType};
+   * the agent ends the run on its own stop, and any other caller reads "cancelled".
+   */
   private static JsonObject cancelled(String sql) {
-    return GateError.of(ErrorType.CANCELLED, "The query was cancelled: its question was stopped.", null, null)
-        .withSql(sql).toJson();
+    return new JsonObject().put("ok", false).put("error_type", CANCELLED)
+        .put("message", "The query was cancelled: its question was stopped.").put("hint", null).put("sqlstate", "57014")
+        .put("position", null).put("repairable", false).put("sql", sql);
   }
+
+  /** The error_type of a statement cancelled because its run was stopped. */
+  public static final String CANCELLED = "cancelled";
 
   /** Reads the visible tables again (after a schema refresh). */
   public Future<Void> reloadSchema() {
     return VisibleSchema.load(executor.pool(), settings.schemas()).map(fresh -> {
       check = new StaticCheck(fresh, settings.limits());
+      roleChecks.clear();
       return null;
     });
   }
 
-  private Future<StaticCheck.Verdict> staticCheck(String sql) {
+  /**
+   * The static check as a user's database role sees the target: only the tables that role may read are known,
+   * so a query on any other is refused as {@code unknown_table} with the role's own table list. Null for no role.
+   */
+  private Future<StaticCheck> checkFor(String dbRole) {
+    if (dbRole == null) return Future.succeededFuture(null);
+    Future<StaticCheck> known = roleChecks.get(dbRole);
+    if (known == null || known.failed()) {
+      known = executor.inReadOnlyTransaction(null, dbRole,
+              conn -> new dev.sqlagent.catalogue.Discovery(executor.pool(), settings.schemas()).readOn(conn))
+          .map(cat -> new StaticCheck(VisibleSchema.from(cat), settings.limits()));
+      roleChecks.put(dbRole, known);
+    }
+    return known;
+  }
+
+  private Future<StaticCheck.Verdict> staticCheck(String sql, StaticCheck forRole) {
+    if (forRole != null) return vertx.executeBlocking(() -> forRole.check(sql), false);
     StaticCheck current = check;
     return vertx.executeBlocking(() -> current.check(sql), false).compose(verdict -> {
       boolean unknownTable = !verdict.passed() && verdict.error().type() == ErrorType.UNKNOWN_TABLE;
@@ -154,15 +182,15 @@ public final class Gate {
       return VisibleSchema.load(executor.pool(), settings.schemas()).compose(fresh -> {
         StaticCheck updated = new StaticCheck(fresh, settings.limits());
         check = updated;
+        roleChecks.clear();
         return vertx.executeBlocking(() -> updated.check(sql), false);
       });
     });
   }
 
   private Future<JsonObject> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0,
-                                     String runId, String dbRole) {
+                                     String runId, String dbRole, VisibleSchema schema) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
-    VisibleSchema schema = check.schema();
     return executor.inReadOnlyTransaction(runId, dbRole, conn -> describe(conn, bounded.executed()).compose(columns -> {
           String shaped = ResultShape.shaped(bounded.executed(), columns);
           int prefix = ResultShape.prefix(columns).length();
@@ -187,7 +215,7 @@ public final class Gate {
           }
           Located located = err instanceof Located l ? l : new Located(err, 0);
           if (located.getCause() instanceof PgException pg) {
-            return Future.succeededFuture(fromPostgres(pg, located.prefix, sql, bounded, verdict).toJson());
+            return Future.succeededFuture(fromPostgres(pg, located.prefix, sql, bounded, verdict, schema).toJson());
           }
           return Future.failedFuture(located.getCause());
         });
@@ -258,7 +286,7 @@ public final class Gate {
 
   /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */
   private GateError fromPostgres(PgException pg, int prefix, String sql, RowBound.Bounded bounded,
-                                 StaticCheck.Verdict verdict) {
+                                 StaticCheck.Verdict verdict, VisibleSchema schema) {
     String state = pg.getSqlState();
     ErrorType type = ErrorType.fromSqlState(state);
     String message = pg.getErrorMessage();
@@ -279,7 +307,6 @@ public final class Gate {
       message = "syntax error at end of input: the query is incomplete";
       position = sql.stripTrailing().length();
     }
-    VisibleSchema schema = check.schema();
     String hint = pg.getHint();
     switch (type) {
       case UNKNOWN_COLUMN -> hint = join(hint, schema.columnsHint(schema.tablesMentioned(verdict.lexed().tokens())));

@@ -84,9 +84,9 @@ public final class ShopTools {
       }
     }
     return switch (tool) {
-      case LIST_TABLES -> listTables();
-      case DESCRIBE_TABLE -> describeTable(args.getValue("name"));
-      case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"));
+      case LIST_TABLES -> listTables(role(user));
+      case DESCRIBE_TABLE -> describeTable(args.getValue("name"), role(user));
+      case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"), role(user));
       case RUN_QUERY -> runQuery(args.getValue("sql"), user);
       default -> ask(args.getValue("question"), user, runId);
     };
@@ -94,7 +94,15 @@ public final class ShopTools {
 
   /** Every visible shop table with its one-line note and approximate row count. */
   public Future<ToolResult> listTables() {
-    return request(Addresses.SCHEMA, new JsonObject(), quick, "the schema catalogue")
+    return listTables(null);
+  }
+
+  private static String role(User user) {
+    return user == null ? null : user.dbRole();
+  }
+
+  private Future<ToolResult> listTables(String dbRole) {
+    return request(Addresses.SCHEMA, new JsonObject().put("db_role", dbRole), quick, "the schema catalogue")
         .map(reply -> {
           JsonArray tables = new JsonArray();
           for (Object o : reply.getJsonArray("tables", new JsonArray())) {
@@ -109,20 +117,28 @@ public final class ShopTools {
 
   /** One table as CREATE TABLE: columns, types, nullability, keys and comments. */
   public Future<ToolResult> describeTable(Object name) {
+    return describeTable(name, null);
+  }
+
+  private Future<ToolResult> describeTable(Object name, String dbRole) {
     String problem = tableNameProblem(name);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
-    return request(Addresses.DESCRIBE, new JsonObject().put("name", name), quick, "the schema catalogue")
+    return request(Addresses.DESCRIBE, new JsonObject().put("name", name).put("db_role", dbRole), quick, "the schema catalogue")
         .map(reply -> ToolResult.ok(reply, reply.getString("ddl")))
         .otherwise(ShopTools::failure);
   }
 
   /** A few real rows of one table (values clipped), so value formats are learned rather than guessed. */
   public Future<ToolResult> sampleRows(Object name, Object n) {
+    return sampleRows(name, n, null);
+  }
+
+  private Future<ToolResult> sampleRows(Object name, Object n, String dbRole) {
     String problem = tableNameProblem(name);
     if (problem == null) problem = rowCountProblem(n);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
     int rows = n == null ? DEFAULT_SAMPLE_ROWS : ((Number) n).intValue();
-    return request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows), quick, "the sampler")
+    return request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows).put("db_role", dbRole), quick, "the sampler")
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }

@@ -48,10 +48,7 @@ class CancelTest {
       if (q.contains("slow model")) return Reply.sql("SELECT 1 AS one").delayed(60_000);
       return Reply.sql(ENDLESS);
     });
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_MAX_PLAN_COST", "1000000000000");
-    env.put("SQLAGENT_STATEMENT_TIMEOUT_MS", "120000");
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    Map<String, String> env = endlessEnv(model);
     env.put("SQLAGENT_LLM_TIMEOUT_MS", "120000");
     env.put("SQLAGENT_QUESTION_TIMEOUT_MS", "600000");
     service = RunningService.start(env);
@@ -61,6 +58,15 @@ class CancelTest {
   static void stop() throws Exception {
     if (service != null) service.close();
     if (model != null) model.close();
+  }
+
+  /** Settings under which {@link #ENDLESS} runs until stopped: the cost limit and statement timeout raised. */
+  static Map<String, String> endlessEnv(FakeModelServer model) {
+    Map<String, String> env = new HashMap<>(model.env());
+    env.put("SQLAGENT_MAX_PLAN_COST", "1000000000000");
+    env.put("SQLAGENT_STATEMENT_TIMEOUT_MS", "120000");
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    return env;
   }
 
   /** Active statements of the agent role on the target, as the server's admin sees them. */
