@@ -78,11 +78,12 @@ public final class AccessGuard {
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
         .handler(g::checkQuestion).handler(g::admitAsk);
     router.get("/api/access").handler(g::describe);
+    router.get("/api/runs").handler(g::mayListRuns);
   }
 
   /** What this client may do here: the page reads it once to know whether to offer "watch every run". */
   private void describe(RoutingContext ctx) {
-    User user = user(ctx);
+    User user = Users.of(ctx);
     ctx.json(new JsonObject().put("token_required", tokenDigest != null || users.configured()).put("watch_all", mayWatchAll(ctx))
         .put("user", user == null ? null : new JsonObject().put("name", user.name()).put("display_name", user.displayName())
             .put("admin", user.admin()))
@@ -141,11 +142,6 @@ public final class AccessGuard {
     ctx.next();
   }
 
-  /** The user this request authenticated as; null without a users file. */
-  public static User user(RoutingContext ctx) {
-    return Users.of(ctx);
-  }
-
   private void authenticate(RoutingContext ctx) {
     if (users.configured()) {
       authenticateUser(ctx);
@@ -156,11 +152,7 @@ public final class AccessGuard {
       ctx.next();
       return;
     }
-    String presented = bearer(ctx.request().getHeader("Authorization"));
-    if (presented == null && QUERY_TOKEN_ALLOWED.matcher(ctx.normalizedPath()).matches()) {
-      presented = ctx.request().getParam("token");
-      if (presented == null) presented = ctx.request().getParam("access_token");  // what the page sends
-    }
+    String presented = presented(ctx);
     if (presented == null || !MessageDigest.isEqual(sha256(presented), tokenDigest)) {
       ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");
       refuse(ctx, 401, "unauthorized", presented == null
@@ -172,13 +164,31 @@ public final class AccessGuard {
     ctx.next();
   }
 
-  /** With a users file: the presented token names the user, whose rights then go with the request. */
-  private void authenticateUser(RoutingContext ctx) {
+  /**
+   * The list of runs shows people's questions: with a users file each user gets their own (the agent filters);
+   * without one, only a client that may watch every run gets it.
+   */
+  private void mayListRuns(RoutingContext ctx) {
+    if (!users.configured() && !mayWatchAll(ctx)) {
+      refuse(ctx, 403, "forbidden", "listing every run is only allowed from this machine unless an API token is configured");
+      return;
+    }
+    ctx.next();
+  }
+
+  /** The token a request carries: its bearer header, or on the sockets' paths the token query parameter. */
+  private static String presented(RoutingContext ctx) {
     String presented = bearer(ctx.request().getHeader("Authorization"));
     if (presented == null && QUERY_TOKEN_ALLOWED.matcher(ctx.normalizedPath()).matches()) {
       presented = ctx.request().getParam("token");
-      if (presented == null) presented = ctx.request().getParam("access_token");
+      if (presented == null) presented = ctx.request().getParam("access_token");  // what the page sends
     }
+    return presented;
+  }
+
+  /** With a users file: the presented token names the user, whose rights then go with the request. */
+  private void authenticateUser(RoutingContext ctx) {
+    String presented = presented(ctx);
     User user = users.authenticate(presented).orElse(null);
     if (user == null) {
       ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");

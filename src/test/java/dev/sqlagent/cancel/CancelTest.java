@@ -176,6 +176,10 @@ class CancelTest {
     assertThat((System.nanoTime() - t0) / 1_000_000).as("a model reply due in a minute is not waited for").isLessThan(3_000);
     assertThat(answer.getBoolean("cancelled")).isTrue();
     assertThat(frames).anyMatch(f -> "event".equals(f.getString("type")) && "cancelled".equals(f.getString("node")));
+    // The model's HTTP call was reset, not left to finish: the model server sees its client go.
+    long until = System.currentTimeMillis() + 3_000;
+    while (model.abandoned() == 0 && System.currentTimeMillis() < until) Thread.sleep(10);
+    assertThat(model.abandoned()).as("model requests whose client went away").isGreaterThanOrEqualTo(1);
     ws.close();
   }
 
