@@ -1,7 +1,11 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ColumnFormat;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.execution.GateError;
+import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.generation.ModelReply;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
@@ -27,21 +31,21 @@ import java.util.regex.Pattern;
  */
 final class AgentRun {
 
-  /** What one execution (or its refusal) came to, as inspect_result and decide see it. */
-  record Outcome(boolean ok, JsonObject result, String errorType, String message, String hint, Integer position,
-      String sql) {
-    static Outcome success(JsonObject result) {
-      return new Outcome(true, result, null, null, null, null, result.getString("sql"));
-    }
-
+  /**
+   * What one execution (or its refusal) came to, as inspect_result and decide see it: the gate's result, or
+   * why there is none and whether it was a write the gate refused.
+   */
+  record Outcome(boolean ok, GateReply.Result result, String errorType, String message, String hint, Integer position,
+      String sql, boolean writeRefused) {
     static Outcome failure(String errorType, String message, String hint, Integer position, String sql) {
-      return new Outcome(false, null, errorType, message, hint, position, sql);
+      return new Outcome(false, null, errorType, message, hint, position, sql, false);
     }
 
-    static Outcome fromGate(JsonObject reply, String sql) {
-      if (reply.getBoolean("ok", false)) return success(reply);
-      return failure(reply.getString("error_type", "unknown"), reply.getString("message", "refused"),
-          reply.getString("hint"), reply.getInteger("position"), reply.getString("sql", sql));
+    static Outcome fromGate(GateReply reply) {
+      if (reply.ok()) return new Outcome(true, reply.result(), null, null, null, null, reply.sql(), false);
+      GateError e = reply.error();
+      return new Outcome(false, null, e.type().wireName(), e.message(), e.hint(), e.position(), e.sql(),
+          reply.writeRefused());
     }
   }
 
@@ -54,9 +58,6 @@ final class AgentRun {
       this.errorType = errorType;
     }
   }
-
-  private static final Pattern WRITE_WORDS = Pattern.compile(
-      "(?is)^\\s*(insert|update|delete|drop|alter|create|truncate|grant|revoke|merge|copy|call|do|vacuum|comment)\\b");
 
   private final Vertx vertx;
   private final AgentSettings settings;
@@ -106,7 +107,7 @@ final class AgentRun {
     return control.cancel(by);
   }
 
-  Future<JsonObject> run() {
+  Future<Answer> run() {
     long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
     return selectSchema()
         .compose(v -> attemptOnce())
@@ -144,7 +145,7 @@ final class AgentRun {
 
   // --- generate_sql → validate_sql → execute_sql → inspect_result → decide ------------------------
 
-  private Future<JsonObject> attemptOnce() {
+  private Future<Answer> attemptOnce() {
     attempt++;
     if (System.currentTimeMillis() > deadline) {
       throw new Infrastructure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed");
@@ -157,8 +158,7 @@ final class AgentRun {
       ModelReply reply = generated.reply();
       if (reply.refused()) return refuse(reply.explanation(), null);
       String sql = maybeInjectFault(reply.sql());
-      return validate(sql)
-          .compose(check -> check.ok() ? execute(sql, check.sql()) : Future.succeededFuture(check))
+      return validateAndExecute(sql)
           .compose(this::inspect)
           .compose(this::decide);
     });
@@ -210,37 +210,31 @@ final class AgentRun {
     }).orElse(sql);
   }
 
-  private Future<Outcome> validate(String sql) {
-    String node = "validate_sql";
-    lastSql = sql;
-    events.started(node, "guardrail", attempt, new JsonObject().put("sql", sql));
-    return gate(sql, false).map(reply -> {
-      Outcome o = Outcome.fromGate(reply, sql);
-      if (o.ok()) {
-        events.finished(node, "guardrail", attempt, new JsonObject().put("sql", reply.getString("sql"))
-            .put("static_check", reply.getString("static_check")));
-      } else {
-        events.failed(node, "guardrail", attempt, errorData(o));
-      }
-      return o;
-    });
-  }
-
   /**
-   * Runs the model's SQL, not the checked text: the gate bounds it again and then knows the cap is its own,
-   * so its probe row can report {@code truncated} (a re-submitted "LIMIT cap" would read as the user's).
+   * validate_sql and execute_sql from one request to the gate, whose reply holds each stage's verdict: the
+   * static check, limit and plan make validate_sql's, the execution execute_sql's. The gate runs the model's
+   * SQL, not a checked text, so it knows the cap is its own and its probe row can report {@code truncated}.
    */
-  private Future<Outcome> execute(String sql, String boundedSql) {
-    String node = "execute_sql";
-    events.started(node, "tool", attempt, new JsonObject().put("sql", boundedSql));
-    return gate(sql, true).map(reply -> {
-      Outcome o = Outcome.fromGate(reply, boundedSql);
+  private Future<Outcome> validateAndExecute(String sql) {
+    lastSql = sql;
+    events.started("validate_sql", "guardrail", attempt, new JsonObject().put("sql", sql));
+    return gate(sql).map(reply -> {
+      Outcome o = Outcome.fromGate(reply);
+      if (!reply.passedChecks()) {
+        events.failed("validate_sql", "guardrail", attempt, errorData(o));
+        return o;
+      }
+      String boundedSql = reply.boundedSql();
+      events.finished("validate_sql", "guardrail", attempt, new JsonObject().put("sql", boundedSql)
+          .put("static_check", reply.staticCheckVerdict()));
+      events.started("execute_sql", "tool", attempt, new JsonObject().put("sql", boundedSql));
       if (o.ok()) {
-        events.finished(node, "tool", attempt, new JsonObject().put("sql", reply.getString("sql"))
-            .put("row_count", reply.getInteger("row_count")).put("truncated", reply.getBoolean("truncated"))
-            .put("elapsed_ms", reply.getLong("elapsed_ms")).put("columns", reply.getJsonArray("columns")));
+        GateReply.Result r = o.result();
+        events.finished("execute_sql", "tool", attempt, new JsonObject().put("sql", reply.sql())
+            .put("row_count", r.rowCount()).put("truncated", r.truncated())
+            .put("elapsed_ms", r.elapsedMs()).put("columns", r.columns()));
       } else {
-        events.failed(node, "tool", attempt, errorData(o));
+        events.failed("execute_sql", "tool", attempt, errorData(o));
       }
       return o;
     });
@@ -253,9 +247,9 @@ final class AgentRun {
    */
   private Future<Outcome> inspect(Outcome o) {
     String node = "inspect_result";
-    if (!o.ok() || o.result().getInteger("row_count", 0) > 0 || !agentMode || probed) {
+    if (!o.ok() || o.result().rowCount() > 0 || !agentMode || probed) {
       events.finished(node, "decision", attempt, new JsonObject().put("ok", o.ok())
-          .put("row_count", o.ok() ? o.result().getInteger("row_count") : null));
+          .put("row_count", o.ok() ? o.result().rowCount() : null));
       return Future.succeededFuture(o);
     }
     probed = true;
@@ -266,8 +260,8 @@ final class AgentRun {
             .put("row_count", 0));
         return Future.succeededFuture(o);
       }
-      return gate(relaxed.get().sql(), true).map(reply -> {
-        int rows = reply.getBoolean("ok", false) ? reply.getInteger("row_count", 0) : 0;
+      return gate(relaxed.get().sql()).map(reply -> {
+        int rows = reply.ok() ? reply.result().rowCount() : 0;
         JsonObject data = new JsonObject().put("probe", "empty_result").put("relaxed_sql", relaxed.get().sql())
             .put("filters", new JsonArray(relaxed.get().filters())).put("probe_rows", rows);
         if (rows == 0) {
@@ -284,10 +278,10 @@ final class AgentRun {
     });
   }
 
-  private Future<JsonObject> decide(Outcome o) {
+  private Future<Answer> decide(Outcome o) {
     if (control.cancelled() || control.deadlinePassed()) return Future.failedFuture(new RunControl.Stopped("stopped"));
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
-    boolean refusal = !o.ok() && isWriteRefusal(type, o.sql());
+    boolean refusal = !o.ok() && o.writeRefused();
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, attempt, agentMode);
     events.finished("decide", "decision", attempt, new JsonObject().put("next", next.name().toLowerCase(Locale.ROOT))
         .put("error_type", o.errorType()).put("attempts_left", Decision.MAX_ATTEMPTS - attempt));
@@ -302,12 +296,6 @@ final class AgentRun {
       default:
         return giveUp(o);
     }
-  }
-
-  /** A refused write (by the gate or the database's read-only guarantees) is a refusal of the request. */
-  private static boolean isWriteRefusal(ErrorType type, String sql) {
-    if (type == ErrorType.PERMISSION_DENIED) return sql != null && WRITE_WORDS.matcher(sql).find();
-    return type == ErrorType.REJECTED && sql != null && WRITE_WORDS.matcher(sql).find();
   }
 
   // --- prepare_repair ------------------------------------------------------------------------------
@@ -339,27 +327,23 @@ final class AgentRun {
 
   // --- answer | give_up | refuse -----------------------------------------------------------------
 
-  private Future<JsonObject> answer(Outcome o) {
+  private Future<Answer> answer(Outcome o) {
     String node = "answer";
-    JsonObject r = o.result();
+    GateReply.Result r = o.result();
     events.started(node, "answer", attempt, new JsonObject());
     Future<String> words = settings.modelSummary()
-        ? wordAnswer(r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
+        ? wordAnswer(o.sql(), r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(plainSummary(r)))
         : Future.succeededFuture(plainSummary(r));
     return words.map(text -> {
-      JsonObject answer = base(text, r.getString("sql"))
-          .put("columns", r.getJsonArray("columns")).put("rows", r.getJsonArray("rows"))
-          .put("row_count", r.getInteger("row_count")).put("truncated", r.getBoolean("truncated", false));
-      finish(answer);
-      events.finished(node, "answer", attempt, answer.copy());
+      Answer answer = answerOf(text, o.sql(), false, false, false, r);
+      events.finished(node, "answer", attempt, answer.toJson());
       return answer;
     });
   }
 
-  private Future<String> wordAnswer(JsonObject r) {
-    JsonArray messages = PromptBuilder.answerMessages(question, r.getString("sql"), r.getJsonArray("columns"),
-        r.getJsonArray("rows"), r.getInteger("row_count", 0), r.getBoolean("truncated", false));
+  private Future<String> wordAnswer(String sql, GateReply.Result r) {
+    JsonArray messages = PromptBuilder.answerMessages(question, sql, r.columns(), r.rows(), r.rowCount(), r.truncated());
     return request(Addresses.GENERATE, new JsonObject().put("run_id", runId).put("messages", messages).put("stream", false),
         Math.max(1_000, remaining()))
         .map(reply -> {
@@ -393,61 +377,58 @@ final class AgentRun {
   }
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
-  static String plainSummary(JsonObject r) {
-    int n = r.getInteger("row_count", 0);
-    JsonArray rows = r.getJsonArray("rows", new JsonArray());
-    JsonArray cols = r.getJsonArray("columns", new JsonArray());
-    if (n == 0) return "No rows match the question.";
-    if (n == 1 && cols.size() == 1) return "The answer is " + rows.getJsonArray(0).getValue(0) + ".";
-    StringBuilder b = new StringBuilder();
-    b.append(n).append(n == 1 ? " row" : " rows").append(r.getBoolean("truncated", false) ? " (more exist)" : "");
-    JsonArray first = rows.getJsonArray(0);
-    b.append("; the first: ");
-    for (int i = 0; i < cols.size(); i++) {
-      if (i > 0) b.append(", ");
-      b.append(cols.getJsonObject(i).getString("name")).append(" = ").append(first.getValue(i));
-    }
-    return b.append('.').toString();
+  static String plainSummary(GateReply.Result r) {
+    return ResultText.summary(r.columns(), r.rows(), r.rowCount(), r.truncated());
   }
 
   /** A cancelled run: what was tried so far, and the event every watcher sees. */
-  private Future<JsonObject> cancelled() {
+  private Future<Answer> cancelled() {
     String text = "The question was cancelled" + (control.cancelledBy() == null ? "" : " by " + control.cancelledBy())
         + " before it was answered; nothing is left running.";
-    JsonObject answer = base(text, lastSql).put("cancelled", true)
-        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
-    finish(answer);
-    answer.put("cancel_ms", System.currentTimeMillis() - control.cancelledAt());
-    events.finished("cancelled", "answer", attempt, answer.copy());
+    Answer answer = answerOf(text, lastSql, false, false, true, null);
+    events.finished("cancelled", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
 
-  private Future<JsonObject> giveUp(Outcome last) {
+  private Future<Answer> giveUp(Outcome last) {
     record(last, null);
     String reason = last.errorType() == null ? "unknown" : last.errorType();
     String text = "I could not answer this question" + (attempt > 0 ? " after " + attempt + (attempt == 1 ? " attempt" : " attempts") : "")
         + ". The last error was " + reason + ": " + last.message() + "."
         + (history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
             ? " Every query tried is in the history." : " No query was run.");
-    JsonObject answer = base(text, last.sql()).put("gave_up", true)
-        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
-    finish(answer);
-    events.finished("give_up", "answer", attempt, answer.copy());
+    Answer answer = answerOf(text, last.sql(), false, true, false, null);
+    events.finished("give_up", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
 
-  private Future<JsonObject> refuse(String explanation, Outcome o) {
+  private Future<Answer> refuse(String explanation, Outcome o) {
     String text = explanation == null || explanation.isBlank()
         ? "The database cannot answer this question." : explanation;
-    JsonObject answer = base(text, o == null ? null : o.sql()).put("refused", true)
-        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
-    finish(answer);
-    events.finished("answer", "answer", attempt, answer.copy().put("refused", true));
+    Answer answer = answerOf(text, o == null ? null : o.sql(), true, false, false, null);
+    events.finished("answer", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
 
-  private JsonObject base(String text, String sql) {
-    JsonArray tables = new JsonArray();
+  /**
+   * The run's answer, built in this one place: the words, the SQL, the result when there is one, whose run it
+   * is, and for a cancelled run how long the cancel took to leave nothing running.
+   */
+  private Answer answerOf(String text, String sql, boolean refused, boolean gaveUp, boolean cancelled,
+      GateReply.Result result) {
+    long now = System.currentTimeMillis();
+    return new Answer(question, text, sql, attempt, tablesUsed(sql), refused, gaveUp, cancelled,
+        result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
+        result == null ? new JsonArray() : result.rows(),
+        result == null ? 0 : result.rowCount(), result != null && result.truncated(), history,
+        new Answer.Tokens(promptTokens, completionTokens), costUsd, now - startedAt, runId,
+        agentMode ? "agent" : "baseline", model, source, user == null ? null : user.name(), injectedFault,
+        cancelled ? Long.valueOf(now - control.cancelledAt()) : null);
+  }
+
+  /** The retrieved tables the SQL names. */
+  private List<String> tablesUsed(String sql) {
+    List<String> tables = new ArrayList<>();
     if (retrieval != null && sql != null) {
       String lower = sql.toLowerCase(Locale.ROOT);
       for (Object t : retrieval.getJsonArray("tables", new JsonArray())) {
@@ -455,30 +436,23 @@ final class AgentRun {
         if (Pattern.compile("\\b" + Pattern.quote(name.toLowerCase(Locale.ROOT)) + "\\b").matcher(lower).find()) tables.add(name);
       }
     }
-    return new JsonObject().put("question", question).put("answer", text).put("sql", sql)
-        .put("attempts", attempt).put("tables_used", tables).put("refused", false).put("gave_up", false)
-        .put("cancelled", false);
-  }
-
-  private void finish(JsonObject answer) {
-    JsonArray h = new JsonArray();
-    history.forEach(a -> h.add(a.toJson()));
-    answer.put("history", h)
-        .put("tokens", new JsonObject().put("prompt", promptTokens).put("completion", completionTokens))
-        .put("cost_usd", costUsd).put("latency_ms", System.currentTimeMillis() - startedAt)
-        .put("run_id", runId).put("mode", agentMode ? "agent" : "baseline").put("model", model).put("source", source)
-        .put("user", user == null ? null : user.name());
-    if (injectedFault != null) answer.put("injected_fault", injectedFault);
+    return tables;
   }
 
   // --- plumbing -------------------------------------------------------------------------------------
 
-  private Future<JsonObject> gate(String sql, boolean run) {
-    JsonObject body = new JsonObject().put("sql", sql).put("run", run).put("run_id", runId)
+  /**
+   * The whole gate, one request: every stage's verdict, and the rows when all passed. The run's id lets a
+   * cancel reach the statement; the user's database role (if any) is the one the statement runs as.
+   */
+  private Future<GateReply> gate(String sql) {
+    JsonObject body = new JsonObject().put("sql", sql).put("run", true).put("run_id", runId)
         .put("db_role", user == null ? null : user.dbRole());
     return request(Addresses.EXECUTE, body, settings.stepTimeoutMs())
-        .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err) : Future.succeededFuture(new JsonObject().put("ok", false).put("error_type", "unknown")
-            .put("message", "the gate did not answer: " + describe(err)).put("repairable", false).put("sql", sql)));
+        .map(GateReply::fromJson)
+        .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
+            : Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
+                "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));
   }
 
   private Future<JsonObject> request(String address, JsonObject body, long timeoutMs) {

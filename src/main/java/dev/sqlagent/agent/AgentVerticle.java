@@ -162,18 +162,16 @@ public final class AgentVerticle extends VerticleBase {
     kept.active.run()
         .onComplete(done -> {
           kept.active = null;
-          kept.state = done.failed() ? "failed" : done.result().getBoolean("cancelled", false) ? "cancelled"
-              : done.result().getBoolean("gave_up", false) ? "gave_up" : done.result().getBoolean("refused", false)
-              ? "refused" : "answered";
+          kept.state = done.failed() ? "failed" : done.result().outcome();
           if (counted) finished();
         })
         .onSuccess(answer -> {
-          msg.reply(answer);
-          vertx.eventBus().publish(Addresses.ANSWERS, answer);
-          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.getBoolean("cancelled") ? "cancelled"
-              : answer.getBoolean("gave_up") ? "gave up" : answer.getBoolean("refused") ? "refused" : "answered", answer.getLong("latency_ms"),
-              answer.getInteger("attempts"), answer.getJsonArray("history").isEmpty() ? "" : ", errors "
-              + answer.getJsonArray("history").stream().map(h -> ((JsonObject) h).getString("error_type")).toList());
+          JsonObject json = answer.toJson();
+          msg.reply(json);
+          vertx.eventBus().publish(Addresses.ANSWERS, json);
+          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
+              answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
+              + answer.history().stream().map(Attempt::errorType).toList());
         })
         .onFailure(err -> {
           LOG.error("run {} failed unexpectedly", runId, err);

@@ -1,7 +1,10 @@
 package dev.sqlagent.tools;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ResultText;
+import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -158,7 +161,7 @@ public final class ShopTools {
     }
     JsonObject body = new JsonObject().put("sql", s).put("run", true).put("db_role", user == null ? null : user.dbRole());
     return request(Addresses.EXECUTE, body, quick, "the query gate")
-        .map(reply -> reply.getBoolean("ok", false) ? ToolResult.ok(reply) : ToolResult.error(reply))
+        .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
 
@@ -178,7 +181,10 @@ public final class ShopTools {
         .put("user", user == null ? null : user.toJson());
     if (runId != null) request.put("run_id", runId);
     return request(Addresses.ASK, request, askOptions, "the agent")
-        .map(ToolResult::ok)
+        .map(reply -> {
+          JsonObject answer = Answer.fromJson(reply).toJson();
+          return ToolResult.ok(answer, ResultText.answer(answer));
+        })
         .otherwise(ShopTools::failure);
   }
 

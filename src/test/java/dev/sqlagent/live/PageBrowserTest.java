@@ -191,6 +191,30 @@ class PageBrowserTest {
   }
 
   @Test
+  void theResultTableShowsNumbersWithSeparatorsAndKeepsYearsAndIds() throws Exception {
+    model.reset();
+    model.enqueue(Reply.sql("SELECT 2025 AS year, count(*) * 100 AS customer_id, count(*) * 1000 AS customers,"
+        + " count(*) * 8230.5 AS billed, 2.5 / 3 AS share FROM customers"));
+    WebDriver d = browser.driver;
+    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    ask(d, "How many customers, and what did they buy?", false);
+    WebElement answer = waiting(d, 30).until(x -> {
+      List<WebElement> a = x.findElements(By.cssSelector("#runs > details.run .answer table.result"));
+      return a.isEmpty() ? null : a.get(0);
+    });
+    List<WebElement> cells = answer.findElements(By.cssSelector("tbody tr td"));
+    assertThat(cells.stream().map(WebElement::getText).toList())
+        .containsExactly("2025", "15000", "150,000", "1,234,575.00", "0.8333");
+    for (WebElement c : cells) assertThat(c.getCssValue("text-align")).isEqualTo("right");
+    // The exact value stays one hover away, as the JSON carries it.
+    assertThat(cells.get(3).getAttribute("title")).isEqualTo("1234575.0");
+    assertThat(d.findElement(By.cssSelector("#runs > details.run .answer-text")).getText())
+        .isEqualTo("1 row; the first: year = 2025, customer_id = 15000, customers = 150,000, billed = 1,234,575.00,"
+            + " share = 0.8333.");
+  }
+
+  @Test
   void withoutAReachableModelThePageSaysSo() throws Exception {
     TestDatabase db = TestDatabase.get();
     Map<String, String> env = new HashMap<>();
