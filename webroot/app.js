@@ -220,6 +220,7 @@
           <span class="badges"><span class="badge badge-mode"></span><span class="badge run-state state-running">Running</span></span>
         </summary>
         <div class="run-body">
+          <button type="button" class="stop-button" id="stop-${this.n}" disabled>Stop</button>
           <h3 class="section-title" id="tl-${this.n}">Timeline</h3>
           <ol class="timeline" aria-labelledby="tl-${this.n}" aria-live="polite" aria-relevant="additions"></ol>
           <section class="answer" hidden aria-labelledby="ans-${this.n}">
@@ -231,12 +232,21 @@
       $('.badge-mode', el).textContent = this.mode === 'baseline' ? 'single-shot baseline' : 'agent';
       this.el = el;
       this.timeline = $('.timeline', el);
+      // Stop: cancels the run on the server (its model call and its statement too); the run's own events end it.
+      this.stop = $('.stop-button', el);
+      this.stop.addEventListener('click', () => {
+        if (!this.id || this.ended) return;
+        this.stop.disabled = true;
+        this.stop.textContent = 'Stopping…';
+        send({ type: 'cancel', run_id: this.id });
+      });
       $('#runs').prepend(el);
     }
 
     setId(id) {
       this.id = id;
       this.el.dataset.runId = id;
+      this.stop.disabled = false;
     }
 
     setState(text, cls) {
@@ -253,7 +263,7 @@
       }
       this.lastSeq = ev.seq;
       try { this.apply(ev); } catch (e) { console.error('cannot show event', ev, e); }
-      if ((ev.node === 'answer' || ev.node === 'give_up') && ev.status === 'finished') this.onAnswer(ev.data);
+      if ((ev.node === 'answer' || ev.node === 'give_up' || ev.node === 'cancelled') && ev.status === 'finished') this.onAnswer(ev.data);
     }
 
     onReplayEnd() { /* events came through onEvent */ }
@@ -528,11 +538,12 @@
       if (this.ended) return;
       this.ended = true;
       clearTimeout(this.catchUpTimer);
-      const ok = !answer.gave_up && !answer.refused;
+      this.stop.hidden = true;
+      const ok = !answer.gave_up && !answer.refused && !answer.cancelled;
       const last = (answer.history || [])[answer.history ? answer.history.length - 1 : 0] || {};
       const modelDown = answer.gave_up && MODEL_DOWN.has(last.error_type);
-      this.setState(ok ? 'Answered' : answer.refused ? 'Refused' : modelDown ? 'Model unavailable' : 'Gave up',
-        ok ? 'state-ok' : answer.refused ? 'state-refused' : 'state-bad');
+      this.setState(ok ? 'Answered' : answer.cancelled ? 'Stopped' : answer.refused ? 'Refused' : modelDown ? 'Model unavailable' : 'Gave up',
+        ok ? 'state-ok' : answer.refused || answer.cancelled ? 'state-refused' : 'state-bad');
       if (ok) {
         // The run succeeded: failed attempts fold away, their summary (error type) stays visible.
         this.attempts.forEach(a => { if (a.li.dataset.state === 'bad') a.details.open = false; });
@@ -550,6 +561,7 @@
     failed(message) {
       if (this.ended) return;
       this.ended = true;
+      this.stop.hidden = true;
       this.setState('Error', 'state-bad');
       const section = $('.answer', this.el);
       const p = document.createElement('p');

@@ -3,6 +3,8 @@ package dev.sqlagent.access;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.live.OriginGuard;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -51,6 +53,7 @@ public final class AccessGuard {
   private static final Pattern QUERY_TOKEN_ALLOWED = Pattern.compile("^/(ws|eventbus)(/.*)?$");
 
   private final byte[] tokenDigest;
+  private final Users users;
   private final int maxBodyBytes;
   private final int askPerClient;
   private final AskSlots slots;
@@ -58,6 +61,7 @@ public final class AccessGuard {
   private AccessGuard(Vertx vertx, JsonObject config) {
     String token = config.getString("apiToken");
     this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
+    this.users = Users.fromConfig(config);
     this.maxBodyBytes = config.getInteger("maxBodyBytes", 65_536);
     this.askPerClient = config.getInteger("askPerClient", 2);
     // One table per Vert.x instance, shared by every HTTP verticle instance.
@@ -74,11 +78,15 @@ public final class AccessGuard {
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
         .handler(g::checkQuestion).handler(g::admitAsk);
     router.get("/api/access").handler(g::describe);
+    router.get("/api/runs").handler(g::mayListRuns);
   }
 
   /** What this client may do here: the page reads it once to know whether to offer "watch every run". */
   private void describe(RoutingContext ctx) {
-    ctx.json(new JsonObject().put("token_required", tokenDigest != null).put("watch_all", mayWatchAll(ctx))
+    User user = Users.of(ctx);
+    ctx.json(new JsonObject().put("token_required", tokenDigest != null || users.configured()).put("watch_all", mayWatchAll(ctx))
+        .put("user", user == null ? null : new JsonObject().put("name", user.name()).put("display_name", user.displayName())
+            .put("admin", user.admin()))
         .put("ask_per_client", askPerClient).put("max_body_bytes", maxBodyBytes)
         .put("max_question_chars", AgentVerticle.MAX_QUESTION_CHARS));
   }
@@ -135,16 +143,16 @@ public final class AccessGuard {
   }
 
   private void authenticate(RoutingContext ctx) {
+    if (users.configured()) {
+      authenticateUser(ctx);
+      return;
+    }
     if (tokenDigest == null) {
       ctx.put(WATCH_ALL, isLoopback(ctx.request().remoteAddress()));
       ctx.next();
       return;
     }
-    String presented = bearer(ctx.request().getHeader("Authorization"));
-    if (presented == null && QUERY_TOKEN_ALLOWED.matcher(ctx.normalizedPath()).matches()) {
-      presented = ctx.request().getParam("token");
-      if (presented == null) presented = ctx.request().getParam("access_token");  // what the page sends
-    }
+    String presented = presented(ctx);
     if (presented == null || !MessageDigest.isEqual(sha256(presented), tokenDigest)) {
       ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");
       refuse(ctx, 401, "unauthorized", presented == null
@@ -153,6 +161,44 @@ public final class AccessGuard {
       return;
     }
     ctx.put(WATCH_ALL, true);
+    ctx.next();
+  }
+
+  /**
+   * The list of runs shows people's questions: with a users file each user gets their own (the agent filters);
+   * without one, only a client that may watch every run gets it.
+   */
+  private void mayListRuns(RoutingContext ctx) {
+    if (!users.configured() && !mayWatchAll(ctx)) {
+      refuse(ctx, 403, "forbidden", "listing every run is only allowed from this machine unless an API token is configured");
+      return;
+    }
+    ctx.next();
+  }
+
+  /** The token a request carries: its bearer header, or on the sockets' paths the token query parameter. */
+  private static String presented(RoutingContext ctx) {
+    String presented = bearer(ctx.request().getHeader("Authorization"));
+    if (presented == null && QUERY_TOKEN_ALLOWED.matcher(ctx.normalizedPath()).matches()) {
+      presented = ctx.request().getParam("token");
+      if (presented == null) presented = ctx.request().getParam("access_token");  // what the page sends
+    }
+    return presented;
+  }
+
+  /** With a users file: the presented token names the user, whose rights then go with the request. */
+  private void authenticateUser(RoutingContext ctx) {
+    String presented = presented(ctx);
+    User user = users.authenticate(presented).orElse(null);
+    if (user == null) {
+      ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");
+      refuse(ctx, 401, "unauthorized", presented == null
+          ? "this service requires your user token: send \"Authorization: Bearer <token>\" (WebSocket clients of /ws and /eventbus may add ?token=<token> instead)"
+          : "the token is not valid");
+      return;
+    }
+    ctx.put(Users.CONTEXT_KEY, user);
+    ctx.put(WATCH_ALL, user.admin());
     ctx.next();
   }
 

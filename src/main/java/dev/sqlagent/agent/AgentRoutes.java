@@ -2,6 +2,9 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
@@ -27,6 +30,8 @@ public final class AgentRoutes {
     AgentRoutes r = new AgentRoutes(vertx, config);
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(r::ask);
     router.get("/api/runs/:id/events").handler(r::events);
+    router.delete("/api/runs/:id").handler(r::cancel);
+    router.get("/api/runs").handler(r::list);
   }
 
   private void ask(RoutingContext ctx) {
@@ -41,9 +46,43 @@ public final class AgentRoutes {
       error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
       return;
     }
+    User user = Users.of(ctx);
+    String runId = java.util.UUID.randomUUID().toString();
     JsonObject request = new JsonObject().put("question", body.getValue("question"))
-        .put("mode", body.getValue("mode", "agent")).put("source", "http");
+        .put("mode", body.getValue("mode", "agent")).put("source", "http").put("run_id", runId)
+        .put("user", user == null ? null : user.toJson());
+    // A client that hangs up before its answer does not want it: its run is stopped, statement and all.
+    ctx.response().closeHandler(v -> {
+      if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
+    });
+    ctx.response().putHeader("X-Run-Id", runId);
     vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
+        .onSuccess(m -> {
+          if (!ctx.response().closed()) ctx.json(m.body());
+        })
+        .onFailure(err -> {
+          if (!ctx.response().closed()) replyFailure(ctx, err);
+        });
+  }
+
+  private Future<JsonObject> cancel(String runId, User user, String by) {
+    return vertx.eventBus().<JsonObject>request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
+            .put("user", user == null ? null : user.toJson()).put("by", by))
+        .map(m -> m.body());
+  }
+
+  /** {@code DELETE /api/runs/:id}: stops a running question (its owner's or, for an admin, anyone's). */
+  private void cancel(RoutingContext ctx) {
+    User user = Users.of(ctx);
+    cancel(ctx.pathParam("id"), user, user == null ? "a client" : user.displayName())
+        .onSuccess(ctx::json)
+        .onFailure(err -> replyFailure(ctx, err));
+  }
+
+  /** {@code GET /api/runs}: the recent runs this client may see (its own; an admin's: all). */
+  private void list(RoutingContext ctx) {
+    User user = Users.of(ctx);
+    vertx.eventBus().<JsonObject>request(Addresses.RUNS, new JsonObject().put("user", user == null ? null : user.toJson()))
         .onSuccess(m -> ctx.json(m.body()))
         .onFailure(err -> replyFailure(ctx, err));
   }
@@ -57,7 +96,8 @@ public final class AgentRoutes {
       return;
     }
     vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after))
+            new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after)
+                .put("user", Users.of(ctx) == null ? null : Users.of(ctx).toJson()))
         .onSuccess(m -> ctx.json(m.body()))
         .onFailure(err -> replyFailure(ctx, err));
   }
@@ -71,6 +111,10 @@ public final class AgentRoutes {
       } else if (re.failureCode() == AgentVerticle.BUSY) {
         ctx.response().putHeader("Retry-After", "5");
         error(ctx, 503, "busy", re.getMessage());
+      } else if (re.failureCode() == AgentVerticle.FORBIDDEN) {
+        error(ctx, 403, "forbidden", re.getMessage());
+      } else if (re.failureCode() == AgentVerticle.CONFLICT) {
+        error(ctx, 409, "not_running", re.getMessage());
       } else if (re.failureCode() == 400 || re.failureCode() == 404 || re.failureCode() == 429) {
         error(ctx, re.failureCode(), re.failureCode() == 404 ? "not_found" : re.failureCode() == 429 ? "busy" : "bad_request",
             re.getMessage());

@@ -7,6 +7,7 @@ import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.execution.GateError;
 import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.generation.ModelReply;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -69,6 +70,9 @@ final class AgentRun {
   private final String faultKey;
   private final long startedAt = System.currentTimeMillis();
   private final long deadline;
+  private final User user;
+  private final RunControl control;
+  private String lastSql;
 
   private JsonObject retrieval;
   private boolean widened;
@@ -85,7 +89,7 @@ final class AgentRun {
   private JsonArray lastCandidates;
 
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
-      String source, FirstSqlMutator mutator, String faultKey) {
+      String source, FirstSqlMutator mutator, String faultKey, User user) {
     this.vertx = vertx;
     this.settings = settings;
     this.events = events;
@@ -98,6 +102,8 @@ final class AgentRun {
     this.model = settings.model();
     this.deadline = startedAt + settings.questionTimeoutMs();
     this.candidates = settings.candidates();
+    this.user = user;
+    this.control = new RunControl(vertx, runId);
   }
 
   /** Overrides the configured number of SQL candidates per attempt (evaluation compares several). */
@@ -106,13 +112,25 @@ final class AgentRun {
     return this;
   }
 
+  /** Stops this run (see {@link RunControl}); false when it was already stopped. */
+  boolean cancel(String by) {
+    return control.cancel(by);
+  }
+
   Future<Answer> run() {
+    long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
     return selectSchema()
         .compose(v -> attemptOnce())
         .recover(err -> {
+          if (control.cancelled()) return cancelled();
+          if (err instanceof RunControl.Stopped || control.deadlinePassed()) {
+            return giveUp(Outcome.failure("timeout", "the question's deadline of " + settings.questionTimeoutMs()
+                + " ms passed", null, null, lastSql));
+          }
           if (err instanceof Infrastructure infra) return giveUp(Outcome.failure(infra.errorType, infra.getMessage(), null, null, null));
           return giveUp(Outcome.failure("unknown", "internal error: " + err.getClass().getSimpleName(), null, null, null));
-        });
+        })
+        .onComplete(done -> vertx.cancelTimer(deadlineTimer));
   }
 
   // --- select_schema -----------------------------------------------------------------------------
@@ -120,7 +138,8 @@ final class AgentRun {
   private Future<Void> selectSchema() {
     String node = "select_schema";
     events.started(node, "retriever", attempt, new JsonObject().put("question", question).put("widen", widened));
-    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widened), settings.stepTimeoutMs())
+    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widened)
+        .put("db_role", user == null ? null : user.dbRole()), settings.stepTimeoutMs())
         .map(reply -> {
           retrieval = reply;
           events.finished(node, "retriever", attempt, new JsonObject()
@@ -129,6 +148,7 @@ final class AgentRun {
           return (Void) null;
         })
         .recover(err -> {
+          if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
           events.failed(node, "retriever", attempt, new JsonObject().put("message", describe(err)));
           return Future.failedFuture(new Infrastructure("retrieval_failed", "schema retrieval failed: " + describe(err)));
         });
@@ -212,6 +232,7 @@ final class AgentRun {
         remaining())
         .eventually(deltas::unregister)
         .recover(err -> {
+          if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
           Infrastructure infra = modelFailure(err);
           events.failed(node, "generation", attempt, new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage()));
           return Future.failedFuture(infra);
@@ -249,6 +270,7 @@ final class AgentRun {
    * SQL, not a checked text, so it knows the cap is its own and its probe row can report {@code truncated}.
    */
   private Future<Outcome> validateAndExecute(String sql) {
+    lastSql = sql;
     events.started("validate_sql", "guardrail", attempt, new JsonObject().put("sql", sql));
     return gate(sql).map(reply -> {
       Outcome o = Outcome.fromGate(reply);
@@ -329,6 +351,7 @@ final class AgentRun {
   }
 
   private Future<Answer> decide(Outcome o) {
+    if (control.cancelled() || control.deadlinePassed()) return Future.failedFuture(new RunControl.Stopped("stopped"));
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
     boolean refusal = !o.ok() && o.writeRefused();
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, attempt, agentMode);
@@ -381,10 +404,11 @@ final class AgentRun {
     GateReply.Result r = o.result();
     events.started(node, "answer", attempt, new JsonObject());
     Future<String> words = settings.modelSummary()
-        ? wordAnswer(o.sql(), r).recover(err -> Future.succeededFuture(plainSummary(r)))
+        ? wordAnswer(o.sql(), r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
+            : Future.succeededFuture(plainSummary(r)))
         : Future.succeededFuture(plainSummary(r));
     return words.map(text -> {
-      Answer answer = answerOf(text, o.sql(), false, false, r);
+      Answer answer = answerOf(text, o.sql(), false, false, false, r);
       events.finished(node, "answer", attempt, answer.toJson());
       return answer;
     });
@@ -429,6 +453,15 @@ final class AgentRun {
     return ResultText.summary(r.columns(), r.rows(), r.rowCount(), r.truncated());
   }
 
+  /** A cancelled run: what was tried so far, and the event every watcher sees. */
+  private Future<Answer> cancelled() {
+    String text = "The question was cancelled" + (control.cancelledBy() == null ? "" : " by " + control.cancelledBy())
+        + " before it was answered; nothing is left running.";
+    Answer answer = answerOf(text, lastSql, false, false, true, null);
+    events.finished("cancelled", "answer", attempt, answer.toJson());
+    return Future.succeededFuture(answer);
+  }
+
   private Future<Answer> giveUp(Outcome last) {
     record(last, null);
     String reason = last.errorType() == null ? "unknown" : last.errorType();
@@ -436,7 +469,7 @@ final class AgentRun {
         + ". The last error was " + reason + ": " + last.message() + "."
         + (history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
             ? " Every query tried is in the history." : " No query was run.");
-    Answer answer = answerOf(text, last.sql(), false, true, null);
+    Answer answer = answerOf(text, last.sql(), false, true, false, null);
     events.finished("give_up", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
@@ -444,19 +477,25 @@ final class AgentRun {
   private Future<Answer> refuse(String explanation, Outcome o) {
     String text = explanation == null || explanation.isBlank()
         ? "The database cannot answer this question." : explanation;
-    Answer answer = answerOf(text, o == null ? null : o.sql(), true, false, null);
+    Answer answer = answerOf(text, o == null ? null : o.sql(), true, false, false, null);
     events.finished("answer", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
 
-  /** The run's answer, built in this one place: the words, the SQL, and the result when there is one. */
-  private Answer answerOf(String text, String sql, boolean refused, boolean gaveUp, GateReply.Result result) {
-    return new Answer(question, text, sql, attempt, tablesUsed(sql), refused, gaveUp,
+  /**
+   * The run's answer, built in this one place: the words, the SQL, the result when there is one, whose run it
+   * is, and for a cancelled run how long the cancel took to leave nothing running.
+   */
+  private Answer answerOf(String text, String sql, boolean refused, boolean gaveUp, boolean cancelled,
+      GateReply.Result result) {
+    long now = System.currentTimeMillis();
+    return new Answer(question, text, sql, attempt, tablesUsed(sql), refused, gaveUp, cancelled,
         result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
         result == null ? new JsonArray() : result.rows(),
         result == null ? 0 : result.rowCount(), result != null && result.truncated(), history,
-        new Answer.Tokens(promptTokens, completionTokens), costUsd, System.currentTimeMillis() - startedAt, runId,
-        agentMode ? "agent" : "baseline", model, source, injectedFault,
+        new Answer.Tokens(promptTokens, completionTokens), costUsd, now - startedAt, runId,
+        agentMode ? "agent" : "baseline", model, source, user == null ? null : user.name(), injectedFault,
+        cancelled ? Long.valueOf(now - control.cancelledAt()) : null,
         lastCandidates == null ? null : lastCandidates.copy());
   }
 
@@ -475,19 +514,26 @@ final class AgentRun {
 
   // --- plumbing -------------------------------------------------------------------------------------
 
-  /** The whole gate, one request: every stage's verdict, and the rows when all passed. */
+  /**
+   * The whole gate, one request: every stage's verdict, and the rows when all passed. The run's id lets a
+   * cancel reach the statement; the user's database role (if any) is the one the statement runs as.
+   */
   private Future<GateReply> gate(String sql) {
-    return request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", true), settings.stepTimeoutMs())
+    JsonObject body = new JsonObject().put("sql", sql).put("run", true).put("run_id", runId)
+        .put("db_role", user == null ? null : user.dbRole());
+    return request(Addresses.EXECUTE, body, settings.stepTimeoutMs())
         .map(GateReply::fromJson)
-        .recover(err -> Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
-            "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));
+        .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
+            : Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
+                "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));
   }
 
   private Future<JsonObject> request(String address, JsonObject body, long timeoutMs) {
     // Clustered, a run's steps stay on its worker: a node that leaves takes only its own runs with it.
-    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs))
+    return control.guard(() -> vertx.eventBus()
+        .<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs))
             .setLocalOnly(settings.onOneNode()))
-        .map(m -> m.body());
+        .map(m -> m.body()));
   }
 
   private void account(JsonObject reply) {

@@ -2,6 +2,7 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.generation.ChatRequest;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -35,6 +36,9 @@ public final class AgentVerticle extends VerticleBase {
 
   /** Failure code of a question refused because the service is full (the edges answer 503 + Retry-After). */
   public static final int BUSY = 503;
+  /** Failure codes of a run that is another user's, and of a cancel that came after the run ended. */
+  public static final int FORBIDDEN = 403;
+  public static final int CONFLICT = 409;
   /** Questions running now, and those waiting for a slot; touched only on this verticle's context. */
   private int running;
   private int maxRunning;
@@ -45,13 +49,28 @@ public final class AgentVerticle extends VerticleBase {
   /** A question waiting for a slot, refused when it has waited too long. */
   private record Waiting(Message<JsonObject> msg, long timer) {}
 
-  /** Runs' events, oldest dropped first; touched only on this verticle's context. */
-  private final Map<String, JsonArray> runs = new LinkedHashMap<>(64, 0.75f, false) {
+  /** Runs' events and owners, oldest dropped first (never one still running); touched only on this verticle's context. */
+  private final Map<String, KeptRun> runs = new LinkedHashMap<>(64, 0.75f, false) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, JsonArray> eldest) {
-      return size() > KEPT_RUNS;
+    protected boolean removeEldestEntry(Map.Entry<String, KeptRun> eldest) {
+      return size() > KEPT_RUNS && eldest.getValue().active == null;
     }
   };
+
+  /** A recent run: its events, who asked, and the run itself while it is running. */
+  private static final class KeptRun {
+    final JsonArray events = new JsonArray();
+    final String owner;
+    final String question;
+    final long startedAt = System.currentTimeMillis();
+    AgentRun active;
+    String state = "running";
+
+    KeptRun(String owner, String question) {
+      this.owner = owner;
+      this.question = question;
+    }
+  }
 
   public AgentVerticle() {
     this(null);
@@ -76,7 +95,9 @@ public final class AgentVerticle extends VerticleBase {
     if (clusterNode != null) return vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion();
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
-        vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion());
+        vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
+        vertx.eventBus().consumer(Addresses.CANCEL, this::cancel).completion(),
+        vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion());
   }
 
   /** Clustered: the run's events are in the state store before its answer goes out. */
@@ -145,14 +166,18 @@ public final class AgentVerticle extends VerticleBase {
       if (counted) finished();
       return;
     }
-    JsonArray kept = new JsonArray();
+    User user = User.fromJson(body.getJsonObject("user"));
+    KeptRun kept = new KeptRun(user == null ? null : user.name(), question);
     runs.put(runId, kept);
-    RunEvents events = new RunEvents(vertx.eventBus(), runId, kept);
+    RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     boolean inject = body.getBoolean("inject_fault", false);
     String faultKey = body.getString("fault_key", question);
-    new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey)
-        .candidates(body.getInteger("candidates", settings.candidates())).run()
+    kept.active = new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey, user)
+        .candidates(body.getInteger("candidates", settings.candidates()));
+    kept.active.run()
         .onComplete(done -> {
+          kept.active = null;
+          kept.state = done.failed() ? "failed" : done.result().outcome();
           if (counted) finished();
         })
         .compose(answer -> eventsKept(runId).map(answer))
@@ -190,6 +215,10 @@ public final class AgentVerticle extends VerticleBase {
         && ((Number) candidates).intValue() >= 1 && ((Number) candidates).intValue() <= ChatRequest.MAX_N)) {
       return "candidates must be a whole number from 1 to " + ChatRequest.MAX_N;
     }
+    Object user = body.getValue("user");
+    if (user != null && !(user instanceof JsonObject u && u.getValue("name") instanceof String)) {
+      return "user must be an object with a name";
+    }
     Object runId = body.getValue("run_id");
     if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
       return "run_id must be 8 to 64 letters, digits or dashes";
@@ -197,13 +226,56 @@ public final class AgentVerticle extends VerticleBase {
     return null;
   }
 
-  private void runEvents(Message<JsonObject> msg) {
+  /** The run a request names, when the caller may reach it; otherwise the request is failed (404 or 403) and null. */
+  private KeptRun reachable(Message<JsonObject> msg, JsonObject body) {
+    String runId = String.valueOf(body.getValue("run_id", ""));
+    KeptRun kept = runs.get(runId);
+    if (kept == null) {
+      msg.fail(404, "no run " + runId + " (only the last " + KEPT_RUNS + " runs are kept)");
+      return null;
+    }
+    if (!User.mayReach(User.fromJson(body.getJsonObject("user")), kept.owner)) {
+      msg.fail(FORBIDDEN, "run " + runId + " is another user's");
+      return null;
+    }
+    return kept;
+  }
+
+  /** Request {run_id, user?, by?}: stops the run if the caller may (its owner or an admin). */
+  private void cancel(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    JsonArray events = runs.get(String.valueOf(body.getValue("run_id", "")));
-    if (events == null) {
-      msg.fail(404, "no run " + body.getString("run_id") + " (only the last " + KEPT_RUNS + " runs are kept)");
+    KeptRun kept = reachable(msg, body);
+    if (kept == null) return;
+    String runId = body.getString("run_id");
+    if (kept.active == null) {
+      msg.fail(CONFLICT, "run " + runId + " is no longer running (it " + kept.state.replace('_', ' ') + ")");
       return;
     }
+    boolean first = kept.active.cancel(body.getString("by"));
+    if (first) LOG.info("run {} cancelled by {}", runId, body.getString("by", "a client"));
+    msg.reply(new JsonObject().put("run_id", runId).put("cancelled", true));
+  }
+
+  /** Request {user?}: the recent runs the caller may see, newest first. */
+  private void listRuns(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    User caller = User.fromJson(body.getJsonObject("user"));
+    java.util.List<JsonObject> mine = new java.util.ArrayList<>();
+    runs.forEach((id, r) -> {
+      if (User.mayReach(caller, r.owner)) {
+        mine.add(new JsonObject().put("run_id", id).put("user", r.owner).put("question", r.question)
+            .put("state", r.state).put("started_at", java.time.Instant.ofEpochMilli(r.startedAt).toString()));
+      }
+    });
+    java.util.Collections.reverse(mine);
+    msg.reply(new JsonObject().put("runs", new JsonArray(mine)));
+  }
+
+  private void runEvents(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    KeptRun kept = reachable(msg, body);
+    if (kept == null) return;
+    JsonArray events = kept.events;
     if (!(body.getValue("after_seq", 0L) instanceof Number)) {
       msg.fail(400, "after_seq must be a whole number");
       return;

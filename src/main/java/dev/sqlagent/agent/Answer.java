@@ -20,14 +20,18 @@ import java.util.List;
  *     is not the agent's)
  * @param rows the result's rows, as arrays of cells
  * @param history every failed attempt, oldest first
+ * @param cancelled the run was stopped (by its owner, an admin or its client going away) before it ended
+ * @param user the asking user's name from the users file; absent without one
  * @param injectedFault the fault an evaluation injected into the first attempt
+ * @param cancelMs for a cancelled run, the time from the cancel to the run's end (nothing left running)
  * @param candidates the last attempt's SQL candidates when there were several ({@code [{index, sql, ok,
  *     error_type, fingerprint, votes, chosen}]}), else null
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
-    boolean gaveUp, JsonArray columns, JsonArray rows, int rowCount, boolean truncated, List<Attempt> history,
-    Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model, String source,
-    @OmitWhenNull JsonObject injectedFault, @OmitWhenNull JsonArray candidates) {
+    boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
+    List<Attempt> history, Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model,
+    String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
+    @OmitWhenNull JsonArray candidates) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -38,14 +42,14 @@ public record Answer(String question, String answer, String sql, int attempts, L
     tokens = tokens == null ? new Tokens(0, 0) : tokens;
   }
 
-  /** Neither refused nor given up: the SQL ran and its result is the answer. */
+  /** Neither refused, given up nor cancelled: the SQL ran and its result is the answer. */
   public boolean answered() {
-    return !refused && !gaveUp;
+    return !refused && !gaveUp && !cancelled;
   }
 
-  /** "answered", "refused" or "gave_up". */
+  /** "answered", "refused", "gave_up" or "cancelled". */
   public String outcome() {
-    return refused ? "refused" : gaveUp ? "gave_up" : "answered";
+    return cancelled ? "cancelled" : refused ? "refused" : gaveUp ? "gave_up" : "answered";
   }
 
   public JsonObject toJson() {

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.bus.OmitWhenNull;
 import dev.sqlagent.bus.RecordJson;
 import io.vertx.core.json.JsonObject;
 
@@ -8,9 +9,11 @@ import io.vertx.core.json.JsonObject;
  * run, so a client can detect a gap and ask for the run's events so far. Status is started, finished or
  * failed; streaming token deltas of a generation are extra events with status {@code progress}. The JSON
  * keys are the components in snake_case ({@link RecordJson}).
+ *
+ * @param user the asking user's name from the users file (whose run it is); absent without one
  */
 public record GraphEvent(String runId, long seq, long ts, String node, String status, int attempt, String kind,
-    JsonObject data) {
+    JsonObject data, @OmitWhenNull String user) {
 
   public static final String STARTED = "started";
   public static final String FINISHED = "finished";

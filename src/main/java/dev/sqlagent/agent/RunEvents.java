@@ -11,12 +11,15 @@ final class RunEvents {
   private final EventBus bus;
   private final String runId;
   private final JsonArray kept;
+  /** The asking user's name (null without a users file): every event says whose run it is. */
+  private final String user;
   private long seq;
 
-  RunEvents(EventBus bus, String runId, JsonArray kept) {
+  RunEvents(EventBus bus, String runId, JsonArray kept, String user) {
     this.bus = bus;
     this.runId = runId;
     this.kept = kept;
+    this.user = user;
   }
 
   void started(String node, String kind, int attempt, JsonObject data) {
@@ -37,7 +40,7 @@ final class RunEvents {
 
   private void publish(String node, String status, String kind, int attempt, JsonObject data) {
     JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node, status, attempt, kind,
-        data == null ? new JsonObject() : data).toJson();
+        data == null ? new JsonObject() : data, user).toJson();
     kept.add(event);
     bus.publish(Addresses.events(runId), event);
     bus.publish(Addresses.EVENTS, event);

@@ -40,6 +40,18 @@ public final class Addresses {
   public static final String ASK = "sqlagent.agent.ask";
   /** A run's events so far: request {run_id, after_seq}. */
   public static final String RUN_EVENTS = "sqlagent.agent.events";
+  /**
+   * Stop a running question: request {run_id, user?} → {run_id, cancelled: true}; fails 404 (no such run
+   * running), 403 (the run is another user's).
+   */
+  public static final String CANCEL = "sqlagent.agent.cancel";
+  /** Recent runs the caller may see: request {user?} → {runs: [{run_id, user, question, state, started_at}]}. */
+  public static final String RUNS = "sqlagent.agent.runs";
+  /**
+   * Published by the agent when a run is cancelled or passes its deadline: {run_id}. Generation aborts that
+   * run's model call and the gate cancels its running statement.
+   */
+  public static final String STOP_WORK = "sqlagent.agent.stop";
   /** Every finished run's answer is published here (the query log and metrics listen). */
   public static final String ANSWERS = "sqlagent.agent.answers";
   /** Every graph event of every run is published here... */

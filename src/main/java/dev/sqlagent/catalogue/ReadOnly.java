@@ -18,6 +18,15 @@ public final class ReadOnly {
         .eventually(() -> conn.query("ROLLBACK").execute()));
   }
 
+  /**
+   * The same as a user's database role ({@code SET LOCAL ROLE}, ended by the ROLLBACK): the catalogue, grants and
+   * row-level security then answer as that role. {@code role} null: the agent role itself.
+   */
+  public static <T> Future<T> runAs(Pool pool, String role, Function<SqlConnection, Future<T>> work) {
+    if (role == null) return run(pool, work);
+    return run(pool, conn -> conn.query("SET LOCAL ROLE " + quote(role)).execute().compose(v -> work.apply(conn)));
+  }
+
   /** A PostgreSQL identifier, always quoted, so any table or column name is safe inside our fixed SQL. */
   public static String quote(String identifier) {
     return "\"" + identifier.replace("\"", "\"\"") + "\"";

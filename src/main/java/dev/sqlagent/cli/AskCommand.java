@@ -57,15 +57,25 @@ public final class AskCommand implements Callable<Integer> {
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, GraphEvent.fromJson(m.body())));
+        String runId = java.util.UUID.randomUUID().toString();
         JsonObject request = new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent")
-            .put("source", "cli");
+            .put("source", "cli").put("run_id", runId);
+        io.vertx.core.Future<JsonObject> asked = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
+            new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).map(m -> m.body());
+        Thread stop = new Thread(() -> cancelOnInterrupt(vertx, runId, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
         Answer answer;
         try {
-          answer = Answer.fromJson(vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
-              new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).await().body());
+          answer = Answer.fromJson(asked.await());
         } catch (ReplyException e) {
           spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
           return 2;
+        } finally {
+          try {
+            Runtime.getRuntime().removeShutdownHook(stop);
+          } catch (IllegalStateException shuttingDown) {
+            // Ctrl-C came: the hook is running and stops the question.
+          }
         }
         out.println(json ? answer.toJson().encodePrettily() : summary(answer));
         out.flush();
@@ -74,6 +84,24 @@ public final class AskCommand implements Callable<Integer> {
         vertx.close().await(30, TimeUnit.SECONDS);
       }
     }
+  }
+
+  /**
+   * Ctrl-C while the question runs: the run is cancelled (its model call aborted, its statement cancelled in the
+   * database) and its end awaited briefly, so nothing is left running when the command exits.
+   */
+  static void cancelOnInterrupt(Vertx vertx, String runId, io.vertx.core.Future<JsonObject> asked, PrintWriter err) {
+    if (asked.isComplete()) return;
+    err.println("sql-agent ask: stopping the question...");
+    err.flush();
+    try {
+      vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId).put("by", "Ctrl-C"))
+          .transform(v -> asked).await(5, TimeUnit.SECONDS);
+      err.println("sql-agent ask: stopped; nothing is left running.");
+    } catch (Exception e) {
+      err.println("sql-agent ask: the question could not be confirmed stopped: " + e.getMessage());
+    }
+    err.flush();
   }
 
   private static void printEvent(PrintWriter out, GraphEvent e) {
@@ -99,7 +127,7 @@ public final class AskCommand implements Callable<Integer> {
 
   private static String summary(Answer a) {
     StringBuilder b = new StringBuilder("\n");
-    b.append(a.refused() ? "REFUSED: " : a.gaveUp() ? "GAVE UP: " : "ANSWER: ").append(a.answer()).append('\n');
+    b.append(a.cancelled() ? "CANCELLED: " : a.refused() ? "REFUSED: " : a.gaveUp() ? "GAVE UP: " : "ANSWER: ").append(a.answer()).append('\n');
     if (a.sql() != null) b.append("SQL: ").append(a.sql()).append('\n');
     if (a.answered()) b.append(ResultText.table(a.toJson()));
     b.append("attempts: ").append(a.attempts()).append(", rows: ").append(a.rowCount())

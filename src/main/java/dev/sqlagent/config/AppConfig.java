@@ -1,6 +1,8 @@
 package dev.sqlagent.config;
 
 import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.users.Users;
+import dev.sqlagent.users.UsersFile;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.Reader;
@@ -58,7 +60,9 @@ public record AppConfig(
     int httpHeaderTimeoutMs,
     // Several candidates voted by their results (issue 12).
     int candidates,
-    double candidateTemperature) {
+    double candidateTemperature,
+    // Users and their rights (issue 14).
+    Users users) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -116,6 +120,9 @@ public record AppConfig(
     k.put("SQLAGENT_CLUSTER_PORT", new String[] {"5701", "this node's Hazelcast port"});
     k.put("SQLAGENT_CLUSTER_MEMBERS", new String[] {null, "comma-separated host:port of members to join over TCP/IP (never multicast)"});
     k.put("SQLAGENT_CLUSTER_NAME", new String[] {"sql-agent", "the cluster's name: nodes join only a cluster of the same name"});
+    // Users and their rights (issue 14).
+    k.put("SQLAGENT_USERS", new String[] {null, "users file (YAML or JSON): per user a token's SHA-256, display name, admin, "
+        + "optional database role; unset: one optional shared token (SQLAGENT_API_TOKEN)"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -212,7 +219,22 @@ public record AppConfig(
         r.integer("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", 1_000, 3_600_000),
         r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000),
         r.integer("SQLAGENT_CANDIDATES", 1, 16),
-        r.decimal("SQLAGENT_CANDIDATE_TEMPERATURE", 0, 2));
+        r.decimal("SQLAGENT_CANDIDATE_TEMPERATURE", 0, 2),
+        users(r));
+  }
+
+  private static Users users(Values r) {
+    Optional<String> file = r.optional("SQLAGENT_USERS");
+    if (file.isEmpty()) return Users.NONE;
+    if (r.optional("SQLAGENT_API_TOKEN").isPresent()) {
+      throw new ConfigException("SQLAGENT_USERS and SQLAGENT_API_TOKEN are both set: with a users file every user has a "
+          + "token of their own; unset SQLAGENT_API_TOKEN");
+    }
+    try {
+      return UsersFile.load(Path.of(file.get()));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("SQLAGENT_USERS=" + e.getMessage());
+    }
   }
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
@@ -245,6 +267,7 @@ public record AppConfig(
     parts.add("llmTimeoutMs=" + llmCallTimeoutMs + " questionTimeoutMs=" + questionTimeoutMs);
     parts.add("answerSummary=" + (llmAnswerSummary ? "model" : "plain"));
     parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
+    parts.add("users=" + (users.configured() ? users.all().size() : "none"));
     parts.add("logBufferRows=" + logBufferRows + " logRetryMaxMs=" + logRetryMaxMs + " healthTimeoutMs=" + healthTimeoutMs);
     parts.add("maxBodyBytes=" + maxBodyBytes + " askPerClient=" + askPerClient);
     parts.add("allowedOrigin=" + allowedOrigin.orElse("own"));
@@ -282,7 +305,8 @@ public record AppConfig(
         .put("maxResultBytes", maxResultBytes).put("askInFlight", askInFlight).put("askQueue", askQueue)
         .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
         .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs)
-        .put("candidates", candidates).put("candidateTemperature", candidateTemperature);
+        .put("candidates", candidates).put("candidateTemperature", candidateTemperature)
+        .put("users", users.toJson());
   }
 
   public static boolean isSecret(String key) {

@@ -92,7 +92,10 @@ public final class ResultText {
     if (answer.getString("sql") != null && !answer.getBoolean("refused", false)) {
       b.append(answer.getBoolean("gave_up", false) ? "Last SQL tried: " : "SQL: ").append(answer.getString("sql")).append('\n');
     }
-    if (!answer.getBoolean("refused", false) && !answer.getBoolean("gave_up", false)) b.append('\n').append(table(answer));
+    if (!answer.getBoolean("refused", false) && !answer.getBoolean("gave_up", false)
+        && !answer.getBoolean("cancelled", false)) {
+      b.append('\n').append(table(answer));
+    }
     JsonArray history = answer.getJsonArray("history", new JsonArray());
     if (answer.getBoolean("gave_up", false) && !history.isEmpty()) {
       b.append("\nTried:\n");

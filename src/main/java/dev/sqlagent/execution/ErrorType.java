@@ -69,6 +69,12 @@ public enum ErrorType {
   PERMISSION_DENIED("permission_denied", false, "no_repair", "", "42501", "25006"),
   REJECTED("rejected", false, "no_repair", ""),
   UNKNOWN("unknown", false, "no_repair", ""),
+  /**
+   * The statement's run was stopped (cancelled, or past its question's deadline) and the gate cancelled it: not a
+   * fault of the query, so never repaired. No SQLSTATE maps here: PostgreSQL's 57014 is a {@link #TIMEOUT} unless
+   * the gate itself stopped the run.
+   */
+  CANCELLED("cancelled", false, "no_repair", ""),
   EMPTY_FILTER("empty_filter", true, "match_stored_values",
       "The query returned no rows, but the same query comparing text case- and space-insensitively did. The "
           + "literal in the filter does not match how the values are stored: use the values exactly as the "
@@ -111,7 +117,7 @@ public enum ErrorType {
     return wireName;
   }
 
-  /** Whether the agent tries again; permission_denied, rejected and unknown are never repaired. */
+  /** Whether the agent tries again; permission_denied, rejected, unknown and cancelled are never repaired. */
   public boolean repairable() {
     return repairable;
   }

@@ -2,6 +2,7 @@ package dev.sqlagent.execution;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.users.Users;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -27,7 +28,7 @@ public final class ExecutionVerticle extends VerticleBase {
   }
 
   /** A request of the gate's contract, validated. */
-  record ExecuteRequest(String sql, boolean run, Integer rowCap) {
+  record ExecuteRequest(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
     static ExecuteRequest fromJson(Object body) {
       if (!(body instanceof JsonObject json)) throw new IllegalArgumentException("the request must be a JSON object");
       Object sql = json.getValue("sql");
@@ -40,7 +41,11 @@ public final class ExecutionVerticle extends VerticleBase {
       }
       Integer rowCap = cap == null ? null : (int) Math.min(Integer.MAX_VALUE, ((Number) cap).longValue());
       if (rowCap != null && rowCap < 1) throw new IllegalArgumentException("\"row_cap\" must be at least 1");
-      return new ExecuteRequest(s, r, rowCap);
+      Object runId = json.getValue("run_id");
+      if (runId != null && !(runId instanceof String)) throw new IllegalArgumentException("\"run_id\" must be a string");
+      Object role = json.getValue("db_role");
+      if (role != null && !(role instanceof String)) throw new IllegalArgumentException("\"db_role\" must be a string");
+      return new ExecuteRequest(s, r, rowCap, (String) runId, (String) role);
     }
   }
 
@@ -49,11 +54,14 @@ public final class ExecutionVerticle extends VerticleBase {
     return Gate.start(vertx, db.roOptions(), Gate.Settings.from(config()))
         .compose(g -> {
           gate = g;
+          // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.
+          vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> gate.stop(m.body().getString("run_id")));
           // A schema refresh: the gate's tables follow the new discovery before the refresh is answered.
           vertx.eventBus().<JsonObject>consumer(Addresses.GATE_RELOAD, m -> gate.reloadSchema()
               .onSuccess(v -> m.reply(new JsonObject().put("tables", gate.schema().tables().size())))
               .onFailure(e -> m.fail(503, "the gate could not re-read the visible tables: " + e.getMessage())));
-          return vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion();
+          return UserRoles.check(gate, Users.fromConfig(config()).dbRoles(), db.role())
+              .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion());
         });
   }
 
@@ -70,7 +78,7 @@ public final class ExecutionVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    gate.submit(req.sql(), req.run(), req.rowCap())
+    gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole())
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           LOG.error("gate failed unexpectedly", e);

@@ -62,6 +62,8 @@ public final class Gate {
   private final Settings settings;
   private final ReadOnlyExecutor executor;
   private volatile StaticCheck check;
+  /** Users' database roles' static checks, read once per role (again after a schema reload). */
+  private final java.util.Map<String, Future<StaticCheck>> roleChecks = new java.util.concurrent.ConcurrentHashMap<>();
 
   private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, VisibleSchema schema) {
     this.vertx = vertx;
@@ -107,17 +109,27 @@ public final class Gate {
    * structured error reply ({@code ok: false}).
    */
   public Future<GateReply> submit(String sql, boolean run, Integer rowCap) {
+    return submit(sql, run, rowCap, null, null);
+  }
+
+  /**
+   * The same for a run ({@code runId}, so {@link #stop} can cancel its statement) and, with {@code dbRole}, as
+   * that user's database role. A stopped run's statement ends as a {@code cancelled} error.
+   */
+  public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     Stages stages = new Stages();
-    return staticCheck(sql)
+    return checkFor(dbRole).compose(forRole -> staticCheck(sql, forRole)
         .compose(checked -> {
           StaticCheck.Verdict verdict = checked.verdict();
           if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
           stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
-          return guarded(sql, verdict, run, cap, t0, stages);
-        })
+          return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole,
+              forRole == null ? check.schema() : forRole.schema());
+        }))
         .recover(err -> {
+          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
@@ -126,12 +138,43 @@ public final class Gate {
         });
   }
 
+  /** Cancels the statement the run is running and refuses its later ones. */
+  public void stop(String runId) {
+    executor.stop(runId);
+  }
+
+  /**
+   * A stopped run's statement ({@link ErrorType#CANCELLED}: nothing to repair); the agent ends the run on its own
+   * stop, and any other caller reads "cancelled".
+   */
+  private static GateError cancelled(String sql) {
+    return new GateError(ErrorType.CANCELLED, "The query was cancelled: its question was stopped.", null, "57014",
+        null, sql);
+  }
+
   /** Reads the visible tables again (after a schema refresh). */
   public Future<Void> reloadSchema() {
     return VisibleSchema.load(executor.pool(), settings.schemas()).map(fresh -> {
       check = new StaticCheck(fresh, settings.limits());
+      roleChecks.clear();
       return null;
     });
+  }
+
+  /**
+   * The static check as a user's database role sees the target: only the tables that role may read are known,
+   * so a query on any other is refused as {@code unknown_table} with the role's own table list. Null for no role.
+   */
+  private Future<StaticCheck> checkFor(String dbRole) {
+    if (dbRole == null) return Future.succeededFuture(null);
+    Future<StaticCheck> known = roleChecks.get(dbRole);
+    if (known == null || known.failed()) {
+      known = executor.inReadOnlyTransaction(null, dbRole,
+              conn -> new dev.sqlagent.catalogue.Discovery(executor.pool(), settings.schemas()).readOn(conn))
+          .map(cat -> new StaticCheck(VisibleSchema.from(cat), settings.limits()));
+      roleChecks.put(dbRole, known);
+    }
+    return known;
   }
 
   /** The static check's verdict and, for a refusal, whether the statement asked for a write. */
@@ -142,7 +185,8 @@ public final class Gate {
     }
   }
 
-  private Future<Checked> staticCheck(String sql) {
+  private Future<Checked> staticCheck(String sql, StaticCheck forRole) {
+    if (forRole != null) return vertx.executeBlocking(() -> Checked.of(forRole, sql), false);
     StaticCheck current = check;
     return vertx.executeBlocking(() -> Checked.of(current, sql), false).compose(checked -> {
       StaticCheck.Verdict verdict = checked.verdict();
@@ -151,16 +195,17 @@ public final class Gate {
       return VisibleSchema.load(executor.pool(), settings.schemas()).compose(fresh -> {
         StaticCheck updated = new StaticCheck(fresh, settings.limits());
         check = updated;
+        roleChecks.clear();
         return vertx.executeBlocking(() -> Checked.of(updated, sql), false);
       });
     });
   }
 
-  private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages) {
+  private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
+                                    String runId, String dbRole, VisibleSchema schema) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
-    VisibleSchema schema = check.schema();
-    return executor.inReadOnlyTransaction(conn -> describe(conn, bounded.executed()).compose(columns -> {
+    return executor.inReadOnlyTransaction(runId, dbRole, conn -> describe(conn, bounded.executed()).compose(columns -> {
           String shaped = ResultShape.shaped(bounded.executed(), columns);
           int prefix = ResultShape.prefix(columns).length();
           return explain(conn, shaped, prefix).compose(plan -> {
@@ -168,6 +213,7 @@ public final class Gate {
             if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
             double cost = PlanCheck.totalCost(plan);
             stages.passed(new JsonObject().put("cost", cost));
+            if (executor.stopped(runId)) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
             if (!run) return Future.succeededFuture(GateReply.checked(bounded.sql(), verdict.staticCheck(), cost, stages.list()));
             return executor.fetchBounded(conn, shaped, columns, cap + 1, settings.maxResultBytes())
                 .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
@@ -179,12 +225,13 @@ public final class Gate {
           });
         }))
         .recover(err -> {
+          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
           if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
             return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
           }
           Located located = err instanceof Located l ? l : new Located(err, 0);
           if (located.getCause() instanceof PgException pg) {
-            GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict);
+            GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict, schema);
             return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
           }
           return Future.failedFuture(located.getCause());
@@ -276,7 +323,7 @@ public final class Gate {
 
   /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */
   private GateError fromPostgres(PgException pg, int prefix, String sql, RowBound.Bounded bounded,
-                                 StaticCheck.Verdict verdict) {
+                                 StaticCheck.Verdict verdict, VisibleSchema schema) {
     String state = pg.getSqlState();
     ErrorType type = ErrorType.fromSqlState(state);
     String message = pg.getErrorMessage();
@@ -297,7 +344,6 @@ public final class Gate {
       message = "syntax error at end of input: the query is incomplete";
       position = sql.stripTrailing().length();
     }
-    VisibleSchema schema = check.schema();
     String hint = pg.getHint();
     switch (type) {
       case UNKNOWN_COLUMN -> hint = join(hint, schema.columnsHint(schema.tablesMentioned(verdict.lexed().tokens())));

@@ -1,6 +1,8 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
@@ -43,6 +45,11 @@ public final class QueryRoutes {
       send(ctx, 400, error("bad_request", "the body must be a JSON object like {\"sql\": \"SELECT ...\"}"));
       return;
     }
+    // The database role is the authenticated user's, never the body's.
+    User user = Users.of(ctx);
+    body = body.copy();
+    body.remove("run_id");
+    body.put("db_role", user == null ? null : user.dbRole());
     vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, body, new DeliveryOptions().setSendTimeout(timeout))
         .onSuccess(reply -> send(ctx, GateReply.fromJson(reply.body()).ok() ? 200 : 422, reply.body()))
         .onFailure(err -> {

@@ -32,6 +32,7 @@ public final class ReadOnlyExecutor {
 
   private final Pool pool;
   private final String begin;
+  private final RunningStatements running;
 
   public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, int poolSize, int statementTimeoutMs,
                           int lockTimeoutMs) {
@@ -44,6 +45,7 @@ public final class ReadOnlyExecutor {
         .connectingTo(readOnlyRole)
         .using(vertx)
         .build();
+    this.running = new RunningStatements(vertx);
     // Trusted text with validated integers; the simple protocol may carry several statements here.
     this.begin = "BEGIN TRANSACTION READ ONLY; "
         + "SET LOCAL statement_timeout = " + Math.max(1, statementTimeoutMs) + "; "
@@ -60,28 +62,67 @@ public final class ReadOnlyExecutor {
 
   /** Runs {@code work} inside the read-only transaction; the connection is reset whatever happens. */
   public <T> Future<T> inReadOnlyTransaction(Function<SqlConnection, Future<T>> work) {
+    return inReadOnlyTransaction(null, null, work);
+  }
+
+  /**
+   * The same, for a run that may be stopped ({@link #stop}) and as a user's database role: {@code SET LOCAL ROLE}
+   * inside the transaction, so the target's grants and row-level security apply to that user (ROLLBACK and
+   * DISCARD ALL end it). A run already stopped runs nothing and fails with {@link Stopped}.
+   */
+  public <T> Future<T> inReadOnlyTransaction(String runId, String dbRole, Function<SqlConnection, Future<T>> work) {
+    if (running.stopped(runId)) return Future.failedFuture(new Stopped());
     return pool.getConnection().compose(conn -> {
+      running.hold(runId, conn);
       Future<T> outcome;
       try {
-        outcome = conn.query(begin).execute().compose(v -> work.apply(conn));
+        outcome = conn.query(begin + roleSwitch(dbRole)).execute().compose(v -> running.stopped(runId)
+            ? Future.failedFuture(new Stopped()) : work.apply(conn));
       } catch (RuntimeException e) {
         outcome = Future.failedFuture(e);
       }
-      return outcome.transform(done -> reset(conn).eventually(conn::close).transform(r -> done.succeeded()
-          ? Future.succeededFuture(done.result()) : Future.failedFuture(done.cause())));
+      return outcome.transform(done -> running.release(runId, conn)
+          .compose(v -> reset(conn).recover(e -> reset(conn)))
+          .onFailure(e -> LOG.warn("could not reset a read-only connection: {}", e.getMessage()))
+          .eventually(conn::close)
+          .transform(r -> done.succeeded() ? Future.succeededFuture(done.result())
+              : Future.failedFuture(running.stopped(runId) ? new Stopped() : done.cause())));
     });
+  }
+
+  /** Cancels the statement {@code runId} is running, if any, and refuses its later ones. */
+  public void stop(String runId) {
+    running.stop(runId);
+  }
+
+  /** Whether {@code runId} was stopped (its next step should not start). */
+  public boolean stopped(String runId) {
+    return running.stopped(runId);
+  }
+
+  /** {@code ; SET LOCAL ROLE "role"} for a user's role (a plain name, checked by the users file, quoted anyway). */
+  static String roleSwitch(String dbRole) {
+    if (dbRole == null) return "";
+    return "; SET LOCAL ROLE \"" + dbRole.replace("\"", "\"\"") + "\"";
   }
 
   /**
    * ROLLBACK, then DISCARD ALL (which may not run inside a transaction block), sent together: the connection
-   * pipelines them and PostgreSQL runs them in order, one round trip for both.
+   * pipelines them and PostgreSQL runs them in order, one round trip for both. The caller sends them only once
+   * no cancel request of a stopped run is still on its way ({@link RunningStatements#release}), and logs a
+   * failure after one retry.
    */
   private Future<Void> reset(SqlConnection conn) {
     Future<?> rolledBack = conn.query("ROLLBACK").execute();
     Future<?> discarded = conn.query("DISCARD ALL").execute();
-    return rolledBack.compose(v -> discarded)
-        .<Void>mapEmpty()
-        .onFailure(e -> LOG.warn("could not reset a read-only connection: {}", e.getMessage()));
+    return rolledBack.compose(v -> discarded).mapEmpty();
+  }
+
+  /** The run was stopped: its statement was cancelled, or it was not started. */
+  public static final class Stopped extends RuntimeException {
+    Stopped() {
+      super("the run was stopped", null, false, false);
+    }
   }
 
   /**

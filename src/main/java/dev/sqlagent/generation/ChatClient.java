@@ -13,6 +13,11 @@ import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.ext.web.client.impl.ClientPhase;
+import io.vertx.ext.web.client.impl.WebClientInternal;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.LocalDate;
@@ -40,6 +45,10 @@ public final class ChatClient {
   private final Secrets secrets;
   /** Until when (epoch ms) the primary key is known to be out of its daily quota. */
   private volatile long primaryExhaustedUntil;
+  /** Calls in flight by run, so a stopped run's call can be aborted. */
+  private final Map<String, Set<Call>> byRun = new ConcurrentHashMap<>();
+  /** The HTTP request each attempt is sending, to reset it when its call is aborted. */
+  private final Map<HttpRequest<?>, Call> sending = new ConcurrentHashMap<>();
 
   public ChatClient(Vertx vertx, ChatClientOptions options) {
     this.vertx = vertx;
@@ -52,6 +61,24 @@ public final class ChatClient {
         .setKeepAliveTimeout(30),
         new io.vertx.core.http.PoolOptions().setHttp1MaxSize(options.maxConnections())
             .setHttp2MaxSize(Math.max(1, options.maxConnections() / 8)));
+    // The web client hides its HTTP request; this interceptor hands it to the call, which resets it when aborted.
+    ((WebClientInternal) web).addInterceptor(ctx -> {
+      if (ctx.phase() == ClientPhase.SEND_REQUEST) {
+        Call call = sending.get(ctx.request());
+        if (call != null) call.sent(ctx.clientRequest());
+      }
+      ctx.next();
+    });
+  }
+
+  /**
+   * Aborts the calls of a stopped run: each fails at once as {@code cancelled} and its HTTP request is reset,
+   * which closes the connection, so the model server sees the client go.
+   */
+  public void abort(String runId) {
+    Set<Call> calls = byRun.remove(runId);
+    if (calls == null) return;
+    for (Call c : calls) c.context.runOnContext(v -> c.fail(Type.CANCELLED, "the model call was aborted: the run was stopped"));
   }
 
   public ChatClientOptions options() {
@@ -71,7 +98,7 @@ public final class ChatClient {
     Context ctx = vertx.getOrCreateContext();
     Promise<Completion> result = Promise.promise();
     // All of a call's state lives on one context: its timers and the web client's callbacks share it.
-    ctx.runOnContext(v -> new Call(request, sink == null ? DeltaSink.NONE : sink, result).start());
+    ctx.runOnContext(v -> new Call(request, sink == null ? DeltaSink.NONE : sink, result, ctx).start());
     return result.future();
   }
 
@@ -94,8 +121,12 @@ public final class ChatClient {
     private long deadlineTimer = -1;
     private long backoffTimer = -1;
     private ReplyBody current;
+    private final Context context;
+    private HttpRequest<?> currentRequest;
+    private io.vertx.core.http.HttpClientRequest currentHttp;
 
-    Call(ChatRequest request, DeltaSink sink, Promise<Completion> result) {
+    Call(ChatRequest request, DeltaSink sink, Promise<Completion> result, Context context) {
+      this.context = context;
       this.request = request;
       this.sink = sink;
       this.result = result;
@@ -103,7 +134,20 @@ public final class ChatClient {
       this.keyIndex = options.apiKeys().size() > 1 && System.currentTimeMillis() < primaryExhaustedUntil ? 1 : 0;
     }
 
+    /** The web client sent this attempt's request (an interceptor tells, on the call's context). */
+    void sent(io.vertx.core.http.HttpClientRequest http) {
+      currentHttp = http;
+      if (finished()) http.reset();
+    }
+
     void start() {
+      if (request.runId() != null) {
+        byRun.computeIfAbsent(request.runId(), k -> ConcurrentHashMap.newKeySet()).add(this);
+        result.future().onComplete(done -> byRun.computeIfPresent(request.runId(), (k, set) -> {
+          set.remove(this);
+          return set.isEmpty() ? null : set;
+        }));
+      }
       deadlineTimer = vertx.setTimer(options.callTimeoutMs(), t -> fail(Type.MODEL_TIMEOUT,
           "the model gave no complete answer within " + options.callTimeoutMs() + " ms"
               + (attempts > 1 ? " (" + attempts + " attempts)" : "")));
@@ -141,7 +185,12 @@ public final class ChatClient {
           .putHeader("Accept", request.stream() ? "text/event-stream, application/json" : "application/json")
           .as(body);
       if (key != null) http.bearerTokenAuthentication(key);
+      forget();
+      currentRequest = http;
+      sending.put(http, this);
       http.sendJsonObject(payload()).onComplete(ar -> {
+        forget();
+        currentHttp = null;
         if (finished()) return;
         if (ar.failed()) {
           Throwable cause = body.failure() != null ? body.failure() : ar.cause();
@@ -268,7 +317,14 @@ public final class ChatClient {
       if (finished()) return;
       cancelTimers();
       if (current != null) current.abort();
+      if (type == Type.CANCELLED && currentHttp != null) currentHttp.reset();
+      forget();
       result.tryFail(new ModelException(type, secrets.redact(message)));
+    }
+
+    private void forget() {
+      if (currentRequest != null) sending.remove(currentRequest);
+      currentRequest = null;
     }
 
     private void cancelTimers() {

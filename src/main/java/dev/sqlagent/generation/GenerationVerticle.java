@@ -25,6 +25,8 @@ public final class GenerationVerticle extends VerticleBase {
     ChatClientOptions options = ChatClientOptions.fromConfig(config());
     client = new ChatClient(vertx, options);
     LOG.info("generation: {}", options);
+    // A stopped run (cancelled, or past its deadline): its model call in flight is aborted.
+    vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> client.abort(m.body().getString("run_id", "")));
     return vertx.eventBus().<JsonObject>consumer(Addresses.GENERATE, this::onGenerate).completion();
   }
 

@@ -21,7 +21,9 @@ public final class ModelException extends RuntimeException {
     /** The server answered, but not with a usable completion (400 bad model name, garbage, a cut-off stream). */
     MODEL_ERROR("model_error", 502),
     /** The generation request itself was malformed (a bug in the caller). */
-    BAD_REQUEST("bad_request", 400);
+    BAD_REQUEST("bad_request", 400),
+    /** The run was stopped (cancelled, or past its deadline) while the model was answering: the call was aborted. */
+    CANCELLED("cancelled", 499);
 
     private final String wireName;
     private final int failureCode;

@@ -10,6 +10,13 @@ import io.vertx.ext.web.handler.sockjs.BridgeEvent;
 import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
+import io.vertx.ext.web.handler.sockjs.SockJSSocket;
+import io.vertx.core.eventbus.ReplyException;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -38,20 +45,40 @@ final class EventBridge {
         .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(RUN_EVENTS_REGEX))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.ASK))
+        .addInboundPermitted(new PermittedOptions().setAddress(Addresses.CANCEL))
         .setReplyTimeout(askTimeoutMs)
         .setMaxHandlersPerSocket(64);
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
     String origin = config.getString("allowedOrigin");
     if (origin != null) sockjs.setOrigin(origin);
-    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, mayWatch));
+    Users users = Users.fromConfig(config);
+    Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
+    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, mayWatch, users, asked));
   }
 
-  private static void handle(Vertx vertx, BridgeEvent ev, Predicate<String> mayWatch) {
+  /** At most this many runs per socket are remembered (to stop them when it closes). */
+  static final int REMEMBERED_RUNS = 64;
+
+  private static void handle(Vertx vertx, BridgeEvent ev, Predicate<String> mayWatch, Users users,
+                             Map<SockJSSocket, Set<String>> asked) {
+    User user = users.configured() ? users.userOf(ev.socket().headers().get("Authorization"), ev.socket().uri()) : null;
+    JsonObject userJson = user == null ? null : user.toJson();
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {
-      case SOCKET_CREATED:
       case SOCKET_CLOSED:
+        // The runs this socket asked are not wanted any more (a run already answered ignores the cancel).
+        Set<String> runs = asked.remove(ev.socket());
+        if (runs != null) {
+          for (String runId : runs) {
+            vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId).put("user", userJson)
+                .put("by", "its client, which disconnected"));
+          }
+        }
+        vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus").put("delta", -1));
+        ev.complete(true);
+        return;
+      case SOCKET_CREATED:
         // the metrics' live-client gauge
         vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus")
             .put("delta", type == BridgeEventType.SOCKET_CREATED ? 1 : -1));
@@ -66,20 +93,42 @@ final class EventBridge {
           ev.complete(false);
           return;
         }
-        // Only what a person may ask passes; the source is the bridge, whatever the client claims.
+        if (Addresses.CANCEL.equals(raw.getString("address"))) {
+          // Whose cancel it is comes from the socket's token, never from the message.
+          ev.setRawMessage(raw.copy().put("body", new JsonObject().put("run_id", body.getValue("run_id")).put("user", userJson)
+              .put("by", user == null ? "a client" : user.displayName())));
+          ev.complete(true);
+          return;
+        }
+        // Only what a person may ask passes; the source is the bridge and the user the socket's, whatever the client claims.
         JsonObject ask = new JsonObject().put("source", "eventbus");
         for (String field : ASK_FIELDS) {
           if (body.containsKey(field)) ask.put(field, body.getValue(field));
         }
+        if (!(ask.getValue("run_id") instanceof String)) ask.put("run_id", java.util.UUID.randomUUID().toString());
+        ask.put("user", userJson);
+        Set<String> mine = asked.computeIfAbsent(ev.socket(), k -> ConcurrentHashMap.newKeySet());
+        if (mine.size() < REMEMBERED_RUNS) mine.add(ask.getString("run_id"));
         ev.setRawMessage(raw.copy().put("body", ask));
         ev.complete(true);
         return;
       case REGISTER:
-        if (Addresses.EVENTS.equals(raw.getString("address")) && !mayWatch.test(remoteHost(ev))) {
-          ev.complete(false);
+        String address = raw.getString("address", "");
+        if (Addresses.EVENTS.equals(address)) {
+          // Every run's events: with users, for admins only (the bridge cannot filter them per user).
+          ev.complete(user != null ? user.admin() : mayWatch.test(remoteHost(ev)));
           return;
         }
-        ev.complete(true);
+        if (user == null || user.admin()) {
+          ev.complete(true);
+          return;
+        }
+        // One run's events: its owner's (a run not yet started is the one this client is about to ask).
+        String runId = address.substring(Addresses.EVENTS.length() + 1);
+        vertx.eventBus().request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId).put("after_seq", Long.MAX_VALUE)
+                .put("user", userJson))
+            .onComplete(ar -> ev.complete(ar.succeeded()
+                || ar.cause() instanceof ReplyException re && re.failureCode() == 404));
         return;
       case RECEIVE:
         if (ev.socket().writeQueueFull()) {

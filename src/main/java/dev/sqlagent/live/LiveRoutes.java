@@ -1,5 +1,7 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -56,9 +58,12 @@ public final class LiveRoutes {
               .put("message", "/ws is a WebSocket endpoint; connect with a WebSocket client").encode());
       return;
     }
-    boolean mayWatch = mayWatch(ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().hostAddress());
+    // With a users file every user may watch: their own runs, or every run for an admin (LiveSocket#watches).
+    User user = Users.of(ctx);
+    boolean mayWatch = user != null
+        || mayWatch(ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().hostAddress());
     ctx.request().toWebSocket()
-        .onSuccess(ws -> new LiveSocket(vertx, ws, hub, mayWatch, askTimeoutMs).start())
+        .onSuccess(ws -> new LiveSocket(vertx, ws, hub, mayWatch, askTimeoutMs, user).start())
         .onFailure(ctx::fail);
   }
 

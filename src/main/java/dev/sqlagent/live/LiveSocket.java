@@ -4,6 +4,7 @@ import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -36,6 +37,8 @@ final class LiveSocket {
 
   /** Close code for a client that does not read fast enough (RFC 6455 1013: try again later). */
   static final short SLOW_CLIENT = 1013;
+  /** Close code for a client that reached for another user's run (403, in WebSocket's private range). */
+  static final short FORBIDDEN = 4403;
   static final int MAX_MESSAGE_CHARS = 16 * 1024;
   static final int MAX_RUNS_IN_FLIGHT = 3;
   /** Bytes a client may have unread before it counts as slow: room for a few full answers, then a drop. */
@@ -52,6 +55,8 @@ final class LiveSocket {
   private final WatchHub hub;
   private final boolean mayWatch;
   private final long askTimeoutMs;
+  /** Who this socket authenticated as (null without a users file). */
+  private final User user;
   private final Map<String, RunStream> runs = new HashMap<>();
   private boolean watching;
   private boolean closed;
@@ -61,7 +66,8 @@ final class LiveSocket {
   private long pingedAt;
   private long keepAlive = -1;
 
-  LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs) {
+  LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs, User user) {
+    this.user = user;
     this.vertx = vertx;
     this.ws = ws;
     this.hub = hub;
@@ -108,9 +114,11 @@ final class LiveSocket {
       unwatch();
     } else if ("replay".equals(type)) {
       replay(msg);
+    } else if ("cancel".equals(type)) {
+      cancel(msg);
     } else {
       error(null, "unknown message type " + (type == null ? "(none)" : "'" + type + "'")
-          + "; expected ask, watch, unwatch or replay");
+          + "; expected ask, watch, unwatch, replay or cancel");
     }
   }
 
@@ -144,7 +152,7 @@ final class LiveSocket {
           sendFrame(new JsonObject().put("type", "accepted").put("run_id", runId).put("question", question)
               .put("mode", mode).encode());
           JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
-              .put("run_id", runId);
+              .put("run_id", runId).put("user", user == null ? null : user.toJson());
           vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
               .onSuccess(reply -> run.finish(Answer.fromJson(reply.body())))
               .onFailure(err -> run.fail(err));
@@ -187,7 +195,29 @@ final class LiveSocket {
       for (Object e : events) sendFrame(eventFrame(GraphEvent.fromJson((JsonObject) e)));
       sendFrame(new JsonObject().put("type", "replay_end").put("run_id", id).put("after_seq", n.longValue())
           .put("count", events.size()).encode());
-    }).onFailure(err -> error(id, describe(err)));
+    }).onFailure(err -> refused(id, err));
+  }
+
+  /** {"type":"cancel","run_id"}: stops a run of this user's (an admin's: anyone's); the run's own events say when it ended. */
+  private void cancel(JsonObject msg) {
+    Object runId = msg.getValue("run_id");
+    if (!(runId instanceof String id) || !RUN_ID.matcher(id).matches()) {
+      error(null, "cancel needs a \"run_id\" (8 to 64 letters, digits or dashes)");
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(Addresses.CANCEL, new JsonObject().put("run_id", id)
+            .put("user", user == null ? null : user.toJson()).put("by", user == null ? "a client" : user.displayName()))
+        .onSuccess(r -> sendFrame(new JsonObject().put("type", "cancelling").put("run_id", id).encode()))
+        .onFailure(err -> refused(id, err));
+  }
+
+  /** A request the agent refused: another user's run closes the socket (4403); anything else is an error frame. */
+  private void refused(String runId, Throwable err) {
+    error(runId, describe(err));
+    if (err instanceof ReplyException re && re.failureCode() == AgentVerticle.FORBIDDEN && !ws.isClosed()) {
+      release();
+      ws.close(FORBIDDEN, "forbidden: another user's run");
+    }
   }
 
   // --- server → client ------------------------------------------------------------------------------
@@ -202,6 +232,7 @@ final class LiveSocket {
 
   private void error(String runId, String message) {
     JsonObject e = new JsonObject().put("type", "error").put("message", message);
+    if (closed) return;
     if (runId != null) e.put("run_id", runId);
     sendFrame(e.encode());
   }
@@ -249,6 +280,11 @@ final class LiveSocket {
     clients(-1);
     if (watching) hub.remove(this);
     watching = false;
+    // The runs this socket asked and not yet answered are not wanted any more: they are stopped.
+    for (String runId : runs.keySet()) {
+      vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
+          .put("user", user == null ? null : user.toJson()).put("by", "its client, which disconnected"));
+    }
     for (RunStream r : List.copyOf(runs.values())) r.close();
     runs.clear();
   }
@@ -258,9 +294,14 @@ final class LiveSocket {
     vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "ws").put("delta", delta));
   }
 
+  /** Whether a watched frame of a run owned by {@code owner} is for this socket: all runs for an admin, else its own. */
+  boolean watches(String owner) {
+    return user == null || user.admin() || user.name().equals(owner);
+  }
+
   private Future<JsonArray> fetch(String runId, long afterSeq) {
     return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", runId).put("after_seq", afterSeq))
+            new JsonObject().put("run_id", runId).put("after_seq", afterSeq).put("user", user == null ? null : user.toJson()))
         .map(m -> m.body().getJsonArray("events", new JsonArray()));
   }
 

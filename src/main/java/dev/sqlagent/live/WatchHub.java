@@ -29,8 +29,14 @@ final class WatchHub {
   void add(LiveSocket socket) {
     watchers.add(socket);
     if (events == null) {
-      events = vertx.eventBus().consumer(Addresses.EVENTS, m -> fanOut(LiveSocket.eventFrame(GraphEvent.fromJson(m.body()))));
-      answers = vertx.eventBus().consumer(Addresses.ANSWERS, m -> fanOut(LiveSocket.answerFrame(Answer.fromJson(m.body()))));
+      events = vertx.eventBus().consumer(Addresses.EVENTS, m -> {
+        GraphEvent e = GraphEvent.fromJson(m.body());
+        fanOut(LiveSocket.eventFrame(e), e.user());
+      });
+      answers = vertx.eventBus().consumer(Addresses.ANSWERS, m -> {
+        Answer a = Answer.fromJson(m.body());
+        fanOut(LiveSocket.answerFrame(a), a.user());
+      });
     }
   }
 
@@ -44,8 +50,11 @@ final class WatchHub {
     return watchers.size();
   }
 
-  private void fanOut(String frame) {
+  /** One frame of a run owned by {@code owner}, to every watcher allowed to see it (its owner, the admins). */
+  private void fanOut(String frame, String owner) {
     // A copy: a slow watcher is dropped (and removed) while we iterate.
-    for (LiveSocket s : List.copyOf(watchers)) s.sendFrame(frame);
+    for (LiveSocket s : List.copyOf(watchers)) {
+      if (s.watches(owner)) s.sendFrame(frame);
+    }
   }
 }

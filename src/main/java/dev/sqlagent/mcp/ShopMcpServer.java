@@ -1,6 +1,7 @@
 package dev.sqlagent.mcp;
 
 import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.users.User;
 import dev.sqlagent.tools.ToolResult;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -138,7 +139,9 @@ public final class ShopMcpServer {
     return AsyncToolSpecification.builder()
         .tool(tool)
         .callHandler((exchange, request) -> Mono
-            .fromCompletionStage(() -> tools.call(tool.name(), arguments(request.arguments())).toCompletionStage())
+            .fromCompletionStage(() -> tools.call(tool.name(), arguments(request.arguments()),
+                (User) exchange.transportContext().get(VertxStreamableHttpTransport.USER),
+                (String) exchange.transportContext().get(VertxStreamableHttpTransport.RUN_ID)).toCompletionStage())
             .map(result -> toCallToolResult(result, json)))
         .build();
   }

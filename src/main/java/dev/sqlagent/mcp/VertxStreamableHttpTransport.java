@@ -1,5 +1,8 @@
 package dev.sqlagent.mcp;
 
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -57,6 +60,10 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
   private static final String EVENT_STREAM = "text/event-stream";
   private static final String APPLICATION_JSON = "application/json";
   private static final long KEEP_ALIVE_MS = 25_000;
+  /** Transport-context keys: the authenticated user (absent without a users file) and the run id an ask would use. */
+  public static final String USER = "sqlagent.user";
+  public static final String RUN_ID = "sqlagent.run_id";
+  static final String CANCELLED = "notifications/cancelled";
 
   private final McpJsonMapper json;
   private final int maxSessions;
@@ -69,6 +76,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     final McpStreamableServerSession session;
     volatile long lastSeen = System.nanoTime();
     final AtomicInteger openStreams = new AtomicInteger();
+    /** The run id each request in flight would ask as, by JSON-RPC id: what notifications/cancelled stops. */
+    final Map<String, String> runs = new ConcurrentHashMap<>();
 
     Live(McpStreamableServerSession session) {
       this.session = session;
@@ -184,13 +193,20 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     }
     Live live = session(ctx);
     if (live == null) return;
-    McpTransportContext transportContext = transportContext(ctx);
     if (message instanceof JSONRPCRequest request) {
+      String runId = java.util.UUID.randomUUID().toString();
+      String key = String.valueOf(request.id());
+      live.runs.put(key, runId);
+      ctx.response().endHandler(v -> live.runs.remove(key, runId));
+      ctx.response().closeHandler(v -> live.runs.remove(key, runId));
+      McpTransportContext transportContext = transportContext(ctx, runId);
       ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), sse, live, request.id());
       live.session.responseStream(request, stream)
           .contextWrite(c -> c.put(McpTransportContext.KEY, transportContext))
           .subscribe(null, err -> stream.failed(request.id(), err));
     } else {
+      McpTransportContext transportContext = transportContext(ctx, null);
+      if (message instanceof JSONRPCNotification n && CANCELLED.equals(n.method())) cancel(ctx, live, n);
       Mono<Void> accepted = message instanceof JSONRPCResponse response
           ? live.session.accept(response)
           : live.session.accept((JSONRPCNotification) message);
@@ -294,8 +310,23 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     return live;
   }
 
-  private static McpTransportContext transportContext(RoutingContext ctx) {
-    return McpTransportContext.create(Map.of("remote", String.valueOf(ctx.request().remoteAddress())));
+  private static McpTransportContext transportContext(RoutingContext ctx, String runId) {
+    Map<String, Object> values = new java.util.HashMap<>();
+    values.put("remote", String.valueOf(ctx.request().remoteAddress()));
+    if (Users.of(ctx) != null) values.put(USER, Users.of(ctx));
+    if (runId != null) values.put(RUN_ID, runId);
+    return McpTransportContext.create(values);
+  }
+
+  /** notifications/cancelled {requestId}: the run that request asked is stopped (its owner's, or an admin's call). */
+  private static void cancel(RoutingContext ctx, Live live, JSONRPCNotification n) {
+    Object requestId = n.params() instanceof Map<?, ?> p ? p.get("requestId") : null;
+    String runId = requestId == null ? null : live.runs.get(String.valueOf(requestId));
+    if (runId == null) return;
+    User user = Users.of(ctx);
+    ctx.vertx().eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
+        .put("user", user == null ? null : user.toJson()).put("by", user == null ? "an MCP client" : user.displayName()))
+        .onFailure(e -> LOG.debug("MCP cancel of request {}: {}", requestId, e.getMessage()));
   }
 
   /** Browsers send Origin; only loopback pages and the server's own host may call (DNS rebinding). */

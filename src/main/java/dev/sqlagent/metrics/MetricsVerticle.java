@@ -133,6 +133,7 @@ public final class MetricsVerticle extends VerticleBase {
     String source = SOURCES.contains(a.source()) ? a.source() : "other";
     boolean gaveUp = a.gaveUp();
     boolean refused = a.refused();
+    boolean cancelled = a.cancelled();
     String outcome = a.outcome();
     Counter.builder("sqlagent.questions").description("questions finished, by entry, mode and outcome")
         .tags("source", source, "mode", mode, "outcome", outcome).register(registry).increment();
@@ -153,6 +154,12 @@ public final class MetricsVerticle extends VerticleBase {
     if (gaveUp) {
       Counter.builder("sqlagent.give_ups").description("questions given up, by the last error type")
           .tags("error_type", label(lastError)).register(registry).increment();
+    }
+    if (cancelled) {
+      Counter.builder("sqlagent.cancellations").description("questions stopped before their answer, by entry")
+          .tags("source", source).register(registry).increment();
+      Timer.builder("sqlagent.cancel.latency").description("time from a cancel to the run's end, its statement and model call stopped")
+          .register(registry).record(Math.max(0, a.cancelMs() == null ? 0L : a.cancelMs()), TimeUnit.MILLISECONDS);
     }
     if (refused) Counter.builder("sqlagent.refusals").description("questions refused").tags("mode", mode).register(registry).increment();
     Timer.builder("sqlagent.question.latency").description("time from question to answer")

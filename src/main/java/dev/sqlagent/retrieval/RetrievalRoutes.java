@@ -2,6 +2,7 @@ package dev.sqlagent.retrieval;
 
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
@@ -18,7 +19,9 @@ public final class RetrievalRoutes {
   static final long REFRESH_TIMEOUT_MS = 10 * 60_000L;
 
   public static void mount(Router router, Vertx vertx, JsonObject config) {
-    router.get("/api/schema").handler(ctx -> vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject())
+    // A user with a database role sees the tables that role may read.
+    router.get("/api/schema").handler(ctx -> vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject()
+            .put("db_role", Users.of(ctx) == null ? null : Users.of(ctx).dbRole()))
         .onSuccess(reply -> ctx.json(reply.body()))
         .onFailure(err -> error(ctx, err)));
     // Discover the target again (a new table, a changed column): retrieval re-embeds what changed, the gate and

@@ -59,6 +59,8 @@ public final class RetrievalVerticle extends VerticleBase {
   /** A connection of its own for reading stored values, so the background read never delays a question. */
   private Pool valuesPool;
   private StoredValues storedValues;
+  /** Users' database roles' views of the catalogue. */
+  private RoleViews roles;
   private Discovery discovery;
   private Catalogue current;
   private Future<Catalogue> refreshing;
@@ -90,7 +92,9 @@ public final class RetrievalVerticle extends VerticleBase {
     valuesPool = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(target.roOptions()).using(vertx).build();
     storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
         ValueLimits.defaults(config().getLong("statementTimeoutMs", 5_000L)));
-    discovery = new Discovery(pool, config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList());
+    List<String> schemas = config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList();
+    discovery = new Discovery(pool, schemas);
+    roles = new RoleViews(pool, schemas);
     modelLoaded = vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
       TableSelector.loadModel();
@@ -179,6 +183,16 @@ public final class RetrievalVerticle extends VerticleBase {
     return Future.succeededFuture(current);
   }
 
+  /** The catalogue as a user's database role sees it (null: the agent role's own). */
+  private Future<Catalogue> catalogue(String role) {
+    return catalogue().compose(cat -> roles.view(cat, role));
+  }
+
+  /** The user's database role a request carries ({@code db_role}), if any. */
+  private static String role(JsonObject body) {
+    return body != null && body.getValue("db_role") instanceof String r ? r : null;
+  }
+
   /** Discovers the target again (one discovery at a time: concurrent refreshes share it). */
   private Future<Catalogue> discover() {
     if (refreshing == null) {
@@ -215,12 +229,13 @@ public final class RetrievalVerticle extends VerticleBase {
       return;
     }
     int budget = config().getInteger("promptBudgetTokens", DEFAULT_PROMPT_BUDGET);
+    String role = role(body(msg));
     indexReady
-        .compose(ready -> catalogue())
+        .compose(ready -> catalogue(role))
         .compose(cat -> {
           int k = topK(cat.tables().size(), req.widen());
           return vertx.executeBlocking(() -> choose(cat, req.question(), k), false)
-              .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget));
+              .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget, role));
         })
         .onSuccess(r -> msg.reply(r.toJson()))
         .onFailure(e -> unavailable(msg, "retrieval", e));
@@ -258,7 +273,8 @@ public final class RetrievalVerticle extends VerticleBase {
     return tables <= SMALL_SCHEMA ? 0 : JoinPaths.maxAdded(k);
   }
 
-  private Future<Retrieval> retrieval(Catalogue cat, String question, List<ScoredTable> chosen, int k, int budget) {
+  private Future<Retrieval> retrieval(Catalogue cat, String question, List<ScoredTable> chosen, int k, int budget,
+                                      String role) {
     List<TableInfo> tables = storedValues.annotate(chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList());
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
     Future<List<ValueMatch>> matched = vertx.executeBlocking(() -> storedValues.match(question, tables), false);
@@ -267,14 +283,15 @@ public final class RetrievalVerticle extends VerticleBase {
       LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),
           fitted.tokens(), budget);
     }
-    return ReadOnly.run(pool, conn -> SampleReader.readAll(conn, fitted.shown(), PROMPT_SAMPLE_ROWS))
+    // Sample rows are read as the user's role too: row-level security decides which rows the prompt shows.
+    return ReadOnly.runAs(pool, role, conn -> SampleReader.readAll(conn, fitted.shown(), PROMPT_SAMPLE_ROWS))
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
   }
 
   private void onSchema(Message<Object> msg) {
-    catalogue()
+    catalogue(role(body(msg)))
         .onSuccess(cat -> msg.reply(new JsonObject().put("database", cat.database()).put("tables",
             new JsonArray(cat.tables().stream().map(TableInfo::toJson).toList()))))
         .onFailure(e -> unavailable(msg, "schema", e));
@@ -286,7 +303,7 @@ public final class RetrievalVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, "'name' must be a table name");
       return;
     }
-    catalogue().onSuccess(cat -> cat.find(name).ifPresentOrElse(
+    catalogue(role(body(msg))).onSuccess(cat -> cat.find(name).ifPresentOrElse(
             t -> msg.reply(new JsonObject().put("name", t.name()).put("ddl", SchemaText.ddl(t))),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
         .onFailure(e -> unavailable(msg, "describe", e));
@@ -306,8 +323,9 @@ public final class RetrievalVerticle extends VerticleBase {
       return;
     }
     int rows = ((Number) n).intValue();
-    catalogue().onSuccess(cat -> cat.find(name).ifPresentOrElse(
-            t -> ReadOnly.run(pool, conn -> SampleReader.read(conn, t, rows))
+    String role = role(body);
+    catalogue(role).onSuccess(cat -> cat.find(name).ifPresentOrElse(
+            t -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, t, rows))
                 .onSuccess(s -> msg.reply(s.toJson()))
                 .onFailure(e -> unavailable(msg, "sample", e)),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))

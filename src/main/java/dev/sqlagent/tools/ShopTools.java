@@ -5,6 +5,7 @@ import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.display.ResultText;
 import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -66,6 +67,14 @@ public final class ShopTools {
 
   /** Calls a tool by name with JSON arguments, checking that only its own arguments are given. */
   public Future<ToolResult> call(String tool, JsonObject arguments) {
+    return call(tool, arguments, null, null);
+  }
+
+  /**
+   * The same on behalf of {@code user} (null: no users file), whose database role then applies; an ask runs as
+   * {@code runId} when given, so the caller can cancel it.
+   */
+  public Future<ToolResult> call(String tool, JsonObject arguments, User user, String runId) {
     List<String> known = ARGUMENTS.get(tool);
     if (known == null) {
       return Future.succeededFuture(badArgument("no tool '" + tool + "'; the tools are: " + String.join(", ", ARGUMENTS.keySet())));
@@ -78,17 +87,25 @@ public final class ShopTools {
       }
     }
     return switch (tool) {
-      case LIST_TABLES -> listTables();
-      case DESCRIBE_TABLE -> describeTable(args.getValue("name"));
-      case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"));
-      case RUN_QUERY -> runQuery(args.getValue("sql"));
-      default -> ask(args.getValue("question"));
+      case LIST_TABLES -> listTables(role(user));
+      case DESCRIBE_TABLE -> describeTable(args.getValue("name"), role(user));
+      case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"), role(user));
+      case RUN_QUERY -> runQuery(args.getValue("sql"), user);
+      default -> ask(args.getValue("question"), user, runId);
     };
   }
 
   /** Every visible shop table with its one-line note and approximate row count. */
   public Future<ToolResult> listTables() {
-    return request(Addresses.SCHEMA, new JsonObject(), quick, "the schema catalogue")
+    return listTables(null);
+  }
+
+  private static String role(User user) {
+    return user == null ? null : user.dbRole();
+  }
+
+  private Future<ToolResult> listTables(String dbRole) {
+    return request(Addresses.SCHEMA, new JsonObject().put("db_role", dbRole), quick, "the schema catalogue")
         .map(reply -> {
           JsonArray tables = new JsonArray();
           for (Object o : reply.getJsonArray("tables", new JsonArray())) {
@@ -103,20 +120,28 @@ public final class ShopTools {
 
   /** One table as CREATE TABLE: columns, types, nullability, keys and comments. */
   public Future<ToolResult> describeTable(Object name) {
+    return describeTable(name, null);
+  }
+
+  private Future<ToolResult> describeTable(Object name, String dbRole) {
     String problem = tableNameProblem(name);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
-    return request(Addresses.DESCRIBE, new JsonObject().put("name", name), quick, "the schema catalogue")
+    return request(Addresses.DESCRIBE, new JsonObject().put("name", name).put("db_role", dbRole), quick, "the schema catalogue")
         .map(reply -> ToolResult.ok(reply, reply.getString("ddl")))
         .otherwise(ShopTools::failure);
   }
 
   /** A few real rows of one table (values clipped), so value formats are learned rather than guessed. */
   public Future<ToolResult> sampleRows(Object name, Object n) {
+    return sampleRows(name, n, null);
+  }
+
+  private Future<ToolResult> sampleRows(Object name, Object n, String dbRole) {
     String problem = tableNameProblem(name);
     if (problem == null) problem = rowCountProblem(n);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
     int rows = n == null ? DEFAULT_SAMPLE_ROWS : ((Number) n).intValue();
-    return request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows), quick, "the sampler")
+    return request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows).put("db_role", dbRole), quick, "the sampler")
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }
@@ -127,23 +152,34 @@ public final class ShopTools {
    * through the HTTP API; only a missing or non-string sql is refused here.
    */
   public Future<ToolResult> runQuery(Object sql) {
+    return runQuery(sql, null);
+  }
+
+  private Future<ToolResult> runQuery(Object sql, User user) {
     if (!(sql instanceof String s)) {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
-    return request(Addresses.EXECUTE, new JsonObject().put("sql", s).put("run", true), quick, "the query gate")
+    JsonObject body = new JsonObject().put("sql", s).put("run", true).put("db_role", user == null ? null : user.dbRole());
+    return request(Addresses.EXECUTE, body, quick, "the query gate")
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
 
   /** The whole agent: the answer JSON, with the SQL that produced it and the history of every attempt. */
   public Future<ToolResult> ask(Object question) {
+    return ask(question, null, null);
+  }
+
+  private Future<ToolResult> ask(Object question, User user, String runId) {
     if (!(question instanceof String q) || q.isBlank()) {
       return Future.succeededFuture(badArgument("question must be a non-empty string"));
     }
     if (q.length() > MAX_QUESTION_CHARS) {
       return Future.succeededFuture(badArgument("question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS));
     }
-    JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp");
+    JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp")
+        .put("user", user == null ? null : user.toJson());
+    if (runId != null) request.put("run_id", runId);
     return request(Addresses.ASK, request, askOptions, "the agent")
         .map(reply -> {
           JsonObject answer = Answer.fromJson(reply).toJson();

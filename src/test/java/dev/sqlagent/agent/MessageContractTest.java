@@ -97,10 +97,10 @@ class MessageContractTest {
   @Test
   void theAnswersKeysAreTheOnesClientsRelyOn() {
     assertThat(RecordJson.keys(Answer.class)).containsExactly("question", "answer", "sql", "attempts", "tables_used",
-        "refused", "gave_up", "columns", "rows", "row_count", "truncated", "history", "tokens", "cost_usd", "latency_ms",
-        "run_id", "mode", "model", "source", "injected_fault", "candidates");
+        "refused", "gave_up", "cancelled", "columns", "rows", "row_count", "truncated", "history", "tokens", "cost_usd",
+        "latency_ms", "run_id", "mode", "model", "source", "user", "injected_fault", "cancel_ms", "candidates");
     assertThat(RecordJson.keys(GraphEvent.class)).containsExactly("run_id", "seq", "ts", "node", "status", "attempt",
-        "kind", "data");
+        "kind", "data", "user");
     assertThat(RecordJson.keys(Attempt.class)).containsExactly("attempt", "sql", "error_type", "message", "hint",
         "position", "strategy");
   }

@@ -50,7 +50,8 @@ class ErrorTypeTest {
   @Test
   void neverRepairedTypesAreTheOnesTheDesignNames() {
     assertThat(Arrays.stream(ErrorType.values()).filter(t -> !t.repairable()))
-        .containsExactlyInAnyOrder(ErrorType.PERMISSION_DENIED, ErrorType.REJECTED, ErrorType.UNKNOWN);
+        .containsExactlyInAnyOrder(ErrorType.PERMISSION_DENIED, ErrorType.REJECTED, ErrorType.UNKNOWN,
+            ErrorType.CANCELLED);
     assertThat(ErrorType.EMPTY_FILTER.repairable()).isTrue();
     assertThat(ErrorType.MODEL_OUTPUT_INVALID.repairable()).isTrue();
   }

@@ -54,6 +54,7 @@ public final class FakeModelServer implements AutoCloseable {
   private final Deque<Reply> script = new ConcurrentLinkedDeque<>();
   private final List<Recorded> requests = new CopyOnWriteArrayList<>();
   private final AtomicInteger counter = new AtomicInteger();
+  private final AtomicInteger abandoned = new AtomicInteger();
   private volatile Function<JsonObject, Reply> responder;
   private volatile Set<String> acceptedKeys;
   private volatile boolean honourN;
@@ -206,6 +207,11 @@ public final class FakeModelServer implements AutoCloseable {
 
   public int requestCount() {
     return requests.size();
+  }
+
+  /** Requests whose client went away (closed or reset the connection) before they were answered. */
+  public int abandoned() {
+    return abandoned.get();
   }
 
   public Recorded lastRequest() {
@@ -496,6 +502,9 @@ public final class FakeModelServer implements AutoCloseable {
         }
       }
       Reply reply = pick(body, n);
+      req.response().closeHandler(v -> {
+        if (!req.response().ended()) abandoned.incrementAndGet();
+      });
       if (reply.delayMs > 0) {
         vertx.setTimer(reply.delayMs, t -> answer(req, body, reply, n));
       } else {

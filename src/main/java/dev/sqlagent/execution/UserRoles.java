@@ -1,0 +1,44 @@
+package dev.sqlagent.execution;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The start-up check of the users' database roles: each must exist in the target and have the agent role as a
+ * member, or {@code SET LOCAL ROLE} would fail on that user's first question. A missing one stops the start
+ * with the GRANT that fixes it.
+ */
+final class UserRoles {
+
+  private static final String CHECK = """
+      SELECT r, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) AS present,
+             CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN pg_has_role(current_user, r::name, 'MEMBER') END AS member
+      FROM unnest($1::text[]) AS r""";
+
+  private UserRoles() {}
+
+  static Future<Void> check(Gate gate, List<String> roles, String agentRole) {
+    if (roles.isEmpty()) return Future.succeededFuture();
+    return gate.executor().pool().preparedQuery(CHECK).execute(Tuple.of(roles.toArray(new String[0]))).compose(rows -> {
+      List<String> problems = new ArrayList<>();
+      for (Row row : rows) {
+        String role = row.getString("r");
+        if (!row.getBoolean("present")) {
+          problems.add("the users file names the database role " + role + ", which does not exist in the target");
+        } else if (!row.getBoolean("member")) {
+          problems.add("the agent role " + agentRole + " is not a member of " + role + ", so it cannot act as that user's "
+              + "role; as the database's admin run: GRANT " + quote(role) + " TO " + quote(agentRole));
+        }
+      }
+      return problems.isEmpty() ? Future.succeededFuture()
+          : Future.failedFuture(new IllegalStateException(String.join("; ", problems)));
+    });
+  }
+
+  private static String quote(String ident) {
+    return "\"" + ident.replace("\"", "\"\"") + "\"";
+  }
+}

@@ -1,0 +1,32 @@
+package dev.sqlagent.users;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Who asked: a user of the users file. {@code dbRole}, when set, is the database role the gate switches to
+ * for this user's statements (so the target's grants and row-level security apply to them). Never holds the
+ * token, so a user can travel on the bus and into events without carrying a credential.
+ */
+public record User(String name, String displayName, boolean admin, String dbRole) {
+
+  public JsonObject toJson() {
+    return new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
+  }
+
+  /** The user a bus message carries, or null (no users file: everyone is the same anonymous user). */
+  public static User fromJson(JsonObject json) {
+    if (json == null || json.getString("name") == null) return null;
+    return new User(json.getString("name"), json.getString("display_name", json.getString("name")),
+        json.getBoolean("admin", false), json.getString("db_role"));
+  }
+
+  /**
+   * Whether {@code caller} may watch, replay or cancel a run owned by {@code owner} (a user name, null for a run
+   * asked without a users file). Without a users file there is no caller and every run is open as before; with
+   * one, a user reaches their own runs and an admin reaches all.
+   */
+  public static boolean mayReach(User caller, String owner) {
+    if (caller == null) return true;
+    return caller.admin() || caller.name().equals(owner);
+  }
+}

@@ -1,0 +1,95 @@
+package dev.sqlagent.cancel;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * 100 cancels of a statement that would otherwise run for minutes: the time from sending the cancel to the
+ * agent role's backend no longer active (polled in pg_stat_activity every millisecond or so), and what is left
+ * over afterwards (active or idle-in-transaction backends of the agent role). Measures only.
+ *
+ * <p>{@code mvn -B test -Dtest=CancelBenchmark -Dgroups=benchmark -Dtest.excludedGroups=}
+ */
+@Tag("benchmark")
+class CancelBenchmark {
+
+  static final int CANCELS = 100;
+
+  @Test
+  void cancelToBackendIdle() throws Exception {
+    try (FakeModelServer model = FakeModelServer.start()) {
+      model.respondWith(req -> Reply.sql(CancelTest.ENDLESS));
+      Map<String, String> env = CancelTest.endlessEnv(model);
+      try (RunningService service = RunningService.start(env);
+           Connection admin = TestDatabase.get().adminConnection("postgres"); Statement s = admin.createStatement()) {
+        String role = TestDatabase.get().target().role();
+        List<Long> micros = new ArrayList<>();
+        int cancelledAnswers = 0;
+        for (int i = 0; i < CANCELS + 5; i++) {
+          String runId = UUID.randomUUID().toString();
+          Future<Message<JsonObject>> answer = service.vertx.eventBus().request(Addresses.ASK, new JsonObject()
+              .put("question", "How many pairs of numbers are there?").put("source", "http").put("run_id", runId),
+              new DeliveryOptions().setSendTimeout(60_000));
+          long until = System.currentTimeMillis() + 30_000;
+          while (active(s, role) == 0 && System.currentTimeMillis() < until) Thread.sleep(1);
+          long t0 = System.nanoTime();
+          service.vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)).await(10, TimeUnit.SECONDS);
+          while (active(s, role) > 0) Thread.onSpinWait();
+          long us = (System.nanoTime() - t0) / 1_000;
+          JsonObject a = answer.await(30, TimeUnit.SECONDS).body();
+          if (i >= 5) {  // the first five warm up
+            micros.add(us);
+            if (a.getBoolean("cancelled", false)) cancelledAnswers++;
+          }
+        }
+        Thread.sleep(500);
+        int leftovers = count(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + role
+            + "' AND state IN ('active', 'idle in transaction', 'idle in transaction (aborted)')");
+        Collections.sort(micros);
+        String report = String.format("cancels: %d, answers cancelled: %d%ncancel to backend idle: p50 %.1f ms, p90 %.1f ms,"
+                + " p99 %.1f ms, max %.1f ms%nleftover backends of %s (active or in a transaction): %d%n",
+            micros.size(), cancelledAnswers, pct(micros, 50), pct(micros, 90), pct(micros, 99),
+            micros.get(micros.size() - 1) / 1000.0, role, leftovers);
+        System.out.print(report);
+        Files.createDirectories(Path.of("target/benchmarks"));
+        Files.writeString(Path.of("target/benchmarks/cancel.txt"), report);
+      }
+    }
+  }
+
+  static int active(Statement s, String role) throws Exception {
+    return count(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + role + "' AND state = 'active'");
+  }
+
+  static int count(Statement s, String sql) throws Exception {
+    try (ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  static double pct(List<Long> sorted, int p) {
+    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i))) / 1000.0;
+  }
+}

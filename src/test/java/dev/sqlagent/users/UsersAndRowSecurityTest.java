@@ -1,0 +1,356 @@
+package dev.sqlagent.users;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.sqlagent.Databases;
+import dev.sqlagent.MainVerticle;
+import dev.sqlagent.catalogue.GrantScript;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.execution.ExecutionVerticle;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Users and the database's own rights, on a target built for the test (never the shared demo): table
+ * {@code deals} with row-level security, one policy per region role, and an agent role that is a member of
+ * both. Alice (role east) and Bob (role west) each get only their region's rows through ask, query and MCP;
+ * neither can watch, replay or cancel the other's run (403, or the socket closed with 4403), and nothing Alice
+ * receives holds a row of Bob's; an admin sees and stops every run; tokens appear in no log line and no event.
+ */
+class UsersAndRowSecurityTest {
+
+  static final String ALICE = "alice-token-" + UUID.randomUUID();
+  static final String BOB = "bob-token-" + UUID.randomUUID();
+  static final String ROOT = "root-token-" + UUID.randomUUID();
+  static final String DEALS = "SELECT customer, region, amount FROM deals ORDER BY id";
+
+  static final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+  static final String database = "rls_" + suffix;
+  static final String agent = "rls_agent_" + suffix;
+  static final String east = "rls_east_" + suffix;
+  static final String west = "rls_west_" + suffix;
+  static final String agentPassword = GrantScript.generatePassword();
+
+  static FakeModelServer model;
+  static Databases dbs;
+  static Vertx vertx;
+  static MainVerticle main;
+  static WebClient web;
+  static Path usersFile;
+  static final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + database);
+      s.execute("CREATE ROLE " + agent + " LOGIN PASSWORD '" + agentPassword + "'");
+      s.execute("CREATE ROLE " + east + " NOLOGIN");
+      s.execute("CREATE ROLE " + west + " NOLOGIN");
+      s.execute("GRANT " + east + ", " + west + " TO " + agent);
+    }
+    try (Connection c = TestDatabase.get().adminConnection(database); Statement s = c.createStatement()) {
+      for (String sql : List.of(
+          "REVOKE ALL ON DATABASE " + database + " FROM PUBLIC",
+          "GRANT CONNECT ON DATABASE " + database + " TO " + agent,
+          "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+          "CREATE TABLE deals (id int PRIMARY KEY, customer text NOT NULL, region text NOT NULL, amount numeric(10,2) NOT NULL)",
+          "COMMENT ON TABLE deals IS 'Deals, one region each'",
+          "INSERT INTO deals VALUES (1, 'Eastwind Ltd', 'east', 100), (2, 'Westfield Inc', 'west', 200),"
+              + " (3, 'Orient Co', 'east', 300), (4, 'Sunset LLC', 'west', 400)",
+          "ALTER TABLE deals ENABLE ROW LEVEL SECURITY",
+          "CREATE POLICY east_deals ON deals FOR SELECT TO " + east + " USING (region = 'east')",
+          "CREATE POLICY west_deals ON deals FOR SELECT TO " + west + " USING (region = 'west')",
+          "GRANT USAGE ON SCHEMA public TO " + agent + ", " + east + ", " + west,
+          "GRANT SELECT ON deals TO " + agent + ", " + east + ", " + west,
+          "CREATE TABLE east_targets (quarter text PRIMARY KEY, target numeric(10,2) NOT NULL)",
+          "INSERT INTO east_targets VALUES ('Q1', 1000), ('Q2', 1200)",
+          "GRANT SELECT ON east_targets TO " + east,
+          "ANALYZE deals")) {
+        s.execute(sql);
+      }
+    }
+    usersFile = Files.createTempFile("sqlagent-users", ".yaml");
+    Files.writeString(usersFile, """
+        users:
+          - name: alice
+            display_name: Alice East
+            token_sha256: %s
+            db_role: %s
+          - name: bob
+            display_name: Bob West
+            token_sha256: %s
+            db_role: %s
+          - name: root
+            display_name: The Admin
+            token_sha256: %s
+            admin: true
+        """.formatted(Users.sha256Hex(ALICE), east, Users.sha256Hex(BOB), west, Users.sha256Hex(ROOT)));
+    model = FakeModelServer.start();
+    model.respondWith(req -> {
+      String q = FakeModelServer.lastUserMessage(req);
+      if (q.contains("slowly")) return Reply.sql(DEALS).delayed(60_000);
+      return Reply.sql(DEALS);
+    });
+    logs.start();
+    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(logs);
+    Map<String, String> env = new HashMap<>(TestDatabase.get().env(model.env()));
+    env.put("SQLAGENT_DB_URL", agentUrl().withSecret());
+    env.put("SQLAGENT_USERS", usersFile.toString());
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    AppConfig config = AppConfig.load(env);
+    dbs = Databases.open(config);
+    vertx = Vertx.vertx();
+    main = new MainVerticle(config, dbs.target(), dbs.state());
+    vertx.deployVerticle(main).await(180, TimeUnit.SECONDS);
+    web = WebClient.create(vertx);
+  }
+
+  static PgUrl agentUrl() {
+    return TestDatabase.get().adminUrl().withDatabase(database).withUser(agent, agentPassword);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(logs);
+    try {
+      if (vertx != null) vertx.close().await(30, TimeUnit.SECONDS);
+      if (dbs != null) dbs.close();
+      if (model != null) model.close();
+    } finally {
+      try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+        s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        for (String r : List.of(agent, east, west)) s.execute("DROP ROLE IF EXISTS " + r);
+      }
+      if (usersFile != null) Files.deleteIfExists(usersFile);
+    }
+  }
+
+  static HttpResponse<Buffer> post(String token, String path, JsonObject body) throws Exception {
+    return web.post(main.httpPort(), "127.0.0.1", path).bearerTokenAuthentication(token)
+        .putHeader("Content-Type", "application/json").sendJsonObject(body).await(60, TimeUnit.SECONDS);
+  }
+
+  static HttpResponse<Buffer> get(String token, String path) throws Exception {
+    return web.get(main.httpPort(), "127.0.0.1", path).bearerTokenAuthentication(token).send().await(60, TimeUnit.SECONDS);
+  }
+
+  static HttpResponse<Buffer> delete(String token, String path) throws Exception {
+    return web.delete(main.httpPort(), "127.0.0.1", path).bearerTokenAuthentication(token).send().await(60, TimeUnit.SECONDS);
+  }
+
+  static List<String> regions(JsonArray rows) {
+    return rows.stream().map(r -> ((JsonArray) r).getString(1)).distinct().toList();
+  }
+
+  @Test
+  void eachUserGetsOnlyTheirRowsThroughAskAndQuery() throws Exception {
+    HttpResponse<Buffer> a = post(ALICE, "/api/ask", new JsonObject().put("question", "Which deals are there?"));
+    assertThat(a.statusCode()).as(a.bodyAsString()).isEqualTo(200);
+    assertThat(regions(a.bodyAsJsonObject().getJsonArray("rows"))).containsExactly("east");
+    assertThat(a.bodyAsString()).doesNotContain("Westfield").doesNotContain("Sunset");
+    assertThat(a.bodyAsJsonObject().getString("user")).isEqualTo("alice");
+    HttpResponse<Buffer> b = post(BOB, "/api/ask", new JsonObject().put("question", "Which deals are there?"));
+    assertThat(regions(b.bodyAsJsonObject().getJsonArray("rows"))).containsExactly("west");
+    assertThat(b.bodyAsString()).doesNotContain("Eastwind").doesNotContain("Orient");
+    // The SQL console: the role comes from the token, whatever the body says.
+    HttpResponse<Buffer> q = post(ALICE, "/api/query", new JsonObject().put("sql", DEALS).put("db_role", west));
+    assertThat(q.statusCode()).as(q.bodyAsString()).isEqualTo(200);
+    assertThat(regions(q.bodyAsJsonObject().getJsonArray("rows"))).containsExactly("east");
+    // The admin has no role: the agent role's own rights, which hold both regions' (it is a member of both).
+    HttpResponse<Buffer> r = post(ROOT, "/api/query", new JsonObject().put("sql", DEALS));
+    assertThat(regions(r.bodyAsJsonObject().getJsonArray("rows"))).containsExactlyInAnyOrder("east", "west");
+  }
+
+  @Test
+  void discoveryShowsEachUserOnlyWhatTheirRoleMayRead() throws Exception {
+    assertThat(tableNames(get(ALICE, "/api/schema").bodyAsJsonObject())).contains("deals", "east_targets");
+    assertThat(tableNames(get(BOB, "/api/schema").bodyAsJsonObject())).contains("deals").doesNotContain("east_targets");
+    HttpResponse<Buffer> q = post(BOB, "/api/query", new JsonObject().put("sql", "SELECT quarter, target FROM east_targets"));
+    assertThat(q.statusCode()).isEqualTo(422);
+    assertThat(q.bodyAsJsonObject().getString("error_type")).isEqualTo("unknown_table");
+    assertThat(q.bodyAsString()).doesNotContain("Q1");
+    HttpResponse<Buffer> a = post(ALICE, "/api/query", new JsonObject().put("sql", "SELECT quarter, target FROM east_targets"));
+    assertThat(a.statusCode()).as(a.bodyAsString()).isEqualTo(200);
+  }
+
+  static List<String> tableNames(JsonObject schema) {
+    return schema.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name")).toList();
+  }
+
+  @Test
+  void mcpOverHttpAppliesTheCallersRole() throws Exception {
+    HttpResponse<Buffer> init = web.post(main.httpPort(), "127.0.0.1", "/mcp").bearerTokenAuthentication(BOB)
+        .putHeader("Accept", "application/json").sendJsonObject(new JsonObject().put("jsonrpc", "2.0").put("id", 1)
+            .put("method", "initialize").put("params", new JsonObject().put("protocolVersion", "2025-06-18")
+                .put("capabilities", new JsonObject()).put("clientInfo", new JsonObject().put("name", "t").put("version", "1"))))
+        .await(30, TimeUnit.SECONDS);
+    String session = init.getHeader("Mcp-Session-Id");
+    assertThat(session).as(init.bodyAsString()).isNotNull();
+    HttpResponse<Buffer> call = web.post(main.httpPort(), "127.0.0.1", "/mcp").bearerTokenAuthentication(BOB)
+        .putHeader("Accept", "application/json").putHeader("Mcp-Session-Id", session)
+        .sendJsonObject(new JsonObject().put("jsonrpc", "2.0").put("id", 2).put("method", "tools/call")
+            .put("params", new JsonObject().put("name", "run_query").put("arguments", new JsonObject().put("sql", DEALS))))
+        .await(60, TimeUnit.SECONDS);
+    String text = call.bodyAsString();
+    assertThat(text).contains("Westfield").contains("Sunset").doesNotContain("Eastwind").doesNotContain("Orient");
+    HttpResponse<Buffer> ask = web.post(main.httpPort(), "127.0.0.1", "/mcp").bearerTokenAuthentication(BOB)
+        .putHeader("Accept", "application/json").putHeader("Mcp-Session-Id", session)
+        .sendJsonObject(new JsonObject().put("jsonrpc", "2.0").put("id", 3).put("method", "tools/call")
+            .put("params", new JsonObject().put("name", "ask").put("arguments", new JsonObject().put("question", "Which deals?"))))
+        .await(60, TimeUnit.SECONDS);
+    assertThat(ask.bodyAsString()).contains("Westfield").doesNotContain("Eastwind").doesNotContain("Orient");
+  }
+
+  @Test
+  void oneUserCannotWatchReplayOrCancelAnothersRun() throws Exception {
+    WebSocketClient wsc = vertx.createWebSocketClient();
+    List<JsonObject> bobFrames = new CopyOnWriteArrayList<>();
+    WebSocket bobWs = wsc.connect(wsOptions(BOB)).await(10, TimeUnit.SECONDS);
+    bobWs.textMessageHandler(t -> bobFrames.add(new JsonObject(t)));
+    // Alice watches: she may, but only her own runs reach her.
+    List<String> aliceFrames = new CopyOnWriteArrayList<>();
+    WebSocket aliceWatch = wsc.connect(wsOptions(ALICE)).await(10, TimeUnit.SECONDS);
+    aliceWatch.textMessageHandler(aliceFrames::add);
+    aliceWatch.writeTextMessage(new JsonObject().put("type", "watch").encode());
+    bobWs.writeTextMessage(new JsonObject().put("type", "ask").put("question", "Deals, slowly").encode());
+    String runId = frame(bobFrames, "accepted").getString("run_id");
+    long until = System.currentTimeMillis() + 10_000;
+    while (bobFrames.stream().noneMatch(f -> "generate_sql".equals(f.getString("node"))) && System.currentTimeMillis() < until) {
+      Thread.sleep(10);
+    }
+    assertThat(delete(ALICE, "/api/runs/" + runId).statusCode()).isEqualTo(403);
+    assertThat(get(ALICE, "/api/runs/" + runId + "/events").statusCode()).isEqualTo(403);
+    assertThat(get(ALICE, "/api/runs").bodyAsString()).doesNotContain(runId);
+    assertThat(get(BOB, "/api/runs").bodyAsString()).contains(runId);
+    assertThat(get(ROOT, "/api/runs").bodyAsString()).contains(runId);
+    // A replay of Bob's run on Alice's socket closes it with 4403.
+    WebSocket aliceReplay = wsc.connect(wsOptions(ALICE)).await(10, TimeUnit.SECONDS);
+    AtomicInteger closeCode = new AtomicInteger();
+    aliceReplay.closeHandler(v -> closeCode.set(aliceReplay.closeStatusCode() == null ? -1 : aliceReplay.closeStatusCode()));
+    aliceReplay.writeTextMessage(new JsonObject().put("type", "replay").put("run_id", runId).encode());
+    until = System.currentTimeMillis() + 10_000;
+    while (closeCode.get() == 0 && System.currentTimeMillis() < until) Thread.sleep(10);
+    assertThat(closeCode.get()).isEqualTo(4403);
+    // So does a cancel.
+    WebSocket aliceCancel = wsc.connect(wsOptions(ALICE)).await(10, TimeUnit.SECONDS);
+    AtomicInteger cancelClose = new AtomicInteger();
+    aliceCancel.closeHandler(v -> cancelClose.set(aliceCancel.closeStatusCode() == null ? -1 : aliceCancel.closeStatusCode()));
+    aliceCancel.writeTextMessage(new JsonObject().put("type", "cancel").put("run_id", runId).encode());
+    until = System.currentTimeMillis() + 10_000;
+    while (cancelClose.get() == 0 && System.currentTimeMillis() < until) Thread.sleep(10);
+    assertThat(cancelClose.get()).isEqualTo(4403);
+    // The admin stops it; Bob sees it end.
+    HttpResponse<Buffer> stopped = delete(ROOT, "/api/runs/" + runId);
+    assertThat(stopped.statusCode()).as(stopped.bodyAsString()).isEqualTo(200);
+    JsonObject answer = frame(bobFrames, "answer");
+    assertThat(answer.getBoolean("cancelled")).isTrue();
+    assertThat(answer.getString("user")).isEqualTo("bob");
+    Thread.sleep(200);
+    assertThat(aliceFrames).noneMatch(f -> f.contains(runId));
+    assertThat(String.join("\n", aliceFrames)).doesNotContain("Westfield").doesNotContain("Sunset");
+    // Everything Bob received names him, and carries no token.
+    assertThat(bobFrames).allMatch(f -> !"event".equals(f.getString("type")) || "bob".equals(f.getString("user")));
+    String all = bobFrames.toString() + aliceFrames;
+    assertThat(all).doesNotContain(ALICE).doesNotContain(BOB).doesNotContain(ROOT);
+    bobWs.close();
+    aliceWatch.close();
+  }
+
+  @Test
+  void withoutAValidTokenNothingIsServedAndTokensAreNeverLogged() throws Exception {
+    assertThat(web.get(main.httpPort(), "127.0.0.1", "/api/runs").send().await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(401);
+    assertThat(get("not-a-token", "/api/runs").statusCode()).isEqualTo(401);
+    JsonObject access = get(ALICE, "/api/access").bodyAsJsonObject();
+    assertThat(access.getJsonObject("user").getString("name")).isEqualTo("alice");
+    assertThat(access.getBoolean("watch_all")).isFalse();
+    post(ALICE, "/api/ask", new JsonObject().put("question", "Which deals are there?"));
+    String logged = logs.list.stream().map(ILoggingEvent::getFormattedMessage).reduce("", (x, y) -> x + "\n" + y);
+    assertThat(logged).doesNotContain(ALICE).doesNotContain(BOB).doesNotContain(ROOT);
+  }
+
+  @Test
+  void aRoleTheAgentIsNotAMemberOfStopsTheGateWithTheGrantThatFixesIt() throws Exception {
+    String stranger = "rls_stranger_" + suffix;
+    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+      s.execute("CREATE ROLE " + stranger + " NOLOGIN");
+    }
+    Vertx own = Vertx.vertx();
+    try {
+      JsonObject config = new JsonObject().put("users", new JsonArray().add(new User("carol", "Carol", false, stranger).toJson()
+          .put("token_sha256", Users.sha256Hex("carol"))));
+      Throwable failure = own.deployVerticle(new ExecutionVerticle(new Target(agentUrl(), false)),
+          new DeploymentOptions().setConfig(config)).transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause()))
+          .await(60, TimeUnit.SECONDS);
+      assertThat(failure).isNotNull();
+      assertThat(failure.getMessage()).contains("not a member of " + stranger).contains("GRANT \"" + stranger + "\" TO \"" + agent + "\"");
+    } finally {
+      own.close().await(30, TimeUnit.SECONDS);
+      try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+        s.execute("DROP ROLE IF EXISTS " + stranger);
+      }
+    }
+  }
+
+  @Test
+  void thePageShowsAUserOnlyTheirRows() throws Exception {
+    try (dev.sqlagent.testing.HeadlessChromium browser = dev.sqlagent.testing.HeadlessChromium.start(1200, 900)) {
+      org.openqa.selenium.WebDriver d = browser.driver;
+      var wait = new org.openqa.selenium.support.ui.WebDriverWait(d, java.time.Duration.ofSeconds(30));
+      wait.pollingEvery(java.time.Duration.ofMillis(50));
+      String page = "http://127.0.0.1:" + main.httpPort() + "/";
+      d.get(page);
+      ((org.openqa.selenium.JavascriptExecutor) d).executeScript("sessionStorage.setItem('sqlagent.apiToken', arguments[0])", ALICE);
+      d.get(page);
+      wait.until(x -> x.findElement(org.openqa.selenium.By.id("connection")).getText().equals("Live"));
+      d.findElement(org.openqa.selenium.By.id("question")).sendKeys("Which deals are there?", org.openqa.selenium.Keys.ENTER);
+      var run = wait.until(x -> x.findElement(org.openqa.selenium.By.cssSelector("#runs > details.run")));
+      wait.until(x -> run.findElement(org.openqa.selenium.By.cssSelector(".run-state")).getText().equals("Answered"));
+      String shown = run.getText();
+      assertThat(shown).contains("Eastwind").contains("Orient").doesNotContain("Westfield").doesNotContain("Sunset");
+    }
+  }
+
+  static WebSocketConnectOptions wsOptions(String token) {
+    return new WebSocketConnectOptions().setPort(main.httpPort()).setHost("127.0.0.1").setURI("/ws?access_token=" + token);
+  }
+
+  static JsonObject frame(List<JsonObject> frames, String type) throws Exception {
+    long until = System.currentTimeMillis() + 15_000;
+    while (System.currentTimeMillis() < until) {
+      for (JsonObject f : frames) if (type.equals(f.getString("type"))) return f;
+      Thread.sleep(10);
+    }
+    throw new AssertionError("no " + type + " frame in " + frames);
+  }
+}
