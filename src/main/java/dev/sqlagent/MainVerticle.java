@@ -3,6 +3,8 @@ package dev.sqlagent;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.conversation.ConversationVerticle;
+import dev.sqlagent.verified.VerifiedVerticle;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
@@ -67,6 +69,8 @@ public final class MainVerticle extends VerticleBase {
         GenerationVerticle::new,
         () -> new QueryLogVerticle(state.logOptions()),
         () -> new SchemaSnapshotVerticle(target, state),
+        () -> new ConversationVerticle(state),
+        () -> new VerifiedVerticle(target, state),
         () -> new AgentVerticle(faultInjector));
     Future<String> deployed = Future.succeededFuture();
     for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));

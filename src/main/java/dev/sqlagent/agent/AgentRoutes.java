@@ -43,6 +43,7 @@ public final class AgentRoutes {
     }
     JsonObject request = new JsonObject().put("question", body.getValue("question"))
         .put("mode", body.getValue("mode", "agent")).put("source", "http");
+    if (body.getValue("conversation_id") != null) request.put("conversation_id", body.getValue("conversation_id"));
     vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
         .onSuccess(m -> ctx.json(m.body()))
         .onFailure(err -> replyFailure(ctx, err));

@@ -3,6 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.generation.ModelReply;
+import dev.sqlagent.verified.WorkedExamples;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -79,6 +80,12 @@ final class AgentRun {
   private double costUsd;
   private String model;
   private JsonObject injectedFault;
+  /** The conversation this question belongs to, and its earlier turns as prompt text. */
+  private String conversationId;
+  private String conversationText;
+  /** The closest verified queries (worked examples), and the one that answered when one did. */
+  private JsonArray verifiedMatches = new JsonArray();
+  private JsonObject verifiedUsed;
 
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
       String source, FirstSqlMutator mutator, String faultKey) {
@@ -95,13 +102,83 @@ final class AgentRun {
     this.deadline = startedAt + settings.questionTimeoutMs();
   }
 
+  /** The question belongs to a conversation whose earlier turns are {@code earlierTurns} (prompt text). */
+  AgentRun inConversation(String id, String earlierTurns) {
+    this.conversationId = id;
+    this.conversationText = earlierTurns;
+    return this;
+  }
+
   Future<JsonObject> run() {
-    return selectSchema()
-        .compose(v -> attemptOnce())
+    return lookupVerified()
+        .compose(direct -> direct == null ? Future.succeededFuture((JsonObject) null) : answerVerified(direct))
+        .compose(done -> done != null ? Future.succeededFuture(done) : selectSchema().compose(v -> attemptOnce()))
         .recover(err -> {
           if (err instanceof Infrastructure infra) return giveUp(Outcome.failure(infra.errorType, infra.getMessage(), null, null, null));
           return giveUp(Outcome.failure("unknown", "internal error: " + err.getClass().getSimpleName(), null, null, null));
         });
+  }
+
+  // --- lookup_verified → (validate_sql → execute_sql → answer, without the model) -----------------
+
+  /**
+   * The verified queries closest to the question: the few closest become worked examples; a near-exact one
+   * (its score at the threshold, naming the same values) is returned to answer with. Evaluation never uses
+   * them (it measures the model). Shown as events only when the library has something to compare.
+   */
+  private Future<JsonObject> lookupVerified() {
+    if ("eval".equals(source)) return Future.succeededFuture(null);
+    String node = "lookup_verified";
+    return request(Addresses.VERIFIED_LOOKUP, new JsonObject().put("question", question), settings.stepTimeoutMs())
+        .map(reply -> {
+          if (reply.getInteger("candidates", 0) == 0) return (JsonObject) null;
+          verifiedMatches = reply.getJsonArray("matches", new JsonArray());
+          JsonObject direct = reply.getJsonObject("direct");
+          JsonArray scores = new JsonArray();
+          for (Object o : verifiedMatches) {
+            JsonObject m = (JsonObject) o;
+            scores.add(new JsonObject().put("verified_id", m.getLong("verified_id")).put("question", m.getString("question"))
+                .put("score", m.getDouble("score")).put("same_values", m.getBoolean("same_values")));
+          }
+          events.started(node, "retriever", attempt, new JsonObject().put("question", question));
+          events.finished(node, "retriever", attempt, new JsonObject().put("threshold", reply.getDouble("threshold"))
+              .put("candidates", reply.getInteger("candidates")).put("matches", scores)
+              .put("direct", direct == null ? null : direct.getLong("verified_id")));
+          return direct;
+        })
+        .otherwise(err -> (JsonObject) null);  // no library (or it failed): the model answers, as before
+  }
+
+  /**
+   * Answers with a verified query's SQL through the whole gate, worded without the model. Null when the gate
+   * refuses it (it is then retired: the schema moved under it) or it fails to run: the model answers instead.
+   */
+  private Future<JsonObject> answerVerified(JsonObject match) {
+    attempt = 1;
+    String sql = match.getString("sql");
+    return validate(sql).compose(check -> {
+      if (!check.ok()) {
+        vertx.eventBus().request(Addresses.VERIFIED_RETIRE, new JsonObject().put("verified_id", match.getLong("verified_id"))
+            .put("reason", check.errorType() + ": " + check.message()));
+        attempt = 0;
+        return Future.succeededFuture((JsonObject) null);
+      }
+      return execute(sql, check.sql()).map(o -> {
+        if (!o.ok()) {
+          attempt = 0;
+          return null;
+        }
+        verifiedUsed = match;
+        JsonObject r = o.result();
+        events.started("answer", "answer", attempt, new JsonObject());
+        JsonObject answer = base(plainSummary(r), r.getString("sql"))
+            .put("columns", r.getJsonArray("columns")).put("rows", r.getJsonArray("rows"))
+            .put("row_count", r.getInteger("row_count")).put("truncated", r.getBoolean("truncated", false));
+        finish(answer);
+        events.finished("answer", "answer", attempt, answer.copy());
+        return answer;
+      });
+    });
   }
 
   // --- select_schema -----------------------------------------------------------------------------
@@ -150,7 +227,8 @@ final class AgentRun {
   private Future<Generated> generate() {
     String node = "generate_sql";
     String instruction = history.isEmpty() ? null : repairInstruction(history.get(history.size() - 1).errorType());
-    JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction);
+    JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction,
+        WorkedExamples.render(verifiedMatches, retrieval.getJsonArray("terms")), conversationText);
     events.started(node, "generation", attempt, new JsonObject().put("model", model).put("repair", !history.isEmpty()));
     MessageConsumer<JsonObject> deltas = vertx.eventBus().consumer(Addresses.generationDeltas(runId),
         m -> events.progress(node, "generation", attempt, new JsonObject().put("delta", m.body().getString("text"))));
@@ -431,6 +509,11 @@ final class AgentRun {
         .put("cost_usd", costUsd).put("latency_ms", System.currentTimeMillis() - startedAt)
         .put("run_id", runId).put("mode", agentMode ? "agent" : "baseline").put("model", model).put("source", source);
     if (injectedFault != null) answer.put("injected_fault", injectedFault);
+    answer.put("conversation_id", conversationId).put("answer_source", verifiedUsed != null ? "verified" : "model");
+    if (verifiedUsed != null) {
+      answer.put("verified_id", verifiedUsed.getLong("verified_id")).put("verified_question", verifiedUsed.getString("question"))
+          .put("verified_score", verifiedUsed.getDouble("score"));
+    }
   }
 
   // --- plumbing -------------------------------------------------------------------------------------

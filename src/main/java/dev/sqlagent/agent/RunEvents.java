@@ -12,11 +12,17 @@ final class RunEvents {
   private final String runId;
   private final JsonArray kept;
   private long seq;
+  private String conversationId;
 
   RunEvents(EventBus bus, String runId, JsonArray kept) {
     this.bus = bus;
     this.runId = runId;
     this.kept = kept;
+  }
+
+  /** Every event of the run names its conversation from now on. */
+  void inConversation(String id) {
+    this.conversationId = id;
   }
 
   void started(String node, String kind, int attempt, JsonObject data) {
@@ -38,6 +44,7 @@ final class RunEvents {
   private void publish(String node, String status, String kind, int attempt, JsonObject data) {
     JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node, status, attempt, kind,
         data == null ? new JsonObject() : data).toJson();
+    if (conversationId != null) event.put("conversation_id", conversationId);
     kept.add(event);
     bus.publish(Addresses.events(runId), event);
     bus.publish(Addresses.EVENTS, event);

@@ -55,7 +55,11 @@ public record AppConfig(
     int askQueue,
     int llmMaxConnections,
     int httpIdleTimeoutMs,
-    int httpHeaderTimeoutMs) {
+    int httpHeaderTimeoutMs,
+    // Conversations and verified queries (issue 13).
+    int conversationDays,
+    int conversationBudgetTokens,
+    double verifiedThreshold) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -104,6 +108,12 @@ public record AppConfig(
     k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
     k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
     k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
+    // Conversations and verified queries (issue 13).
+    k.put("SQLAGENT_CONVERSATION_DAYS", new String[] {"30", "days a conversation is kept after its last turn"});
+    k.put("SQLAGENT_CONVERSATION_BUDGET", new String[] {"1500", "most tokens of a conversation's earlier turns in a "
+        + "follow-up's prompt: the oldest turns are shortened first"});
+    k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.93", "similarity (0-1) at or above which a verified query "
+        + "answers a question without the model"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -198,7 +208,10 @@ public record AppConfig(
         r.integer("SQLAGENT_ASK_QUEUE", 0, 100_000),
         r.integer("SQLAGENT_LLM_MAX_CONNECTIONS", 1, 1_000),
         r.integer("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", 1_000, 3_600_000),
-        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000));
+        r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000),
+        r.integer("SQLAGENT_CONVERSATION_DAYS", 1, 3_650),
+        r.integer("SQLAGENT_CONVERSATION_BUDGET", 100, 100_000),
+        r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0));
   }
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */
@@ -237,6 +250,8 @@ public record AppConfig(
     parts.add("maxResultBytes=" + maxResultBytes + " askInFlight=" + askInFlight + " askQueue=" + askQueue
         + " llmMaxConnections=" + llmMaxConnections + " httpIdleTimeoutMs=" + httpIdleTimeoutMs
         + " httpHeaderTimeoutMs=" + httpHeaderTimeoutMs);
+    parts.add("conversationDays=" + conversationDays + " conversationBudget=" + conversationBudgetTokens
+        + " verifiedThreshold=" + verifiedThreshold);
     return String.join(", ", parts);
   }
 
@@ -266,7 +281,9 @@ public record AppConfig(
         .put("allowedOrigin", allowedOrigin.orElse(null))
         .put("maxResultBytes", maxResultBytes).put("askInFlight", askInFlight).put("askQueue", askQueue)
         .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
-        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs);
+        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs)
+        .put("conversationDays", conversationDays).put("conversationBudgetTokens", conversationBudgetTokens)
+        .put("verifiedThreshold", verifiedThreshold);
   }
 
   public static boolean isSecret(String key) {

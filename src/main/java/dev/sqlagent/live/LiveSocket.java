@@ -143,6 +143,7 @@ final class LiveSocket {
               .put("mode", mode).encode());
           JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
               .put("run_id", runId);
+          if (msg.getValue("conversation_id") != null) request.put("conversation_id", msg.getValue("conversation_id"));
           vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
               .onSuccess(reply -> run.finish(reply.body()))
               .onFailure(err -> run.fail(err));

@@ -15,15 +15,15 @@ import java.util.Set;
 /** One row of {@code agent_query_log}, read from a finished run's answer JSON. */
 record LogRow(String runId, String question, OffsetDateTime askedAt, String mode, String source, String finalSql,
     int attemptsUsed, String[] errorTypes, boolean gaveUp, boolean refused, Integer rowsReturned, int latencyMs,
-    int promptTokens, int completionTokens, BigDecimal costUsd, String model) {
+    int promptTokens, int completionTokens, BigDecimal costUsd, String model, String conversationId) {
 
   /** The entries a person asks through; evaluation runs ("eval") are measurement, not use. */
   static final Set<String> LOGGED_SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp");
 
   static final String INSERT = """
       INSERT INTO agent_query_log (run_id, question, asked_at, mode, source, final_sql, attempts_used, error_types,
-        gave_up, refused, rows_returned, latency_ms, prompt_tokens, completion_tokens, cost_usd, model)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        gave_up, refused, rows_returned, latency_ms, prompt_tokens, completion_tokens, cost_usd, model, conversation_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
       ON CONFLICT DO NOTHING""";
 
   /** Whether this answer is logged at all. */
@@ -56,13 +56,13 @@ record LogRow(String runId, String question, OffsetDateTime askedAt, String mode
         a.getInteger("attempts", 0), errors.toArray(String[]::new), gaveUp, refused,
         gaveUp || refused ? null : a.getInteger("row_count"), latency,
         clampInt(tokens.getLong("prompt", 0L)), clampInt(tokens.getLong("completion", 0L)),
-        new BigDecimal(cost.toString()), text(a.getString("model")));
+        new BigDecimal(cost.toString()), text(a.getString("model")), text(a.getString("conversation_id")));
   }
 
   Tuple tuple() {
     return Tuple.wrap(new ArrayList<>(java.util.Arrays.asList(runId, question, askedAt, mode, source, finalSql,
         attemptsUsed, errorTypes, gaveUp, refused, rowsReturned, latencyMs, promptTokens, completionTokens,
-        Numeric.create(costUsd), model)));
+        Numeric.create(costUsd), model, conversationId)));
   }
 
   /** PostgreSQL text cannot hold NUL; everything else is stored as given. */

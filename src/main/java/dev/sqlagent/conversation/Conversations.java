@@ -1,0 +1,54 @@
+package dev.sqlagent.conversation;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's side of conversations: which conversation a question belongs to (with its earlier turns) before
+ * the run, and the run recorded as its next turn after. Without the conversation store (a deployment without
+ * it) a question simply has no conversation; a store that fails while recording costs the turn, not the answer.
+ */
+public final class Conversations {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Conversations.class);
+  private static final DeliveryOptions TIMEOUT = new DeliveryOptions().setSendTimeout(10_000);
+
+  /** A question's conversation: its id (null: none) and the turns before this question. */
+  public record Opened(String conversationId, List<Turn> turns) {
+    public static final Opened NONE = new Opened(null, List.of());
+  }
+
+  private Conversations() {}
+
+  /** Fails (400 / 404 / 503, with the reason) when the given id cannot be used. */
+  public static Future<Opened> open(Vertx vertx, Object conversationId) {
+    JsonObject req = new JsonObject();
+    if (conversationId != null) req.put("conversation_id", conversationId);
+    return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_OPEN, req, TIMEOUT)
+        .map(m -> new Opened(m.body().getString("conversation_id"),
+            m.body().getJsonArray("turns", new JsonArray()).stream().map(t -> Turn.fromJson((JsonObject) t)).toList()))
+        .recover(err -> err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
+            && conversationId == null ? Future.succeededFuture(Opened.NONE) : Future.failedFuture(err));
+  }
+
+  /** Records the answer as the conversation's next turn; never fails. */
+  public static Future<Void> record(Vertx vertx, String conversationId, JsonObject answer) {
+    if (conversationId == null) return Future.succeededFuture();
+    return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_RECORD,
+            new JsonObject().put("conversation_id", conversationId).put("answer", answer), TIMEOUT)
+        .<Void>mapEmpty()
+        .recover(err -> {
+          LOG.warn("run {} not recorded in conversation {}: {}", answer.getString("run_id"), conversationId, err.getMessage());
+          return Future.succeededFuture();
+        });
+  }
+}

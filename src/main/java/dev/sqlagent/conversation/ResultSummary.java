@@ -1,0 +1,39 @@
+package dev.sqlagent.conversation;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * What a conversation keeps of a result: the column names, the row count and the first few rows with each value
+ * clipped. Enough for a follow-up ("only the top 5", "and for 2024?") to know what came back; never the result.
+ */
+final class ResultSummary {
+
+  static final int ROWS = 3;
+  static final int VALUE_CHARS = 60;
+
+  private ResultSummary() {}
+
+  static JsonObject of(JsonObject answer) {
+    JsonArray names = new JsonArray();
+    for (Object c : answer.getJsonArray("columns", new JsonArray())) {
+      if (c instanceof JsonObject col) names.add(col.getString("name"));
+    }
+    JsonArray rows = new JsonArray();
+    JsonArray all = answer.getJsonArray("rows", new JsonArray());
+    for (int i = 0; i < Math.min(ROWS, all.size()); i++) {
+      JsonArray clipped = new JsonArray();
+      Object row = all.getValue(i);
+      if (row instanceof JsonArray cells) cells.forEach(v -> clipped.add(clip(v)));
+      rows.add(clipped);
+    }
+    return new JsonObject().put("columns", names).put("row_count", answer.getInteger("row_count", 0))
+        .put("truncated", answer.getBoolean("truncated", false)).put("rows", rows);
+  }
+
+  private static Object clip(Object v) {
+    if (v == null || v instanceof Number || v instanceof Boolean) return v;
+    String s = v.toString();
+    return s.length() <= VALUE_CHARS ? s : s.substring(0, VALUE_CHARS) + "…";
+  }
+}
