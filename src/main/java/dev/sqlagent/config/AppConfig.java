@@ -112,7 +112,7 @@ public record AppConfig(
     k.put("SQLAGENT_CONVERSATION_DAYS", new String[] {"30", "days a conversation is kept after its last turn"});
     k.put("SQLAGENT_CONVERSATION_BUDGET", new String[] {"1500", "most tokens of a conversation's earlier turns in a "
         + "follow-up's prompt: the oldest turns are shortened first"});
-    k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.93", "similarity (0-1) at or above which a verified query "
+    k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.94", "similarity (0-1) at or above which a verified query "
         + "answers a question without the model"});
     return java.util.Collections.unmodifiableMap(k);
   }

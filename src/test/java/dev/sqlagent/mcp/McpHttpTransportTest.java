@@ -90,7 +90,7 @@ class McpHttpTransportTest {
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
       var tools = client.listTools().tools();
       assertThat(tools).extracting(McpSchema.Tool::name)
-          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask");
+          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify");
       assertThat(tools).allSatisfy(t -> {
         assertThat(t.description()).isNotBlank();
         assertThat(t.annotations().readOnlyHint()).isTrue();
@@ -104,7 +104,7 @@ class McpHttpTransportTest {
       var noSql = client.callTool(new McpSchema.CallToolRequest("run_query", Map.of()));
       assertThat(noSql.isError()).isTrue();
       // The server is still there after every refusal.
-      assertThat(client.listTools().tools()).hasSize(5);
+      assertThat(client.listTools().tools()).hasSize(7);
     } finally {
       client.closeGracefully();
     }
@@ -230,7 +230,7 @@ class McpHttpTransportTest {
 
     McpSyncClient client = sdkClient(port, HttpRequest.newBuilder().header("Authorization", "Bearer s3cret"));
     try {
-      assertThat(client.listTools().tools()).hasSize(5);
+      assertThat(client.listTools().tools()).hasSize(7);
     } finally {
       client.closeGracefully();
     }
