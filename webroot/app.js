@@ -568,7 +568,7 @@
       frag.prepend(el('p', 'notice notice-ok verified-badge', 'Answered from verified query #' + a.verified_id
         + ' (“' + (a.verified_question || '') + '”) without the model'));
     }
-    if (a.run_id && !a.refused && !a.gave_up) frag.append(Thread.feedbackBar(a.run_id, null));
+    if (a.run_id && !a.refused && !a.gave_up) frag.append(Thread.feedbackBar(a.run_id, null, a.question));
     if (!a.refused && !a.gave_up && a.columns && a.columns.length) {
       if (a.truncated) {
         frag.append(el('p', 'notice notice-warn truncated', 'Truncated: only the first ' + plural(a.row_count, 'row') + ' are shown; the query matched more.'));
@@ -822,7 +822,7 @@
       const sum = t.summary || {};
       if (t.outcome === 'answered') {
         ab.append(el('p', 'muted', plural(sum.row_count, 'row') + (sum.columns && sum.columns.length ? ' · ' + sum.columns.join(', ') : '')));
-        ab.append(this.feedbackBar(t.run_id, t.feedback && t.feedback.rating));
+        ab.append(this.feedbackBar(t.run_id, t.feedback && t.feedback.rating, t.question));
       }
       section.append(ab);
       body.append(section);
@@ -831,7 +831,7 @@
     },
 
     /** 👍 / 👎 on an answer; after a 👍, "Verify" saves its question and SQL as a verified query. */
-    feedbackBar(runId, rated) {
+    feedbackBar(runId, rated, question) {
       const bar = el('div', 'feedback');
       bar.setAttribute('role', 'group');
       bar.setAttribute('aria-label', 'Rate this answer');
@@ -842,13 +842,20 @@
       down.title = 'Wrong answer';
       const verify = el('button', 'verify-button', 'Verify: answer this way every time');
       verify.type = 'button';
-      verify.hidden = rated !== 'up';
+      // A follow-up ("and for 2024?") means nothing alone: the question to verify can be written in full here.
+      const full = el('input', 'verify-question');
+      full.type = 'text';
+      full.value = question || '';
+      full.setAttribute('aria-label', 'The question this SQL answers, in full');
+      const verifyBox = el('span', 'verify-box');
+      verifyBox.append(full, verify);
+      verifyBox.hidden = rated !== 'up';
       const status = el('span', 'feedback-status muted');
       status.setAttribute('role', 'status');
       const mark = r => {
         up.setAttribute('aria-pressed', String(r === 'up'));
         down.setAttribute('aria-pressed', String(r === 'down'));
-        verify.hidden = r !== 'up';
+        verifyBox.hidden = r !== 'up';
       };
       mark(rated);
       const rate = async rating => {
@@ -866,7 +873,8 @@
         verify.disabled = true;
         status.textContent = 'Checking the SQL through the gate…';
         try {
-          const res = await apiPost('/api/runs/' + encodeURIComponent(runId) + '/verify', {});
+          const res = await apiPost('/api/runs/' + encodeURIComponent(runId) + '/verify',
+            full.value.trim() && full.value.trim() !== question ? { question: full.value.trim() } : {});
           const body = await res.json();
           if (!res.ok) { status.textContent = body.message || 'not verified'; verify.disabled = false; return; }
           status.textContent = 'Verified as #' + body.verified_id + ': close paraphrases are answered with this SQL.';
@@ -874,7 +882,7 @@
           loadVerified();
         } catch (e) { status.textContent = 'not verified: ' + e.message; verify.disabled = false; }
       });
-      bar.append(up, down, verify, status);
+      bar.append(up, down, verifyBox, status);
       return bar;
     },
   };

@@ -117,7 +117,9 @@ public final class ShopMcpServer {
         spec(tools, json, tool(ShopTools.VERIFY, "Verify an answer",
             "Save an answer rated up as a verified query: its question and SQL, checked through the gate first. "
                 + "Verified queries answer close paraphrases without the model and teach it by example.",
-            Map.of("run_id", Map.of("type", "string", "description", "the run_id of an answer rated up")),
+            Map.of("run_id", Map.of("type", "string", "description", "the run_id of an answer rated up"),
+                "question", Map.of("type", "string", "description", "the question in full, for an answer to a "
+                    + "follow-up (default: the question as asked)")),
             List.of("run_id"), true)));
   }
 

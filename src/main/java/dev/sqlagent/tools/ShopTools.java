@@ -49,7 +49,7 @@ public final class ShopTools {
     a.put(RUN_QUERY, List.of("sql"));
     a.put(ASK, List.of("question", "conversation_id"));
     a.put(FEEDBACK, List.of("run_id", "rating", "comment"));
-    a.put(VERIFY, List.of("run_id"));
+    a.put(VERIFY, List.of("run_id", "question"));
     return java.util.Collections.unmodifiableMap(a);
   }
 
@@ -84,7 +84,7 @@ public final class ShopTools {
       case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"));
       case RUN_QUERY -> runQuery(args.getValue("sql"));
       case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"));
-      case VERIFY -> verify(args.getValue("run_id"));
+      case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"));
       default -> ask(args.getValue("question"), args.getValue("conversation_id"));
     };
   }
@@ -171,9 +171,10 @@ public final class ShopTools {
   }
 
   /** Promotes an answer rated up to a verified query, once the gate passes its SQL again. */
-  public Future<ToolResult> verify(Object runId) {
+  public Future<ToolResult> verify(Object runId, Object question) {
     if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
-    return request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId), quick, "the verified queries")
+    return request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question), quick,
+        "the verified queries")
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }

@@ -34,8 +34,14 @@ public final class VerifiedRoutes {
     });
     router.delete("/api/verified/:id").handler(ctx -> forward(vertx, ctx, Addresses.VERIFIED_REMOVE,
         new JsonObject().put("verified_id", ctx.pathParam("id"))));
-    router.post("/api/runs/:id/verify").handler(ctx -> forward(vertx, ctx, Addresses.VERIFIED_PROMOTE,
-        new JsonObject().put("run_id", ctx.pathParam("id"))));
+    router.post("/api/runs/:id/verify").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(ctx -> {
+      JsonObject body = ctx.body().length() == 0 ? new JsonObject()
+          : ConversationRoutes.jsonBody(ctx, "{} or {\"question\": \"the question in full\"}");
+      if (body != null) {
+        forward(vertx, ctx, Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", ctx.pathParam("id"))
+            .put("question", body.getValue("question")));
+      }
+    });
   }
 
   private static void forward(Vertx vertx, RoutingContext ctx, String address, JsonObject request) {

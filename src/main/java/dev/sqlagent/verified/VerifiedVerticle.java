@@ -94,8 +94,10 @@ public final class VerifiedVerticle extends VerticleBase {
     return pool.close();
   }
 
+  /** A change made here: kept at once, and the next {@link #refreshed} reloads (the store's stamp moved too). */
   private void put(VerifiedQuery q) {
     library.put(q.id(), q);
+    loadedVersion = null;
   }
 
   /**
@@ -112,7 +114,7 @@ public final class VerifiedVerticle extends VerticleBase {
               .execute(Tuple.of(target.key()))
               .map(all -> {
                 library.clear();
-                for (Row r : all) put(VerifiedQuery.fromRow(r));
+                for (Row r : all) library.put(r.getLong("verified_id"), VerifiedQuery.fromRow(r));
                 loadedVersion = version;
                 return null;
               });
@@ -180,7 +182,7 @@ public final class VerifiedVerticle extends VerticleBase {
       return vertx.executeBlocking(() -> QuestionVectors.embed(question1), false)
           .compose(vector -> pool.preparedQuery("""
                   INSERT INTO verified_queries (target, question, sql, vector, from_run_id, checked_at)
-                  VALUES ($1, $2, $3, $4::real[], $5, now())
+                  VALUES ($1, $2, $3, $4::text::real[], $5, now())
                   ON CONFLICT (target, question) DO UPDATE SET sql = EXCLUDED.sql, vector = EXCLUDED.vector,
                     from_run_id = EXCLUDED.from_run_id, checked_at = now(), retired_reason = NULL, retired_at = NULL
                   """ + " RETURNING " + COLUMNS)
@@ -201,8 +203,13 @@ public final class VerifiedVerticle extends VerticleBase {
             : m.body().getString("error_type", "unknown") + ": " + m.body().getString("message", "refused"));
   }
 
+  /**
+   * A run rated 👍 becomes a verified query. A follow-up ("and for 2024?") means nothing on its own, so its
+   * question must be given in full ({@code question}); any answer's question may be reworded that way.
+   */
   private void onPromote(Message<JsonObject> msg) {
     Object runId = body(msg).getValue("run_id");
+    Object given = body(msg).getValue("question");
     vertx.eventBus().<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId), BUS)
         .compose(m -> {
           JsonObject turn = m.body();
@@ -212,7 +219,11 @@ public final class VerifiedVerticle extends VerticleBase {
           if (!"answered".equals(turn.getString("outcome")) || turn.getString("sql") == null) {
             return fail(409, "run " + runId + " has no answered SQL to verify");
           }
-          return add(turn.getString("question"), turn.getString("sql"), runId);
+          if (given == null && turn.getInteger("turn", 1) > 1) {
+            return fail(409, "run " + runId + " answered a follow-up (\"" + turn.getString("question") + "\") that means "
+                + "nothing on its own; give the question in full: {\"question\": \"...\"}");
+          }
+          return add(given == null ? turn.getString("question") : given, turn.getString("sql"), runId);
         })
         .onComplete(ar -> reply(msg, ar));
   }
@@ -223,6 +234,7 @@ public final class VerifiedVerticle extends VerticleBase {
     pool.preparedQuery("DELETE FROM verified_queries WHERE target = $1 AND verified_id = $2").execute(Tuple.of(target.key(), id))
         .onSuccess(rs -> {
           library.remove(id);
+          loadedVersion = null;
           if (rs.rowCount() == 0) msg.fail(404, "no verified query " + id);
           else msg.reply(new JsonObject().put("verified_id", id).put("removed", true));
         })

@@ -127,7 +127,7 @@ class PageBrowserTest {
       List<WebElement> a = run.findElements(By.cssSelector(".attempt[data-attempt='2'][data-state='ok']"));
       return a.isEmpty() ? null : a.get(0);
     });
-    assertThat(second.findElement(By.cssSelector(".attempt-status")).getText()).isEqualTo("succeeded");
+    assertThat(second.findElement(By.cssSelector(".attempt-status")).getAttribute("textContent")).isEqualTo("succeeded");
     WebElement answer = waiting(d, 30).until(x -> {
       WebElement a = run.findElement(By.cssSelector(".answer"));
       return a.isDisplayed() ? a : null;
@@ -155,27 +155,33 @@ class PageBrowserTest {
     assertThat(d.findElement(By.cssSelector(".timeline")).getAttribute("aria-live")).isEqualTo("polite");
 
     browser.screenshot(Path.of("target", "screenshots", "page-repair.png"));
+    // The answered turn's timeline is collapsed to the answer; one click shows its steps again.
+    assertThat(run.findElement(By.cssSelector(".steps")).getAttribute("open")).isNull();
+    run.findElement(By.cssSelector(".steps > summary")).click();
     first.findElement(By.tagName("summary")).click();
     browser.screenshot(Path.of("target", "screenshots", "page-repair-expanded.png"));
 
     // A second question in a row, without a reload, in baseline mode: one attempt, no repair.
     model.enqueue(Reply.sql("SELECT count(*) AS customers FROM customers"));
     ask(d, "How many customers are there?", true);
+    // A follow-up: the thread grows downwards, the question box under the last answer.
     waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 2
-        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
-    WebElement latest = d.findElement(By.cssSelector("#runs > details.run"));
+        && x.findElement(By.cssSelector("#runs > details.run:last-of-type .run-state")).getText().equals("Answered"));
+    WebElement latest = d.findElement(By.cssSelector("#runs > details.run:last-of-type"));
     assertThat(latest.findElement(By.cssSelector(".badge-mode")).getText()).isEqualTo("single-shot baseline");
     assertThat(latest.findElements(By.cssSelector(".attempt"))).hasSize(1);
     assertThat(latest.findElement(By.cssSelector(".answer-text")).getText()).startsWith("The answer is");
-    // The earlier run folded but is still there.
-    assertThat(d.findElements(By.cssSelector("#runs > details.run")).get(1).getAttribute("open")).isNull();
+    // The earlier turn still shows its answer, its timeline collapsed.
+    WebElement earlier = d.findElements(By.cssSelector("#runs > details.run")).get(0);
+    assertThat(earlier.findElement(By.cssSelector(".answer")).isDisplayed()).isTrue();
+    assertThat(latest.findElement(By.cssSelector(".steps")).getAttribute("open")).isNull();
 
     // A third: more rows than the cap, a NULL and an empty string.
     model.enqueue(Reply.sql("SELECT bill_no, NULL::text AS note, '' AS blank FROM bills ORDER BY bill_no"));
     ask(d, "List every bill number", false);
     waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 3
-        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
-    WebElement listing = d.findElement(By.cssSelector("#runs > details.run"));
+        && x.findElement(By.cssSelector("#runs > details.run:last-of-type .run-state")).getText().equals("Answered"));
+    WebElement listing = d.findElement(By.cssSelector("#runs > details.run:last-of-type"));
     assertThat(listing.findElement(By.cssSelector(".truncated")).getText()).contains("Truncated");
     assertThat(listing.findElement(By.cssSelector("table.result caption")).getText()).contains("200 rows").contains("truncated");
     WebElement firstRow = listing.findElement(By.cssSelector("table.result tbody tr"));
