@@ -835,8 +835,8 @@
       const bar = el('div', 'feedback');
       bar.setAttribute('role', 'group');
       bar.setAttribute('aria-label', 'Rate this answer');
-      const up = el('button', 'fb fb-up', '👍');
-      const down = el('button', 'fb fb-down', '👎');
+      const up = el('button', 'fb fb-up', '👍 Right');
+      const down = el('button', 'fb fb-down', '👎 Wrong');
       up.type = down.type = 'button';
       up.title = 'Good answer';
       down.title = 'Wrong answer';

@@ -9,6 +9,7 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +30,27 @@ public final class Conversations {
 
   private Conversations() {}
 
-  /** Fails (400 / 404 / 503, with the reason) when the given id cannot be used. */
+  /**
+   * Fails (400 / 404, with the reason) when the given id cannot be used. A store that is away costs the earlier
+   * turns, not the answer: the question goes on in the same (or a new) conversation without them.
+   */
   public static Future<Opened> open(Vertx vertx, Object conversationId) {
     JsonObject req = new JsonObject();
     if (conversationId != null) req.put("conversation_id", conversationId);
     return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_OPEN, req, TIMEOUT)
         .map(m -> new Opened(m.body().getString("conversation_id"),
             m.body().getJsonArray("turns", new JsonArray()).stream().map(t -> Turn.fromJson((JsonObject) t)).toList()))
-        .recover(err -> err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
-            && conversationId == null ? Future.succeededFuture(Opened.NONE) : Future.failedFuture(err));
+        .recover(err -> {
+          if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+            return conversationId == null ? Future.succeededFuture(Opened.NONE) : Future.failedFuture(err);
+          }
+          if (err instanceof ReplyException re && (re.failureCode() == 400 || re.failureCode() == 404)) {
+            return Future.failedFuture(err);
+          }
+          LOG.warn("conversation store unavailable, answering without earlier turns: {}", err.getMessage());
+          return Future.succeededFuture(new Opened(
+              conversationId == null ? UUID.randomUUID().toString() : conversationId.toString(), List.of()));
+        });
   }
 
   /** Records the answer as the conversation's next turn; never fails. */

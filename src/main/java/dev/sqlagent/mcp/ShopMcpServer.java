@@ -123,6 +123,9 @@ public final class ShopMcpServer {
             List.of("run_id"), true)));
   }
 
+  /** Feedback and verification write to the service's own store (never the database): not read-only tools. */
+  private static final java.util.Set<String> WRITES_STATE = java.util.Set.of(ShopTools.FEEDBACK, ShopTools.VERIFY);
+
   private static Tool tool(String name, String title, String description, Map<String, Object> properties,
       List<String> required, boolean idempotent) {
     return Tool.builder()
@@ -132,7 +135,7 @@ public final class ShopMcpServer {
         .inputSchema(new McpSchema.JsonSchema("object", properties, required, false, null, null))
         // Declared so clients may read structuredContent; loose on purpose: the text content says the rest.
         .outputSchema(Map.of("type", "object", "properties", OUTPUT.get(name)))
-        .annotations(new ToolAnnotations(title, true, false, idempotent, false, null))
+        .annotations(new ToolAnnotations(title, !WRITES_STATE.contains(name), false, idempotent, false, null))
         .build();
   }
 
