@@ -244,7 +244,7 @@ class VerifiedQueriesTest {
 
   @Test
   void theCommandLineAddsListsExportsAndImports(@TempDir Path dir) throws Exception {
-    Map<String, String> cliEnv = new HashMap<>(env);
+    Map<String, String> cliEnv = TestDatabase.get().env(env);   // the same state store as the service
     String[] out = new String[1];
     assertThat(cli(cliEnv, out, "verified", "add", "--question", QUESTION, "--sql", SQL)).isEqualTo(0);
     assertThat(out[0]).contains("saved #").contains(QUESTION);
