@@ -604,7 +604,7 @@
     const tbody = el('tbody');
     (a.rows || []).forEach(row => {
       const tr = el('tr');
-      row.forEach((cell, i) => tr.append(cellTd(cell, numeric[i])));
+      row.forEach((cell, i) => tr.append(cellTd(cell, numeric[i], a.columns[i] && a.columns[i].format)));
       tbody.append(tr);
     });
     if (!(a.rows || []).length) {
@@ -619,7 +619,7 @@
     return wrap;
   }
 
-  function cellTd(cell, numeric) {
+  function cellTd(cell, numeric, format) {
     if (cell === null || cell === undefined) {
       const td = el('td', 'null' + (numeric ? ' num' : ''));
       td.append(el('span', 'null-mark', 'NULL'));
@@ -633,8 +633,37 @@
       td.setAttribute('aria-label', 'empty string');
       return td;
     }
-    const text = typeof cell === 'object' ? JSON.stringify(cell) : String(cell);
-    return el('td', numeric ? 'num' : null, text);
+    const text = typeof cell === 'object' ? JSON.stringify(cell) : displayNumber(cell, format);
+    const td = el('td', numeric ? 'num' : null, text);
+    if (text !== String(cell)) td.title = String(cell);  // the exact value, as the JSON and the API carry it
+    return td;
+  }
+
+  // The server decides each column's format (display.ColumnFormat: quantities and money get separators;
+  // ids, years and codes stay as stored); this renders it exactly, on the decimal text, never via a float.
+  function displayNumber(cell, format) {
+    const raw = String(cell);
+    if (format !== 'number' && format !== 'money') return raw;
+    const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(raw.trim());
+    if (!m) return raw;
+    let [, sign, whole, frac = ''] = m;
+    const places = format === 'money' ? 2 : Math.min(frac.length, 4);
+    if (frac.length > places) {
+      const digits = (whole + frac.slice(0, places)).split('').map(Number);
+      if (Number(frac[places]) >= 5) {
+        let i = digits.length - 1;
+        while (i >= 0 && digits[i] === 9) { digits[i] = 0; i--; }
+        if (i >= 0) digits[i]++; else digits.unshift(1);
+      }
+      const all = digits.join('');
+      whole = all.slice(0, all.length - places);
+      frac = all.slice(all.length - places);
+    } else {
+      frac = frac.padEnd(places, '0');
+    }
+    if (/^0*$/.test(whole + frac)) sign = '';
+    whole = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    return sign + whole + (places ? '.' + frac : '');
   }
 
   // --- charts: chosen from column types, never by the model ------------------------------------------

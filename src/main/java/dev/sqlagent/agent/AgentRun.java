@@ -1,7 +1,11 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ColumnFormat;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.execution.GateError;
+import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.generation.ModelReply;
 import dev.sqlagent.verified.WorkedExamples;
 import io.vertx.core.Future;
@@ -27,21 +31,21 @@ import java.util.regex.Pattern;
  */
 final class AgentRun {
 
-  /** What one execution (or its refusal) came to, as inspect_result and decide see it. */
-  record Outcome(boolean ok, JsonObject result, String errorType, String message, String hint, Integer position,
-      String sql) {
-    static Outcome success(JsonObject result) {
-      return new Outcome(true, result, null, null, null, null, result.getString("sql"));
-    }
-
+  /**
+   * What one execution (or its refusal) came to, as inspect_result and decide see it: the gate's result, or
+   * why there is none and whether it was a write the gate refused.
+   */
+  record Outcome(boolean ok, GateReply.Result result, String errorType, String message, String hint, Integer position,
+      String sql, boolean writeRefused) {
     static Outcome failure(String errorType, String message, String hint, Integer position, String sql) {
-      return new Outcome(false, null, errorType, message, hint, position, sql);
+      return new Outcome(false, null, errorType, message, hint, position, sql, false);
     }
 
-    static Outcome fromGate(JsonObject reply, String sql) {
-      if (reply.getBoolean("ok", false)) return success(reply);
-      return failure(reply.getString("error_type", "unknown"), reply.getString("message", "refused"),
-          reply.getString("hint"), reply.getInteger("position"), reply.getString("sql", sql));
+    static Outcome fromGate(GateReply reply) {
+      if (reply.ok()) return new Outcome(true, reply.result(), null, null, null, null, reply.sql(), false);
+      GateError e = reply.error();
+      return new Outcome(false, null, e.type().wireName(), e.message(), e.hint(), e.position(), e.sql(),
+          reply.writeRefused());
     }
   }
 
@@ -54,9 +58,6 @@ final class AgentRun {
       this.errorType = errorType;
     }
   }
-
-  private static final Pattern WRITE_WORDS = Pattern.compile(
-      "(?is)^\\s*(insert|update|delete|drop|alter|create|truncate|grant|revoke|merge|copy|call|do|vacuum|comment)\\b");
 
   private final Vertx vertx;
   private final AgentSettings settings;
@@ -109,9 +110,9 @@ final class AgentRun {
     return this;
   }
 
-  Future<JsonObject> run() {
+  Future<Answer> run() {
     return lookupVerified()
-        .compose(direct -> direct == null ? Future.succeededFuture((JsonObject) null) : answerVerified(direct))
+        .compose(direct -> direct == null ? Future.succeededFuture((Answer) null) : answerVerified(direct))
         .compose(done -> done != null ? Future.succeededFuture(done) : selectSchema().compose(v -> attemptOnce()))
         .recover(err -> {
           if (err instanceof Infrastructure infra) return giveUp(Outcome.failure(infra.errorType, infra.getMessage(), null, null, null));
@@ -129,8 +130,11 @@ final class AgentRun {
   private Future<JsonObject> lookupVerified() {
     if ("eval".equals(source)) return Future.succeededFuture(null);
     String node = "lookup_verified";
-    return request(Addresses.VERIFIED_LOOKUP, new JsonObject().put("question", question), settings.stepTimeoutMs())
-        .map(reply -> {
+    // Not node-local: clustered, the library lives on the one node that holds the singleton duties.
+    return vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_LOOKUP, new JsonObject().put("question", question),
+            new DeliveryOptions().setSendTimeout(Math.max(1, settings.stepTimeoutMs())))
+        .map(msg -> {
+          JsonObject reply = msg.body();
           if (reply.getInteger("candidates", 0) == 0) return (JsonObject) null;
           verifiedMatches = reply.getJsonArray("matches", new JsonArray());
           JsonObject direct = reply.getJsonObject("direct");
@@ -153,31 +157,28 @@ final class AgentRun {
    * Answers with a verified query's SQL through the whole gate, worded without the model. Null when the gate
    * refuses it (it is then retired: the schema moved under it) or it fails to run: the model answers instead.
    */
-  private Future<JsonObject> answerVerified(JsonObject match) {
+  private Future<Answer> answerVerified(JsonObject match) {
     attempt = 1;
     String sql = match.getString("sql");
-    return validate(sql).compose(check -> {
-      if (!check.ok()) {
-        vertx.eventBus().request(Addresses.VERIFIED_RETIRE, new JsonObject().put("verified_id", match.getLong("verified_id"))
-            .put("reason", check.errorType() + ": " + check.message()));
-        attempt = 0;
-        return Future.succeededFuture((JsonObject) null);
-      }
-      return execute(sql, check.sql()).map(o -> {
-        if (!o.ok()) {
-          attempt = 0;
-          return null;
+    // One request to the gate, as for the model's SQL: each stage's verdict, and the rows when all passed.
+    events.started("validate_sql", "guardrail", attempt, new JsonObject().put("sql", sql));
+    return gate(sql).map(reply -> {
+      Outcome o = reportGate(reply);
+      if (!o.ok()) {
+        // Refused by a check (not a gate that did not answer, nor an execution that failed): the schema moved under it.
+        if (!reply.passedChecks() && reply.failedStage().isPresent()) {
+          vertx.eventBus().request(Addresses.VERIFIED_RETIRE, new JsonObject().put("verified_id", match.getLong("verified_id"))
+              .put("reason", o.errorType() + ": " + o.message()));
         }
-        verifiedUsed = match;
-        JsonObject r = o.result();
-        events.started("answer", "answer", attempt, new JsonObject());
-        JsonObject answer = base(plainSummary(r), r.getString("sql"))
-            .put("columns", r.getJsonArray("columns")).put("rows", r.getJsonArray("rows"))
-            .put("row_count", r.getInteger("row_count")).put("truncated", r.getBoolean("truncated", false));
-        finish(answer);
-        events.finished("answer", "answer", attempt, answer.copy());
-        return answer;
-      });
+        attempt = 0;
+        return (Answer) null;
+      }
+      verifiedUsed = match;
+      GateReply.Result r = o.result();
+      events.started("answer", "answer", attempt, new JsonObject());
+      Answer answer = answerOf(plainSummary(r), o.sql(), false, false, r);
+      events.finished("answer", "answer", attempt, answer.toJson());
+      return answer;
     });
   }
 
@@ -201,7 +202,7 @@ final class AgentRun {
 
   // --- generate_sql → validate_sql → execute_sql → inspect_result → decide ------------------------
 
-  private Future<JsonObject> attemptOnce() {
+  private Future<Answer> attemptOnce() {
     attempt++;
     if (System.currentTimeMillis() > deadline) {
       throw new Infrastructure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed");
@@ -214,8 +215,7 @@ final class AgentRun {
       ModelReply reply = generated.reply();
       if (reply.refused()) return refuse(reply.explanation(), null);
       String sql = maybeInjectFault(reply.sql());
-      return validate(sql)
-          .compose(check -> check.ok() ? execute(sql, check.sql()) : Future.succeededFuture(check))
+      return validateAndExecute(sql)
           .compose(this::inspect)
           .compose(this::decide);
     });
@@ -230,7 +230,7 @@ final class AgentRun {
     JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction,
         WorkedExamples.render(verifiedMatches, retrieval.getJsonArray("terms")), conversationText);
     events.started(node, "generation", attempt, new JsonObject().put("model", model).put("repair", !history.isEmpty()));
-    MessageConsumer<JsonObject> deltas = vertx.eventBus().consumer(Addresses.generationDeltas(runId),
+    MessageConsumer<JsonObject> deltas = vertx.eventBus().localConsumer(Addresses.generationDeltas(runId),
         m -> events.progress(node, "generation", attempt, new JsonObject().put("delta", m.body().getString("text"))));
     return request(Addresses.GENERATE, new JsonObject().put("run_id", runId).put("messages", messages).put("stream", true),
         remaining())
@@ -267,39 +267,36 @@ final class AgentRun {
     }).orElse(sql);
   }
 
-  private Future<Outcome> validate(String sql) {
-    String node = "validate_sql";
-    events.started(node, "guardrail", attempt, new JsonObject().put("sql", sql));
-    return gate(sql, false).map(reply -> {
-      Outcome o = Outcome.fromGate(reply, sql);
-      if (o.ok()) {
-        events.finished(node, "guardrail", attempt, new JsonObject().put("sql", reply.getString("sql"))
-            .put("static_check", reply.getString("static_check")));
-      } else {
-        events.failed(node, "guardrail", attempt, errorData(o));
-      }
-      return o;
-    });
+  /**
+   * validate_sql and execute_sql from one request to the gate, whose reply holds each stage's verdict: the
+   * static check, limit and plan make validate_sql's, the execution execute_sql's. The gate runs the model's
+   * SQL, not a checked text, so it knows the cap is its own and its probe row can report {@code truncated}.
+   */
+  private Future<Outcome> validateAndExecute(String sql) {
+    events.started("validate_sql", "guardrail", attempt, new JsonObject().put("sql", sql));
+    return gate(sql).map(this::reportGate);
   }
 
-  /**
-   * Runs the model's SQL, not the checked text: the gate bounds it again and then knows the cap is its own,
-   * so its probe row can report {@code truncated} (a re-submitted "LIMIT cap" would read as the user's).
-   */
-  private Future<Outcome> execute(String sql, String boundedSql) {
-    String node = "execute_sql";
-    events.started(node, "tool", attempt, new JsonObject().put("sql", boundedSql));
-    return gate(sql, true).map(reply -> {
-      Outcome o = Outcome.fromGate(reply, boundedSql);
-      if (o.ok()) {
-        events.finished(node, "tool", attempt, new JsonObject().put("sql", reply.getString("sql"))
-            .put("row_count", reply.getInteger("row_count")).put("truncated", reply.getBoolean("truncated"))
-            .put("elapsed_ms", reply.getLong("elapsed_ms")).put("columns", reply.getJsonArray("columns")));
-      } else {
-        events.failed(node, "tool", attempt, errorData(o));
-      }
+  /** validate_sql's and execute_sql's events from the gate's one reply, and what it came to. */
+  private Outcome reportGate(GateReply reply) {
+    Outcome o = Outcome.fromGate(reply);
+    if (!reply.passedChecks()) {
+      events.failed("validate_sql", "guardrail", attempt, errorData(o));
       return o;
-    });
+    }
+    String boundedSql = reply.boundedSql();
+    events.finished("validate_sql", "guardrail", attempt, new JsonObject().put("sql", boundedSql)
+        .put("static_check", reply.staticCheckVerdict()));
+    events.started("execute_sql", "tool", attempt, new JsonObject().put("sql", boundedSql));
+    if (o.ok()) {
+      GateReply.Result r = o.result();
+      events.finished("execute_sql", "tool", attempt, new JsonObject().put("sql", reply.sql())
+          .put("row_count", r.rowCount()).put("truncated", r.truncated())
+          .put("elapsed_ms", r.elapsedMs()).put("columns", r.columns()));
+    } else {
+      events.failed("execute_sql", "tool", attempt, errorData(o));
+    }
+    return o;
   }
 
   /**
@@ -309,9 +306,9 @@ final class AgentRun {
    */
   private Future<Outcome> inspect(Outcome o) {
     String node = "inspect_result";
-    if (!o.ok() || o.result().getInteger("row_count", 0) > 0 || !agentMode || probed) {
+    if (!o.ok() || o.result().rowCount() > 0 || !agentMode || probed) {
       events.finished(node, "decision", attempt, new JsonObject().put("ok", o.ok())
-          .put("row_count", o.ok() ? o.result().getInteger("row_count") : null));
+          .put("row_count", o.ok() ? o.result().rowCount() : null));
       return Future.succeededFuture(o);
     }
     probed = true;
@@ -322,8 +319,8 @@ final class AgentRun {
             .put("row_count", 0));
         return Future.succeededFuture(o);
       }
-      return gate(relaxed.get().sql(), true).map(reply -> {
-        int rows = reply.getBoolean("ok", false) ? reply.getInteger("row_count", 0) : 0;
+      return gate(relaxed.get().sql()).map(reply -> {
+        int rows = reply.ok() ? reply.result().rowCount() : 0;
         JsonObject data = new JsonObject().put("probe", "empty_result").put("relaxed_sql", relaxed.get().sql())
             .put("filters", new JsonArray(relaxed.get().filters())).put("probe_rows", rows);
         if (rows == 0) {
@@ -340,9 +337,9 @@ final class AgentRun {
     });
   }
 
-  private Future<JsonObject> decide(Outcome o) {
+  private Future<Answer> decide(Outcome o) {
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
-    boolean refusal = !o.ok() && isWriteRefusal(type, o.sql());
+    boolean refusal = !o.ok() && o.writeRefused();
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, attempt, agentMode);
     events.finished("decide", "decision", attempt, new JsonObject().put("next", next.name().toLowerCase(Locale.ROOT))
         .put("error_type", o.errorType()).put("attempts_left", Decision.MAX_ATTEMPTS - attempt));
@@ -357,12 +354,6 @@ final class AgentRun {
       default:
         return giveUp(o);
     }
-  }
-
-  /** A refused write (by the gate or the database's read-only guarantees) is a refusal of the request. */
-  private static boolean isWriteRefusal(ErrorType type, String sql) {
-    if (type == ErrorType.PERMISSION_DENIED) return sql != null && WRITE_WORDS.matcher(sql).find();
-    return type == ErrorType.REJECTED && sql != null && WRITE_WORDS.matcher(sql).find();
   }
 
   // --- prepare_repair ------------------------------------------------------------------------------
@@ -394,26 +385,22 @@ final class AgentRun {
 
   // --- answer | give_up | refuse -----------------------------------------------------------------
 
-  private Future<JsonObject> answer(Outcome o) {
+  private Future<Answer> answer(Outcome o) {
     String node = "answer";
-    JsonObject r = o.result();
+    GateReply.Result r = o.result();
     events.started(node, "answer", attempt, new JsonObject());
     Future<String> words = settings.modelSummary()
-        ? wordAnswer(r).recover(err -> Future.succeededFuture(plainSummary(r)))
+        ? wordAnswer(o.sql(), r).recover(err -> Future.succeededFuture(plainSummary(r)))
         : Future.succeededFuture(plainSummary(r));
     return words.map(text -> {
-      JsonObject answer = base(text, r.getString("sql"))
-          .put("columns", r.getJsonArray("columns")).put("rows", r.getJsonArray("rows"))
-          .put("row_count", r.getInteger("row_count")).put("truncated", r.getBoolean("truncated", false));
-      finish(answer);
-      events.finished(node, "answer", attempt, answer.copy());
+      Answer answer = answerOf(text, o.sql(), false, false, r);
+      events.finished(node, "answer", attempt, answer.toJson());
       return answer;
     });
   }
 
-  private Future<String> wordAnswer(JsonObject r) {
-    JsonArray messages = PromptBuilder.answerMessages(question, r.getString("sql"), r.getJsonArray("columns"),
-        r.getJsonArray("rows"), r.getInteger("row_count", 0), r.getBoolean("truncated", false));
+  private Future<String> wordAnswer(String sql, GateReply.Result r) {
+    JsonArray messages = PromptBuilder.answerMessages(question, sql, r.columns(), r.rows(), r.rowCount(), r.truncated());
     return request(Addresses.GENERATE, new JsonObject().put("run_id", runId).put("messages", messages).put("stream", false),
         Math.max(1_000, remaining()))
         .map(reply -> {
@@ -447,49 +434,47 @@ final class AgentRun {
   }
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
-  static String plainSummary(JsonObject r) {
-    int n = r.getInteger("row_count", 0);
-    JsonArray rows = r.getJsonArray("rows", new JsonArray());
-    JsonArray cols = r.getJsonArray("columns", new JsonArray());
-    if (n == 0) return "No rows match the question.";
-    if (n == 1 && cols.size() == 1) return "The answer is " + rows.getJsonArray(0).getValue(0) + ".";
-    StringBuilder b = new StringBuilder();
-    b.append(n).append(n == 1 ? " row" : " rows").append(r.getBoolean("truncated", false) ? " (more exist)" : "");
-    JsonArray first = rows.getJsonArray(0);
-    b.append("; the first: ");
-    for (int i = 0; i < cols.size(); i++) {
-      if (i > 0) b.append(", ");
-      b.append(cols.getJsonObject(i).getString("name")).append(" = ").append(first.getValue(i));
-    }
-    return b.append('.').toString();
+  static String plainSummary(GateReply.Result r) {
+    return ResultText.summary(r.columns(), r.rows(), r.rowCount(), r.truncated());
   }
 
-  private Future<JsonObject> giveUp(Outcome last) {
+  private Future<Answer> giveUp(Outcome last) {
     record(last, null);
     String reason = last.errorType() == null ? "unknown" : last.errorType();
     String text = "I could not answer this question" + (attempt > 0 ? " after " + attempt + (attempt == 1 ? " attempt" : " attempts") : "")
         + ". The last error was " + reason + ": " + last.message() + "."
         + (history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
             ? " Every query tried is in the history." : " No query was run.");
-    JsonObject answer = base(text, last.sql()).put("gave_up", true)
-        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
-    finish(answer);
-    events.finished("give_up", "answer", attempt, answer.copy());
+    Answer answer = answerOf(text, last.sql(), false, true, null);
+    events.finished("give_up", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
 
-  private Future<JsonObject> refuse(String explanation, Outcome o) {
+  private Future<Answer> refuse(String explanation, Outcome o) {
     String text = explanation == null || explanation.isBlank()
         ? "The database cannot answer this question." : explanation;
-    JsonObject answer = base(text, o == null ? null : o.sql()).put("refused", true)
-        .put("columns", new JsonArray()).put("rows", new JsonArray()).put("row_count", 0).put("truncated", false);
-    finish(answer);
-    events.finished("answer", "answer", attempt, answer.copy().put("refused", true));
+    Answer answer = answerOf(text, o == null ? null : o.sql(), true, false, null);
+    events.finished("answer", "answer", attempt, answer.toJson());
     return Future.succeededFuture(answer);
   }
 
-  private JsonObject base(String text, String sql) {
-    JsonArray tables = new JsonArray();
+  /** The run's answer, built in this one place: the words, the SQL, and the result when there is one. */
+  private Answer answerOf(String text, String sql, boolean refused, boolean gaveUp, GateReply.Result result) {
+    return new Answer(question, text, sql, attempt, tablesUsed(sql), refused, gaveUp,
+        result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
+        result == null ? new JsonArray() : result.rows(),
+        result == null ? 0 : result.rowCount(), result != null && result.truncated(), history,
+        new Answer.Tokens(promptTokens, completionTokens), costUsd, System.currentTimeMillis() - startedAt, runId,
+        agentMode ? "agent" : "baseline", model, source, injectedFault, conversationId,
+        verifiedUsed != null ? "verified" : "model",
+        verifiedUsed == null ? null : verifiedUsed.getLong("verified_id"),
+        verifiedUsed == null ? null : verifiedUsed.getString("question"),
+        verifiedUsed == null ? null : verifiedUsed.getDouble("score"));
+  }
+
+  /** The retrieved tables the SQL names. */
+  private List<String> tablesUsed(String sql) {
+    List<String> tables = new ArrayList<>();
     if (retrieval != null && sql != null) {
       String lower = sql.toLowerCase(Locale.ROOT);
       for (Object t : retrieval.getJsonArray("tables", new JsonArray())) {
@@ -497,35 +482,23 @@ final class AgentRun {
         if (Pattern.compile("\\b" + Pattern.quote(name.toLowerCase(Locale.ROOT)) + "\\b").matcher(lower).find()) tables.add(name);
       }
     }
-    return new JsonObject().put("question", question).put("answer", text).put("sql", sql)
-        .put("attempts", attempt).put("tables_used", tables).put("refused", false).put("gave_up", false);
-  }
-
-  private void finish(JsonObject answer) {
-    JsonArray h = new JsonArray();
-    history.forEach(a -> h.add(a.toJson()));
-    answer.put("history", h)
-        .put("tokens", new JsonObject().put("prompt", promptTokens).put("completion", completionTokens))
-        .put("cost_usd", costUsd).put("latency_ms", System.currentTimeMillis() - startedAt)
-        .put("run_id", runId).put("mode", agentMode ? "agent" : "baseline").put("model", model).put("source", source);
-    if (injectedFault != null) answer.put("injected_fault", injectedFault);
-    answer.put("conversation_id", conversationId).put("answer_source", verifiedUsed != null ? "verified" : "model");
-    if (verifiedUsed != null) {
-      answer.put("verified_id", verifiedUsed.getLong("verified_id")).put("verified_question", verifiedUsed.getString("question"))
-          .put("verified_score", verifiedUsed.getDouble("score"));
-    }
+    return tables;
   }
 
   // --- plumbing -------------------------------------------------------------------------------------
 
-  private Future<JsonObject> gate(String sql, boolean run) {
-    return request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", run), settings.stepTimeoutMs())
-        .recover(err -> Future.succeededFuture(new JsonObject().put("ok", false).put("error_type", "unknown")
-            .put("message", "the gate did not answer: " + describe(err)).put("repairable", false).put("sql", sql)));
+  /** The whole gate, one request: every stage's verdict, and the rows when all passed. */
+  private Future<GateReply> gate(String sql) {
+    return request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", true), settings.stepTimeoutMs())
+        .map(GateReply::fromJson)
+        .recover(err -> Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
+            "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));
   }
 
   private Future<JsonObject> request(String address, JsonObject body, long timeoutMs) {
-    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)))
+    // Clustered, a run's steps stay on its worker: a node that leaves takes only its own runs with it.
+    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs))
+            .setLocalOnly(settings.onOneNode()))
         .map(m -> m.body());
   }
 

@@ -7,6 +7,7 @@ import dev.sqlagent.conversation.Conversations;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -36,6 +37,7 @@ public final class AgentVerticle extends VerticleBase {
   private AgentSettings settings;
   /** Most tokens of a conversation's earlier turns in a follow-up's prompt (SQLAGENT_CONVERSATION_BUDGET). */
   private int conversationBudget;
+  private String clusterNode;
 
   /** Failure code of a question refused because the service is full (the edges answer 503 + Retry-After). */
   public static final int BUSY = 503;
@@ -75,9 +77,20 @@ public final class AgentVerticle extends VerticleBase {
     // A question that waited longer than this would age past its deadline: it is better told to come back.
     // The edges wait the question timeout + 15 s, so the wait stays under that margin.
     maxWaitMs = Math.max(1_000, Math.min(10_000, config().getLong("questionTimeoutMs", 180_000L) / 4));
+    // Clustered, this worker takes questions on its own address (the edges choose the worker) and the runs'
+    // events are kept in the state store, where any edge replays them (dev.sqlagent.cluster).
+    clusterNode = config().getString("clusterNode");
+    if (clusterNode != null) return vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion();
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion());
+  }
+
+  /** Clustered: the run's events are in the state store before its answer goes out. */
+  private Future<?> eventsKept(String runId) {
+    if (clusterNode == null) return Future.succeededFuture();
+    return vertx.eventBus().request(Addresses.JOURNAL_FLUSH, new JsonObject().put("run_id", runId),
+        new DeliveryOptions().setLocalOnly(true).setSendTimeout(5_000)).otherwiseEmpty();
   }
 
   private void ask(Message<JsonObject> msg) {
@@ -166,13 +179,14 @@ public final class AgentVerticle extends VerticleBase {
         .onComplete(done -> {
           if (counted) finished();
         })
+        .compose(answer -> eventsKept(runId).map(answer))
         .onSuccess(answer -> {
-          msg.reply(answer);
-          vertx.eventBus().publish(Addresses.ANSWERS, answer);
-          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.getBoolean("gave_up") ? "gave up"
-              : answer.getBoolean("refused") ? "refused" : "answered", answer.getLong("latency_ms"),
-              answer.getInteger("attempts"), answer.getJsonArray("history").isEmpty() ? "" : ", errors "
-              + answer.getJsonArray("history").stream().map(h -> ((JsonObject) h).getString("error_type")).toList());
+          JsonObject json = answer.toJson();
+          msg.reply(json);
+          vertx.eventBus().publish(Addresses.ANSWERS, json);
+          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
+              answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
+              + answer.history().stream().map(Attempt::errorType).toList());
         })
         .onFailure(err -> {
           LOG.error("run {} failed unexpectedly", runId, err);
@@ -181,7 +195,7 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   /** The request's problem in words, or null when it is fine. */
-  static String invalid(JsonObject body) {
+  public static String invalid(JsonObject body) {
     Object q = body.getValue("question");
     if (!(q instanceof String s) || s.isBlank()) return "question must be a non-empty string";
     if (s.length() > MAX_QUESTION_CHARS) {

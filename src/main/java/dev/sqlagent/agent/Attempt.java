@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.bus.RecordJson;
 import io.vertx.core.json.JsonObject;
 
 /** One failed attempt, as the history shows it and the repair prompt carries it. */
@@ -7,12 +8,10 @@ public record Attempt(int attempt, String sql, String errorType, String message,
     String strategy) {
 
   public JsonObject toJson() {
-    return new JsonObject().put("attempt", attempt).put("sql", sql).put("error_type", errorType)
-        .put("message", message).put("hint", hint).put("position", position).put("strategy", strategy);
+    return RecordJson.toJson(this);
   }
 
   public static Attempt fromJson(JsonObject j) {
-    return new Attempt(j.getInteger("attempt"), j.getString("sql"), j.getString("error_type"), j.getString("message"),
-        j.getString("hint"), j.getInteger("position"), j.getString("strategy"));
+    return RecordJson.fromJson(Attempt.class, j);
   }
 }

@@ -26,25 +26,24 @@ final class RunEvents {
   }
 
   void started(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "started", kind, attempt, data);
+    publish(node, GraphEvent.STARTED, kind, attempt, data);
   }
 
   void finished(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "finished", kind, attempt, data);
+    publish(node, GraphEvent.FINISHED, kind, attempt, data);
   }
 
   void failed(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "failed", kind, attempt, data);
+    publish(node, GraphEvent.FAILED, kind, attempt, data);
   }
 
   void progress(String node, String kind, int attempt, JsonObject data) {
-    publish(node, "progress", kind, attempt, data);
+    publish(node, GraphEvent.PROGRESS, kind, attempt, data);
   }
 
   private void publish(String node, String status, String kind, int attempt, JsonObject data) {
     JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node, status, attempt, kind,
-        data == null ? new JsonObject() : data).toJson();
-    if (conversationId != null) event.put("conversation_id", conversationId);
+        data == null ? new JsonObject() : data, conversationId).toJson();
     kept.add(event);
     bus.publish(Addresses.events(runId), event);
     bus.publish(Addresses.EVENTS, event);

@@ -98,4 +98,25 @@ public final class Addresses {
   public static final String VERIFIED_RETIRE = "sqlagent.verified.retire";
   /** Published by health when the live schema differs from the snapshot: {differences}. */
   public static final String SCHEMA_DRIFTED = "sqlagent.drift.drifted";
+
+  // --- cluster mode (dev.sqlagent.cluster) ------------------------------------------------------------
+  /** The agent of one worker node, chosen by the edge's dispatcher: the same body and reply as {@link #ASK}. */
+  public static String askOn(String nodeId) {
+    return ASK + ".on." + nodeId;
+  }
+
+  /** One node's own facts: request {} → {id, name, role, events_from_other_nodes, runs_in_flight}. */
+  public static String clusterNode(String nodeId) {
+    return "sqlagent.cluster.node." + nodeId;
+  }
+
+  /** One node's metrics (by its name, host:port): request {} → its Prometheus text exposition. */
+  public static String metricsOf(String nodeName) {
+    return METRICS_SCRAPE + "." + nodeName;
+  }
+
+  /** The cluster as this node sees it: request {} → {enabled, node, role, members, log_writer}. Node-local. */
+  public static final String CLUSTER_STATUS = "sqlagent.cluster.status";
+  /** Node-local: request {run_id} → replied once the run's events so far are in the state store. */
+  public static final String JOURNAL_FLUSH = "sqlagent.cluster.journal.flush";
 }

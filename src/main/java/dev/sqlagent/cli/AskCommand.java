@@ -1,8 +1,11 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.display.ResultText;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -53,31 +56,31 @@ public final class AskCommand implements Callable<Integer> {
       Vertx vertx = Vertx.vertx();
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
-        if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, m.body()));
+        if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, GraphEvent.fromJson(m.body())));
         JsonObject request = new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent")
             .put("source", "cli");
-        JsonObject answer;
+        Answer answer;
         try {
-          answer = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
-              new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).await().body();
+          answer = Answer.fromJson(vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
+              new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).await().body());
         } catch (ReplyException e) {
           spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
           return 2;
         }
-        out.println(json ? answer.encodePrettily() : summary(answer));
+        out.println(json ? answer.toJson().encodePrettily() : summary(answer));
         out.flush();
-        return answer.getBoolean("gave_up") ? 1 : 0;
+        return answer.gaveUp() ? 1 : 0;
       } finally {
         vertx.close().await(30, TimeUnit.SECONDS);
       }
     }
   }
 
-  private static void printEvent(PrintWriter out, JsonObject e) {
-    JsonObject d = e.getJsonObject("data", new JsonObject());
-    String node = e.getString("node");
-    String status = e.getString("status");
-    int attempt = e.getInteger("attempt", 0);
+  private static void printEvent(PrintWriter out, GraphEvent e) {
+    JsonObject d = e.data();
+    String node = e.node();
+    String status = e.status();
+    int attempt = e.attempt();
     if (node.equals("select_schema") && status.equals("finished")) {
       out.println("tables: " + d.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name")).toList());
     } else if (node.equals("generate_sql") && status.equals("finished")) {
@@ -94,14 +97,15 @@ public final class AskCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private static String summary(JsonObject a) {
+  private static String summary(Answer a) {
     StringBuilder b = new StringBuilder("\n");
-    b.append(a.getBoolean("refused") ? "REFUSED: " : a.getBoolean("gave_up") ? "GAVE UP: " : "ANSWER: ").append(a.getString("answer")).append('\n');
-    if (a.getString("sql") != null) b.append("SQL: ").append(a.getString("sql")).append('\n');
-    b.append("attempts: ").append(a.getInteger("attempts")).append(", rows: ").append(a.getInteger("row_count"))
-        .append(a.getBoolean("truncated", false) ? " (truncated)" : "").append(", tokens: ")
-        .append(a.getJsonObject("tokens").getLong("prompt")).append('+').append(a.getJsonObject("tokens").getLong("completion"))
-        .append(", ").append(a.getLong("latency_ms")).append(" ms");
+    b.append(a.refused() ? "REFUSED: " : a.gaveUp() ? "GAVE UP: " : "ANSWER: ").append(a.answer()).append('\n');
+    if (a.sql() != null) b.append("SQL: ").append(a.sql()).append('\n');
+    if (a.answered()) b.append(ResultText.table(a.toJson()));
+    b.append("attempts: ").append(a.attempts()).append(", rows: ").append(a.rowCount())
+        .append(a.truncated() ? " (truncated)" : "").append(", tokens: ")
+        .append(a.tokens().prompt()).append('+').append(a.tokens().completion())
+        .append(", ").append(a.latencyMs()).append(" ms");
     return b.toString();
   }
 }

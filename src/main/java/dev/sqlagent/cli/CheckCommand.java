@@ -103,7 +103,7 @@ public final class CheckCommand implements Callable<Integer> {
     }
     JsonObject head = new JsonObject().put("id", id).put("line", lineNo);
     try {
-      return head.mergeIn(gate.submit(sql, run, null).await(5, TimeUnit.MINUTES));
+      return head.mergeIn(gate.submit(sql, run, null).await(5, TimeUnit.MINUTES).toJson());
     } catch (Exception e) {
       return head.mergeIn(error(ErrorType.UNKNOWN, "the gate did not answer: " + firstLine(e.getMessage()), sql));
     }

@@ -1,6 +1,9 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
+import dev.sqlagent.cluster.Cluster;
+import dev.sqlagent.cluster.ClusterSettings;
+import dev.sqlagent.cluster.Role;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.Databases;
@@ -14,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** Starts the database (embedded unless configured), runs setup on first start, then the service. */
 @Command(name = "serve", description = "Run the service (the default command).", mixinStandardHelpOptions = true)
@@ -26,15 +30,34 @@ public final class ServeCommand implements Callable<Integer> {
     return running;
   }
 
+  @Option(names = "--role", defaultValue = "all", paramLabel = "all|edge|worker",
+      description = "In a cluster (SQLAGENT_CLUSTER=true): edge (HTTP, /ws, SockJS, /mcp, the page), worker (the agent, "
+          + "generation, retrieval, the gate) or all (both; the default).")
+  String role = "all";
+
   @Override
   public Integer call() throws Exception {
     long t0 = System.nanoTime();
     AppConfig config = AppConfig.fromEnvironment();
-    checkCanListen(config.httpHost(), config.httpPort());  // before the slow part: seconds of PostgreSQL and models
+    ClusterSettings clustering = ClusterSettings.from(AppConfig.merged(System.getenv()));
+    Role nodeRole = Role.parse(role);
+    checkCluster(config, clustering, nodeRole);
+    // before the slow part: seconds of PostgreSQL and models
+    if (nodeRole.edge()) checkCanListen(config.httpHost(), config.httpPort());
     Databases db = Databases.open(config);
-    Vertx vertx = MetricsVerticle.newVertx();  // Vert.x's own metrics must be chosen when it is created
+    Cluster cluster = clustering.enabled() ? Cluster.of(clustering, nodeRole) : null;
+    Vertx vertx;
     try {
-      vertx.deployVerticle(new MainVerticle(config, db.target(), db.state())).await(5, TimeUnit.MINUTES);
+      // Vert.x's own metrics must be chosen when it is created
+      vertx = cluster == null ? MetricsVerticle.newVertx()
+          : cluster.start(options -> MetricsVerticle.vertxBuilder(options, cluster.name())).await(2, TimeUnit.MINUTES);
+    } catch (Exception e) {
+      db.close();
+      throw new ConfigException("cannot join the cluster (" + clustering.describe() + "): " + e.getMessage());
+    }
+    try {
+      vertx.deployVerticle(cluster == null ? new MainVerticle(config, db.target(), db.state())
+          : new MainVerticle(config, db.target(), db.state(), cluster)).await(5, TimeUnit.MINUTES);
     } catch (Exception e) {
       vertx.close().await(30, TimeUnit.SECONDS);
       db.close();
@@ -55,6 +78,25 @@ public final class ServeCommand implements Callable<Integer> {
       LOG.info(stoppedLine(System.nanoTime() - readyAt, System.nanoTime() - t1));
     }, "sql-agent-shutdown"));
     return 0;
+  }
+
+  /** Cluster mode needs what every node shares; without it, only the single process's role is meaningful. */
+  static void checkCluster(AppConfig config, ClusterSettings clustering, Role role) {
+    if (!clustering.enabled()) {
+      if (role != Role.ALL) {
+        throw new ConfigException("--role " + role.label() + " is for a cluster: set SQLAGENT_CLUSTER=true (and "
+            + "SQLAGENT_CLUSTER_MEMBERS), or leave --role out to run everything in this process");
+      }
+      return;
+    }
+    if (config.stateUrl().isEmpty()) {
+      throw new ConfigException("SQLAGENT_CLUSTER=true needs SQLAGENT_STATE_URL: the nodes share one state store "
+          + "(query log, snapshots, embedding cache, runs' events); an embedded one would be each node's own");
+    }
+    if (config.dbUrl().isEmpty()) {
+      throw new ConfigException("SQLAGENT_CLUSTER=true needs SQLAGENT_DB_URL: every node must answer about the same "
+          + "database (an embedded demo would be each node's own)");
+    }
   }
 
   /** The last line the service logs: how long it served, how long stopping took. */

@@ -114,6 +114,12 @@ public record AppConfig(
         + "follow-up's prompt: the oldest turns are shortened first"});
     k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.94", "similarity (0-1) at or above which a verified query "
         + "answers a question without the model"});
+    // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
+    k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
+    k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
+    k.put("SQLAGENT_CLUSTER_PORT", new String[] {"5701", "this node's Hazelcast port"});
+    k.put("SQLAGENT_CLUSTER_MEMBERS", new String[] {null, "comma-separated host:port of members to join over TCP/IP (never multicast)"});
+    k.put("SQLAGENT_CLUSTER_NAME", new String[] {"sql-agent", "the cluster's name: nodes join only a cluster of the same name"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -129,7 +135,7 @@ public record AppConfig(
   }
 
   /** The file's keys under the environment's; unknown SQLAGENT_ keys are refused, not ignored. */
-  static Map<String, String> merged(Map<String, String> env) {
+  public static Map<String, String> merged(Map<String, String> env) {
     Map<String, String> values = new HashMap<>();
     String file = env.get("SQLAGENT_CONFIG");
     if (file != null && !file.isBlank()) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.conversation;
 
+import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
@@ -110,8 +111,14 @@ public final class ConversationVerticle extends VerticleBase {
   private void onRecord(Message<JsonObject> msg) {
     JsonObject b = body(msg);
     String id = b.getString("conversation_id");
-    JsonObject answer = b.getJsonObject("answer");
-    if (id == null || answer == null || answer.getString("run_id") == null) {
+    Answer answer;
+    try {
+      answer = b.getValue("answer") instanceof JsonObject j ? Answer.fromJson(j) : null;
+    } catch (IllegalArgumentException e) {
+      msg.fail(400, "the answer is not an answer: " + e.getMessage());
+      return;
+    }
+    if (id == null || answer == null || answer.runId() == null) {
       msg.fail(400, "record needs conversation_id and an answer with its run_id");
       return;
     }
@@ -122,10 +129,10 @@ public final class ConversationVerticle extends VerticleBase {
         .onFailure(e -> unavailable(msg, e));
   }
 
-  private Future<Integer> record(String id, JsonObject answer) {
-    Tuple turn = Tuple.of(id, answer.getString("run_id"), answer.getString("question", ""), answer.getString("sql"),
-        Turn.outcomeOf(answer), answer.getString("answer"))
-        .addValue(ResultSummary.of(answer)).addValue(answer.getLong("verified_id"));
+  private Future<Integer> record(String id, Answer answer) {
+    Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
+        answer.outcome(), answer.answer())
+        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId());
     return pool.withTransaction(conn -> conn.preparedQuery("""
             INSERT INTO conversations (conversation_id) VALUES ($1)
             ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()""").execute(Tuple.of(id))

@@ -1,5 +1,6 @@
 package dev.sqlagent.conversation;
 
+import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -54,13 +55,13 @@ public final class Conversations {
   }
 
   /** Records the answer as the conversation's next turn; never fails. */
-  public static Future<Void> record(Vertx vertx, String conversationId, JsonObject answer) {
+  public static Future<Void> record(Vertx vertx, String conversationId, Answer answer) {
     if (conversationId == null) return Future.succeededFuture();
     return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_RECORD,
-            new JsonObject().put("conversation_id", conversationId).put("answer", answer), TIMEOUT)
+            new JsonObject().put("conversation_id", conversationId).put("answer", answer.toJson()), TIMEOUT)
         .<Void>mapEmpty()
         .recover(err -> {
-          LOG.warn("run {} not recorded in conversation {}: {}", answer.getString("run_id"), conversationId, err.getMessage());
+          LOG.warn("run {} not recorded in conversation {}: {}", answer.runId(), conversationId, err.getMessage());
           return Future.succeededFuture();
         });
   }

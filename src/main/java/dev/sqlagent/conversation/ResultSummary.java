@@ -1,5 +1,6 @@
 package dev.sqlagent.conversation;
 
+import dev.sqlagent.agent.Answer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -14,21 +15,21 @@ final class ResultSummary {
 
   private ResultSummary() {}
 
-  static JsonObject of(JsonObject answer) {
+  static JsonObject of(Answer answer) {
     JsonArray names = new JsonArray();
-    for (Object c : answer.getJsonArray("columns", new JsonArray())) {
+    for (Object c : answer.columns() == null ? new JsonArray() : answer.columns()) {
       if (c instanceof JsonObject col) names.add(col.getString("name"));
     }
     JsonArray rows = new JsonArray();
-    JsonArray all = answer.getJsonArray("rows", new JsonArray());
+    JsonArray all = answer.rows() == null ? new JsonArray() : answer.rows();
     for (int i = 0; i < Math.min(ROWS, all.size()); i++) {
       JsonArray clipped = new JsonArray();
       Object row = all.getValue(i);
       if (row instanceof JsonArray cells) cells.forEach(v -> clipped.add(clip(v)));
       rows.add(clipped);
     }
-    return new JsonObject().put("columns", names).put("row_count", answer.getInteger("row_count", 0))
-        .put("truncated", answer.getBoolean("truncated", false)).put("rows", rows);
+    return new JsonObject().put("columns", names).put("row_count", answer.rowCount())
+        .put("truncated", answer.truncated()).put("rows", rows);
   }
 
   private static Object clip(Object v) {

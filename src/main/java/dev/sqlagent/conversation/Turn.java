@@ -25,12 +25,6 @@ public record Turn(int turn, String runId, String question, String finalSql, Str
         String.valueOf(r.getOffsetDateTime("asked_at")));
   }
 
-  /** How a finished run ended, from its answer JSON. */
-  static String outcomeOf(JsonObject answer) {
-    if (answer.getBoolean("refused", false)) return REFUSED;
-    return answer.getBoolean("gave_up", false) ? GAVE_UP : ANSWERED;
-  }
-
   public JsonObject toJson() {
     return new JsonObject().put("turn", turn).put("run_id", runId).put("question", question).put("sql", finalSql)
         .put("outcome", outcome).put("answer", answer).put("summary", summary).put("verified_id", verifiedId)

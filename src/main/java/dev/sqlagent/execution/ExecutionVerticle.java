@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gate on the event bus ({@link Addresses#EXECUTE}). Request {@code {"sql", "run" (default true),
- * "row_cap" (optional)}}; the reply is always the gate's JSON ({@code ok} true or a structured error), and
- * {@code msg.fail(400, ...)} only for a request that is not of that shape.
+ * "row_cap" (optional)}}; the reply is always a {@link GateReply} ({@code ok} true or a structured error,
+ * with every stage's verdict), and {@code msg.fail(400, ...)} only for a request that is not of that shape.
  */
 public final class ExecutionVerticle extends VerticleBase {
 
@@ -71,12 +71,11 @@ public final class ExecutionVerticle extends VerticleBase {
       return;
     }
     gate.submit(req.sql(), req.run(), req.rowCap())
-        .onSuccess(msg::reply)
+        .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           LOG.error("gate failed unexpectedly", e);
-          msg.reply(new JsonObject().put("ok", false).put("error_type", ErrorType.UNKNOWN.wireName())
-              .put("message", "the gate failed unexpectedly; try again").put("hint", null).put("sqlstate", null)
-              .put("position", null).put("repairable", false).put("sql", req.sql()));
+          msg.reply(GateReply.failed(GateError.of(ErrorType.UNKNOWN, "the gate failed unexpectedly; try again", null, null)
+              .withSql(req.sql()), java.util.List.of(), false).toJson());
         });
   }
 }

@@ -7,6 +7,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import java.util.List;
 import java.util.Optional;
@@ -99,23 +101,28 @@ public final class Gate {
   }
 
   /**
-   * Checks and (with {@code run}) executes {@code sql}; {@code rowCap} null means the configured cap, and
-   * a larger one is lowered to it. The future always succeeds: a refusal, a PostgreSQL error or a lost
-   * database is a structured error reply ({@code ok: false}).
+   * Checks and (with {@code run}) executes {@code sql} in one pass: static check, row cap, plan, execution,
+   * each stage's verdict in the reply. {@code rowCap} null means the configured cap, and a larger one is
+   * lowered to it. The future always succeeds: a refusal, a PostgreSQL error or a lost database is a
+   * structured error reply ({@code ok: false}).
    */
-  public Future<JsonObject> submit(String sql, boolean run, Integer rowCap) {
+  public Future<GateReply> submit(String sql, boolean run, Integer rowCap) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
+    Stages stages = new Stages();
     return staticCheck(sql)
-        .compose(verdict -> verdict.passed()
-            ? guarded(sql, verdict, run, cap, t0)
-            : Future.succeededFuture(verdict.error().withSql(sql).toJson()))
+        .compose(checked -> {
+          StaticCheck.Verdict verdict = checked.verdict();
+          if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
+          stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
+          return guarded(sql, verdict, run, cap, t0, stages);
+        })
         .recover(err -> {
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
-          return Future.succeededFuture(GateError.of(ErrorType.UNKNOWN,
+          return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
               "The query could not be run: the database did not answer as expected.", "Try again later.", null)
-              .withSql(sql).toJson());
+              .withSql(sql), false));
         });
   }
 
@@ -127,48 +134,85 @@ public final class Gate {
     });
   }
 
-  private Future<StaticCheck.Verdict> staticCheck(String sql) {
+  /** The static check's verdict and, for a refusal, whether the statement asked for a write. */
+  private record Checked(StaticCheck.Verdict verdict, boolean write) {
+    static Checked of(StaticCheck check, String sql) {
+      StaticCheck.Verdict verdict = check.check(sql);
+      return new Checked(verdict, !verdict.passed() && WriteIntent.of(sql));
+    }
+  }
+
+  private Future<Checked> staticCheck(String sql) {
     StaticCheck current = check;
-    return vertx.executeBlocking(() -> current.check(sql), false).compose(verdict -> {
+    return vertx.executeBlocking(() -> Checked.of(current, sql), false).compose(checked -> {
+      StaticCheck.Verdict verdict = checked.verdict();
       boolean unknownTable = !verdict.passed() && verdict.error().type() == ErrorType.UNKNOWN_TABLE;
-      if (!unknownTable || current.schema().ageSeconds() < SCHEMA_REFRESH_SECONDS) return Future.succeededFuture(verdict);
+      if (!unknownTable || current.schema().ageSeconds() < SCHEMA_REFRESH_SECONDS) return Future.succeededFuture(checked);
       return VisibleSchema.load(executor.pool(), settings.schemas()).compose(fresh -> {
         StaticCheck updated = new StaticCheck(fresh, settings.limits());
         check = updated;
-        return vertx.executeBlocking(() -> updated.check(sql), false);
+        return vertx.executeBlocking(() -> Checked.of(updated, sql), false);
       });
     });
   }
 
-  private Future<JsonObject> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0) {
+  private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
+    stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
     VisibleSchema schema = check.schema();
     return executor.inReadOnlyTransaction(conn -> describe(conn, bounded.executed()).compose(columns -> {
           String shaped = ResultShape.shaped(bounded.executed(), columns);
           int prefix = ResultShape.prefix(columns).length();
           return explain(conn, shaped, prefix).compose(plan -> {
             Optional<GateError> refused = PlanCheck.check(plan, settings.maxPlanCost(), schema);
-            if (refused.isPresent()) return Future.succeededFuture(refused.get().withSql(sql).toJson());
+            if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
             double cost = PlanCheck.totalCost(plan);
-            if (!run) {
-              return Future.succeededFuture(new JsonObject().put("ok", true).put("sql", bounded.sql())
-                  .put("static_check", verdict.staticCheck()).put("plan_cost", cost));
-            }
+            stages.passed(new JsonObject().put("cost", cost));
+            if (!run) return Future.succeededFuture(GateReply.checked(bounded.sql(), verdict.staticCheck(), cost, stages.list()));
             return executor.fetchBounded(conn, shaped, columns, cap + 1, settings.maxResultBytes())
                 .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
-                .map(rows -> result(bounded, verdict, columns, rows, cap, cost, t0));
+                .map(rows -> {
+                  GateReply.Result result = result(bounded, columns, rows, cap, t0);
+                  stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
+                  return GateReply.ran(bounded.sql(), verdict.staticCheck(), cost, result, stages.list());
+                });
           });
         }))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
-            return Future.succeededFuture(tooLarge(tooLarge).withSql(sql).toJson());
+            return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
           }
           Located located = err instanceof Located l ? l : new Located(err, 0);
           if (located.getCause() instanceof PgException pg) {
-            return Future.succeededFuture(fromPostgres(pg, located.prefix, sql, bounded, verdict).toJson());
+            GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict);
+            return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
           }
           return Future.failedFuture(located.getCause());
         });
+  }
+
+  /**
+   * The stages one submission went through, in order: each passed one with its facts, then at most one
+   * that failed (the next one due: static check, limit, plan, execution).
+   */
+  private static final class Stages {
+    private static final List<String> ORDER = List.of(GateReply.STATIC_CHECK, GateReply.LIMIT, GateReply.PLAN,
+        GateReply.EXECUTION);
+    private final List<GateReply.Stage> done = new java.util.ArrayList<>();
+
+    void passed(JsonObject facts) {
+      done.add(new GateReply.Stage(ORDER.get(done.size()), true, facts));
+    }
+
+    GateReply failed(GateError error, boolean writeIntent) {
+      done.add(new GateReply.Stage(ORDER.get(done.size()), false, new JsonObject().put("error_type", error.type().wireName())));
+      boolean writeRefused = writeIntent && (error.type() == ErrorType.REJECTED || error.type() == ErrorType.PERMISSION_DENIED);
+      return GateReply.failed(error, done, writeRefused);
+    }
+
+    List<GateReply.Stage> list() {
+      return done;
+    }
   }
 
   private GateError tooLarge(ReadOnlyExecutor.TooLarge e) {
@@ -197,18 +241,22 @@ public final class Gate {
    */
   private Future<JsonObject> explain(SqlConnection conn, String executed, int prefix) {
     int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
-    return conn.query("SET LOCAL statement_timeout = " + planMs).execute()
-        .compose(v -> conn.preparedQuery(EXPLAIN_PREFIX + executed).execute()
-            .recover(e -> {
-              boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
-              if (cancelled || !(e instanceof PgException)) {
-                LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
-                return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
-              }
-              return Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length() + prefix));
-            }))
-        .compose(rows -> conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs()))
-            .execute().map(v -> rows))
+    // The three are sent together (the connection pipelines them; PostgreSQL runs them in order), so the plan
+    // costs one round trip rather than three. If EXPLAIN fails, the transaction is aborted and the restoring
+    // SET fails with it; the plan's own failure is the one reported.
+    Future<?> shortened = conn.query("SET LOCAL statement_timeout = " + planMs).execute();
+    Future<RowSet<Row>> planned = conn.preparedQuery(EXPLAIN_PREFIX + executed).execute();
+    Future<?> restored = conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute();
+    return shortened
+        .compose(v -> planned.recover(e -> {
+          boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
+          if (cancelled || !(e instanceof PgException)) {
+            LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
+            return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
+          }
+          return Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length() + prefix));
+        }))
+        .compose(rows -> restored.map(v -> rows))
         .map(rows -> {
           Object v = rows.iterator().next().getValue(0);
           JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
@@ -216,22 +264,14 @@ public final class Gate {
         });
   }
 
-  private static JsonObject result(RowBound.Bounded bounded, StaticCheck.Verdict verdict,
-                                   List<ResultShape.Column> columns, JsonArray rows, int cap, double cost, long t0) {
+  private static GateReply.Result result(RowBound.Bounded bounded, List<ResultShape.Column> columns, JsonArray rows,
+                                        int cap, long t0) {
     int fetched = rows.size();
     while (rows.size() > cap) rows.remove(rows.size() - 1);
     JsonArray cols = new JsonArray();
     for (ResultShape.Column c : columns) cols.add(new JsonObject().put("name", c.name()).put("type", c.type()));
-    return new JsonObject()
-        .put("ok", true)
-        .put("sql", bounded.sql())
-        .put("columns", cols)
-        .put("rows", rows)
-        .put("row_count", rows.size())
-        .put("truncated", bounded.capped() && fetched > cap)
-        .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)
-        .put("plan_cost", cost)
-        .put("static_check", verdict.staticCheck());
+    return new GateReply.Result(cols, rows, rows.size(), bounded.capped() && fetched > cap,
+        (System.nanoTime() - t0) / 1_000_000);
   }
 
   /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */

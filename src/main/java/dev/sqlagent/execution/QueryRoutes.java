@@ -44,7 +44,7 @@ public final class QueryRoutes {
       return;
     }
     vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, body, new DeliveryOptions().setSendTimeout(timeout))
-        .onSuccess(reply -> send(ctx, reply.body().getBoolean("ok", false) ? 200 : 422, reply.body()))
+        .onSuccess(reply -> send(ctx, GateReply.fromJson(reply.body()).ok() ? 200 : 422, reply.body()))
         .onFailure(err -> {
           if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
               && re.failureCode() == ExecutionVerticle.BAD_REQUEST) {

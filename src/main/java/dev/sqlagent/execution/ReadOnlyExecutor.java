@@ -72,10 +72,14 @@ public final class ReadOnlyExecutor {
     });
   }
 
-  /** ROLLBACK, then DISCARD ALL (which may not run inside a transaction block). */
+  /**
+   * ROLLBACK, then DISCARD ALL (which may not run inside a transaction block), sent together: the connection
+   * pipelines them and PostgreSQL runs them in order, one round trip for both.
+   */
   private Future<Void> reset(SqlConnection conn) {
-    return conn.query("ROLLBACK").execute()
-        .compose(v -> conn.query("DISCARD ALL").execute())
+    Future<?> rolledBack = conn.query("ROLLBACK").execute();
+    Future<?> discarded = conn.query("DISCARD ALL").execute();
+    return rolledBack.compose(v -> discarded)
         .<Void>mapEmpty()
         .onFailure(e -> LOG.warn("could not reset a read-only connection: {}", e.getMessage()));
   }
@@ -93,14 +97,15 @@ public final class ReadOnlyExecutor {
   }
 
   /**
-   * Fetches at most {@code maxRows} rows of a shaped statement ({@link ResultShape}) through a portal, a few
-   * rows at a time, rendering each as it arrives and counting its bytes: past {@code budget} bytes the
-   * fetch stops with {@link TooLarge}. Each read asks for no more rows than the budget could hold at the
-   * worst-case row size, so memory stays near the budget whatever the query returns.
+   * Fetches at most {@code maxRows} rows of a shaped statement ({@link ResultShape}) through a portal,
+   * rendering each as it arrives and counting its bytes: past {@code budget} bytes the fetch stops with
+   * {@link TooLarge}. Each read asks for no more rows than the budget could hold at the worst-case row size,
+   * so memory stays near the budget whatever the query returns.
    */
   public Future<JsonArray> fetchBounded(SqlConnection conn, String sql, List<ResultShape.Column> columns, int maxRows,
                                         long budget) {
-    int chunk = (int) Math.max(1, Math.min(50, budget / ResultShape.worstRowBytes(columns)));
+    // Memory stays within the budget whatever the chunk (worst-case row bytes); narrow rows come in one read.
+    int chunk = (int) Math.max(1, Math.min(maxRows, budget / ResultShape.worstRowBytes(columns)));
     return conn.prepare(sql).compose(ps -> {
       Cursor cursor = ps.cursor();
       JsonArray out = new JsonArray();

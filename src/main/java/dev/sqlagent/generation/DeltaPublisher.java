@@ -2,6 +2,7 @@ package dev.sqlagent.generation;
 
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -17,6 +18,11 @@ final class DeltaPublisher implements DeltaSink {
   private final Vertx vertx;
   private final String runId;
   private final String address;
+  /**
+   * The run's agent is on this node (clustered too): delivered here, in order with the reply, never routed
+   * through the cluster's subscription lookup (which a reply could overtake).
+   */
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   private final StringBuilder pending = new StringBuilder();
   private long lastPublished;
   private long timer = -1;
@@ -48,7 +54,7 @@ final class DeltaPublisher implements DeltaSink {
     cancelTimer();
     pending.setLength(0);
     if (published) {
-      vertx.eventBus().publish(address, new JsonObject().put("run_id", runId).put("text", "").put("reset", true));
+      vertx.eventBus().publish(address, new JsonObject().put("run_id", runId).put("text", "").put("reset", true), LOCAL);
       published = false;
     }
   }
@@ -61,7 +67,7 @@ final class DeltaPublisher implements DeltaSink {
 
   private void flush() {
     if (pending.isEmpty()) return;
-    vertx.eventBus().publish(address, new JsonObject().put("run_id", runId).put("text", pending.toString()));
+    vertx.eventBus().publish(address, new JsonObject().put("run_id", runId).put("text", pending.toString()), LOCAL);
     pending.setLength(0);
     lastPublished = System.currentTimeMillis();
     published = true;

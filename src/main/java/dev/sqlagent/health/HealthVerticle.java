@@ -60,9 +60,9 @@ public final class HealthVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HealthVerticle.class);
 
   /** Checks whose DOWN does not make the service unready. */
-  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "verified_queries");
+  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "cluster", "verified_queries");
   /** With a writable role allowed, its proofs are reported, not required. */
-  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "read_only_confirmed", "verified_queries");
+  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed", "verified_queries");
 
   private final Target target;
   private final SnapshotStore snapshots;
@@ -125,6 +125,7 @@ public final class HealthVerticle extends VerticleBase {
     register("model_reachable", this::modelReachable);
     register("verified_queries", this::verifiedQueries);
     register("model", () -> Future.succeededFuture(Status.OK(new JsonObject().put("name", modelName).put("base_url", modelBase))));
+    register("cluster", this::cluster);
     return vertx.eventBus().<JsonObject>consumer(Addresses.HEALTH_READINESS, this::onReadiness).completion();
   }
 
@@ -181,6 +182,7 @@ public final class HealthVerticle extends VerticleBase {
     r.put("model", data(byId.get("model")).getString("name"));
     r.put("query_log", data(byId.get("query_log")));
     r.put("verified_retired", data(byId.get("verified_queries")).getLong("retired"));
+    r.put("cluster", data(byId.get("cluster")));
     JsonArray all = new JsonArray();
     byId.values().forEach(c -> all.add(new JsonObject().put("id", c.getId()).put("status", up(c) ? "UP" : "DOWN")
         .put("gate", !dataOnly.contains(c.getId())).put("data", data(c))));
@@ -295,6 +297,15 @@ public final class HealthVerticle extends VerticleBase {
             new DeliveryOptions().setSendTimeout(Math.max(50, timeoutMs - 100)))
         .map(m -> Status.OK(new JsonObject().put("active", m.body().getLong("active")).put("retired", m.body().getLong("retired"))))
         .recover(e -> Future.succeededFuture(Status.KO(new JsonObject().put("error", describe(e)))));
+  }
+
+  /** Cluster mode: the members, their roles, which holds the query-log writer (dev.sqlagent.cluster.ClusterStatus). */
+  private Future<Status> cluster() {
+    return vertx.eventBus().<JsonObject>request(Addresses.CLUSTER_STATUS, new JsonObject(),
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(Math.max(50, timeoutMs - 100)))
+        .map(m -> Status.OK(m.body()))
+        .recover(e -> Future.succeededFuture(e instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
+            ? Status.OK(new JsonObject().put("enabled", false)) : Status.KO(new JsonObject().put("enabled", true).put("error", describe(e)))));
   }
 
   private Future<Status> queryLog() {

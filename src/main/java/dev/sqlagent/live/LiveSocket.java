@@ -1,6 +1,8 @@
 package dev.sqlagent.live;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -135,7 +137,7 @@ final class LiveSocket {
     String runId = UUID.randomUUID().toString();
     RunStream run = new RunStream(runId);
     runs.put(runId, run);
-    run.consumer = vertx.eventBus().consumer(Addresses.events(runId), m -> run.offer(m.body()));
+    run.consumer = vertx.eventBus().consumer(Addresses.events(runId), m -> run.offer(GraphEvent.fromJson(m.body())));
     run.consumer.completion()
         .onSuccess(v -> {
           if (closed) return;
@@ -145,7 +147,7 @@ final class LiveSocket {
               .put("run_id", runId);
           if (msg.getValue("conversation_id") != null) request.put("conversation_id", msg.getValue("conversation_id"));
           vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
-              .onSuccess(reply -> run.finish(reply.body()))
+              .onSuccess(reply -> run.finish(Answer.fromJson(reply.body())))
               .onFailure(err -> run.fail(err));
         })
         .onFailure(err -> run.fail(err));
@@ -183,7 +185,7 @@ final class LiveSocket {
       return;
     }
     fetch(id, n.longValue()).onSuccess(events -> {
-      for (Object e : events) sendFrame(eventFrame((JsonObject) e));
+      for (Object e : events) sendFrame(eventFrame(GraphEvent.fromJson((JsonObject) e)));
       sendFrame(new JsonObject().put("type", "replay_end").put("run_id", id).put("after_seq", n.longValue())
           .put("count", events.size()).encode());
     }).onFailure(err -> error(id, describe(err)));
@@ -191,12 +193,12 @@ final class LiveSocket {
 
   // --- server → client ------------------------------------------------------------------------------
 
-  static String eventFrame(JsonObject event) {
-    return new JsonObject().put("type", "event").mergeIn(event).encode();
+  static String eventFrame(GraphEvent event) {
+    return new JsonObject().put("type", "event").mergeIn(event.toJson()).encode();
   }
 
-  static String answerFrame(JsonObject answer) {
-    return new JsonObject().put("type", "answer").mergeIn(answer).encode();
+  static String answerFrame(Answer answer) {
+    return new JsonObject().put("type", "answer").mergeIn(answer.toJson()).encode();
   }
 
   private void error(String runId, String message) {
@@ -280,14 +282,14 @@ final class LiveSocket {
     final String runId;
     MessageConsumer<JsonObject> consumer;
     long lastSent;
-    final TreeMap<Long, JsonObject> pending = new TreeMap<>();
+    final TreeMap<Long, GraphEvent> pending = new TreeMap<>();
 
     RunStream(String runId) {
       this.runId = runId;
     }
 
-    void offer(JsonObject event) {
-      long seq = event.getLong("seq", 0L);
+    void offer(GraphEvent event) {
+      long seq = event.seq();
       if (seq <= lastSent) return;
       pending.put(seq, event);
       flush();
@@ -295,20 +297,23 @@ final class LiveSocket {
 
     void flush() {
       while (!pending.isEmpty() && pending.firstKey() == lastSent + 1) {
-        JsonObject e = pending.pollFirstEntry().getValue();
+        GraphEvent e = pending.pollFirstEntry().getValue();
         lastSent++;
         sendFrame(eventFrame(e));
       }
     }
 
-    void finish(JsonObject answer) {
+    void finish(Answer answer) {
       if (closed) {
         close();
         return;
       }
       fetch(runId, lastSent)
           .onSuccess(missed -> {
-            for (Object e : missed) pending.putIfAbsent(((JsonObject) e).getLong("seq"), (JsonObject) e);
+            for (Object o : missed) {
+              GraphEvent e = GraphEvent.fromJson((JsonObject) o);
+              pending.putIfAbsent(e.seq(), e);
+            }
             flush();
           })
           .onComplete(ar -> {

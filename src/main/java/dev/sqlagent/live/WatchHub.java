@@ -1,5 +1,7 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -27,8 +29,8 @@ final class WatchHub {
   void add(LiveSocket socket) {
     watchers.add(socket);
     if (events == null) {
-      events = vertx.eventBus().consumer(Addresses.EVENTS, m -> fanOut(LiveSocket.eventFrame(m.body())));
-      answers = vertx.eventBus().consumer(Addresses.ANSWERS, m -> fanOut(LiveSocket.answerFrame(m.body())));
+      events = vertx.eventBus().consumer(Addresses.EVENTS, m -> fanOut(LiveSocket.eventFrame(GraphEvent.fromJson(m.body()))));
+      answers = vertx.eventBus().consumer(Addresses.ANSWERS, m -> fanOut(LiveSocket.answerFrame(Answer.fromJson(m.body()))));
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.sqlagent.metrics;
 
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.agent.Attempt;
+import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -13,8 +16,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
@@ -66,6 +69,14 @@ public final class MetricsVerticle extends VerticleBase {
    * created, so the service's entry point builds Vert.x here.
    */
   public static Vertx newVertx() {
+    return vertxBuilder(new VertxOptions(), null).build();
+  }
+
+  /**
+   * As {@link #newVertx()}, for Vert.x built from {@code options} (a cluster node's event bus); with a
+   * {@code node} name (cluster mode), every metric carries it as the label {@code node}.
+   */
+  public static VertxBuilder vertxBuilder(VertxOptions options, String node) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     // Vert.x registers these two gauges again for every event-bus consumer, keyed by address; without the
     // address label (below) every consumer after the first re-registers the same gauge, which micrometer
@@ -77,8 +88,8 @@ public final class MetricsVerticle extends VerticleBase {
         // No event-bus address, path or remote labels: run ids are in addresses, and paths and peers are unbounded.
         .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.POOL_TYPE, Label.POOL_NAME,
             Label.EB_SIDE, Label.EB_FAILURE));
-    return Vertx.builder().with(new VertxOptions().setMetricsOptions(metrics))
-        .withMetrics(new MicrometerMetricsFactory(registry)).build();
+    if (node != null) registry.config().commonTags("node", node);
+    return Vertx.builder().with(options.setMetricsOptions(metrics)).withMetrics(new MicrometerMetricsFactory(registry));
   }
 
   @Override
@@ -95,34 +106,46 @@ public final class MetricsVerticle extends VerticleBase {
     for (String transport : new String[] {"ws", "eventbus"}) clients(transport);
 
     var bus = vertx.eventBus();
+    // Node-local (the same in one process): in a cluster each node counts what it ran and served, and no
+    // node receives another's events for its metrics. A node's metrics are also served by its name.
+    String node = config().getString("clusterNodeName");
+    if (node != null) bus.<JsonObject>consumer(Addresses.metricsOf(node), m -> m.reply(registry.scrape()));
     return Future.all(
-        bus.<JsonObject>consumer(Addresses.ANSWERS, m -> onAnswer(m.body())).completion(),
-        bus.<JsonObject>consumer(Addresses.EVENTS, m -> onEvent(m.body())).completion(),
+        bus.<JsonObject>localConsumer(Addresses.ANSWERS, m -> read(m.body(), Answer::fromJson).ifPresent(this::onAnswer)).completion(),
+        bus.<JsonObject>localConsumer(Addresses.EVENTS, m -> read(m.body(), GraphEvent::fromJson).ifPresent(this::onEvent)).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> onLogFacts(m.body())).completion(),
-        bus.<JsonObject>consumer(Addresses.LIVE_CLIENTS, m -> onClients(m.body())).completion(),
-        bus.<JsonObject>consumer(Addresses.METRICS_SCRAPE, m -> m.reply(registry.scrape())).completion());
+        bus.<JsonObject>localConsumer(Addresses.LIVE_CLIENTS, m -> onClients(m.body())).completion(),
+        bus.<JsonObject>localConsumer(Addresses.METRICS_SCRAPE, m -> m.reply(registry.scrape())).completion());
   }
 
-  private void onAnswer(JsonObject a) {
-    if (a == null) return;
-    String mode = label(a.getString("mode"));
-    String source = SOURCES.contains(a.getString("source")) ? a.getString("source") : "other";
-    boolean gaveUp = a.getBoolean("gave_up", false);
-    boolean refused = a.getBoolean("refused", false);
-    String outcome = refused ? "refused" : gaveUp ? "gave_up" : "answered";
+  /** A message as its record; one that cannot be read (not the agent's) is counted nowhere. */
+  private static <T> java.util.Optional<T> read(JsonObject body, java.util.function.Function<JsonObject, T> reader) {
+    if (body == null) return java.util.Optional.empty();
+    try {
+      return java.util.Optional.of(reader.apply(body));
+    } catch (IllegalArgumentException notOurs) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  private void onAnswer(Answer a) {
+    String mode = label(a.mode());
+    String source = SOURCES.contains(a.source()) ? a.source() : "other";
+    boolean gaveUp = a.gaveUp();
+    boolean refused = a.refused();
+    String outcome = a.outcome();
     Counter.builder("sqlagent.questions").description("questions finished, by entry, mode and outcome")
         .tags("source", source, "mode", mode, "outcome", outcome).register(registry).increment();
-    int attempts = a.getInteger("attempts", 0);
+    int attempts = a.attempts();
     DistributionSummary.builder("sqlagent.question.attempts").description("attempts per question")
         .serviceLevelObjectives(1, 2, 3).tags("mode", mode).register(registry).record(attempts);
     Counter.builder("sqlagent.attempts").description("SQL attempts made").tags("mode", mode).register(registry)
         .increment(attempts);
-    JsonArray history = a.getJsonArray("history", new JsonArray());
     String lastError = null;
-    for (Object o : history) {
-      if (!(o instanceof JsonObject h) || h.getString("error_type") == null) continue;
-      lastError = h.getString("error_type");
-      if (h.getString("strategy") != null) {
+    for (Attempt h : a.history()) {
+      if (h.errorType() == null) continue;
+      lastError = h.errorType();
+      if (h.strategy() != null) {
         Counter.builder("sqlagent.repairs").description("repairs attempted, by the error type that prompted them")
             .tags("error_type", label(lastError)).register(registry).increment();
       }
@@ -134,31 +157,29 @@ public final class MetricsVerticle extends VerticleBase {
     if (refused) Counter.builder("sqlagent.refusals").description("questions refused").tags("mode", mode).register(registry).increment();
     Timer.builder("sqlagent.question.latency").description("time from question to answer")
         .serviceLevelObjectives(LATENCY_BUCKETS).tags("mode", mode, "outcome", outcome).register(registry)
-        .record(Math.max(0, a.getLong("latency_ms", 0L)), TimeUnit.MILLISECONDS);
-    JsonObject tokens = a.getJsonObject("tokens", new JsonObject());
-    String model = label(a.getString("model"), MODEL);
+        .record(Math.max(0, a.latencyMs()), TimeUnit.MILLISECONDS);
+    String model = label(a.model(), MODEL);
     Counter.builder("sqlagent.model.tokens").description("model tokens used").tags("kind", "prompt", "model", model)
-        .register(registry).increment(tokens.getLong("prompt", 0L));
+        .register(registry).increment(a.tokens().prompt());
     Counter.builder("sqlagent.model.tokens").description("model tokens used").tags("kind", "completion", "model", model)
-        .register(registry).increment(tokens.getLong("completion", 0L));
+        .register(registry).increment(a.tokens().completion());
     Counter.builder("sqlagent.model.cost.usd").description("model cost in USD").tags("model", model).register(registry)
-        .increment(Math.max(0, a.getDouble("cost_usd", 0.0)));
+        .increment(Math.max(0, a.costUsd()));
   }
 
-  private void onEvent(JsonObject e) {
-    if (e == null) return;
-    String kind = label(e.getString("kind"));
-    String status = label(e.getString("status"));
+  private void onEvent(GraphEvent e) {
+    String kind = label(e.kind());
+    String status = label(e.status());
     Counter.builder("sqlagent.events.published").description("graph events published").tags("kind", kind, "status", status)
         .register(registry).increment();
-    String node = e.getString("node", "");
-    JsonObject data = e.getJsonObject("data", new JsonObject());
-    if ("failed".equals(e.getString("status")) && (node.equals("validate_sql") || node.equals("execute_sql"))) {
+    String node = e.node() == null ? "" : e.node();
+    JsonObject data = e.data();
+    if (GraphEvent.FAILED.equals(e.status()) && (node.equals("validate_sql") || node.equals("execute_sql"))) {
       Counter.builder("sqlagent.gate.refusals").description("the gate's refusals and the database's errors, by reason")
           .tags("stage", node.equals("validate_sql") ? "validate" : "execute", "reason", label(data.getString("error_type")))
           .register(registry).increment();
     }
-    if ("generate_sql".equals(node) && "finished".equals(e.getString("status")) && data.getValue("latency_ms") instanceof Number n) {
+    if ("generate_sql".equals(node) && GraphEvent.FINISHED.equals(e.status()) && data.getValue("latency_ms") instanceof Number n) {
       Timer.builder("sqlagent.model.call.latency").description("model call latency").serviceLevelObjectives(LATENCY_BUCKETS)
           .register(registry).record(Math.max(0, n.longValue()), TimeUnit.MILLISECONDS);
     }

@@ -32,11 +32,18 @@ public final class Notes {
     }
   }
 
-  /** A table's entry: its description (null when the entry only describes columns) and column notes. */
-  public record Table(String name, String description, List<Column> columns, int line) {
+  /**
+   * A table's entry: its description (null when the entry only describes columns), column notes, and the
+   * dates its rows cover (null when not written down).
+   */
+  public record Table(String name, String description, List<Column> columns, DateRange dates, int line) {
     public Table {
       Objects.requireNonNull(name);
       columns = List.copyOf(columns);
+    }
+
+    public Table(String name, String description, List<Column> columns, int line) {
+      this(name, description, columns, null, line);
     }
   }
 
@@ -111,6 +118,11 @@ public final class Notes {
   /** The description written for table {@code ref} (a catalogue name), if any. */
   public Optional<String> tableNote(String ref) {
     return entryFor(ref).map(Table::description);
+  }
+
+  /** The dates the rows of table {@code ref} (a catalogue name) cover, if the file says. */
+  public Optional<DateRange> tableDates(String ref) {
+    return entryFor(ref).map(Table::dates);
   }
 
   /** The note written for column {@code column} of table {@code ref}, if any. */
@@ -199,7 +211,8 @@ public final class Notes {
     int bestScore = Integer.MAX_VALUE;
     for (int i = 0; i < tables.size(); i++) {
       int s = TableNames.score(tableNames.get(i), r.get());
-      if (s >= 0 && s < bestScore && (tables.get(i).description() != null || !tables.get(i).columns().isEmpty())) {
+      Table t = tables.get(i);
+      if (s >= 0 && s < bestScore && (t.description() != null || !t.columns().isEmpty() || t.dates() != null)) {
         best = tables.get(i);
         bestScore = s;
       }

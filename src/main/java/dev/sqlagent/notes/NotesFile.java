@@ -43,21 +43,27 @@ import org.yaml.snakeyaml.nodes.Tag;
  *     columns:
  *       status: "Upper case: ACTIVE, CHURNED"
  *   sales.orders: One row per order.  # shorthand: just the description
+ *   invoices_legacy:
+ *     description: Invoices of the old system.
+ *     dates: {from: 2019, to: 2023-12-31}  # what the rows cover: a year, month or day at each end; either may be left out
  * terms:                            # business terms: definitions the model should follow
  *   - term: active customer
  *     means: a customer with an invoice in the last 12 months
  *     tables: [customers, invoices]  # optional: offered when any of these tables is in the prompt; none = always
  * conventions:                      # pointers and rules, tied to tables (none = always)
- *   - tables: [bills, bill_archive]
- *     text: bills starts on 2025-01-01; use bill_archive for 2023-2024 (txn_dt, amt).
+ *   - tables: [invoices, invoices_legacy]
+ *     text: invoices starts on 2024-01-01; use invoices_legacy before that (issued_on, total_eur).
  * }</pre>
  *
  * <ul>
  *   <li>Every top-level key is optional; an empty file is no notes. Unknown keys are errors, so a typo
  *       never silently drops a note.
  *   <li>{@code tables}: a map from table name to either a description (text) or a map with
- *       {@code description} and/or {@code columns} (a map from column name to its note).
- *   <li>{@code terms}: a list of maps with {@code term} and {@code means} (required) and {@code tables}.
+ *       {@code description}, {@code columns} (a map from column name to its note) and {@code dates} (the
+ *       dates its rows cover: {@code from} and/or {@code to}). Table choice lowers a table whose dates miss
+ *       every period a question names.
+ *   <li>{@code terms}: a list of maps with {@code term} and {@code means} (required) and {@code tables}; a
+ *       question that uses a term raises its tables in table choice.
  *   <li>{@code conventions}: a list of maps with {@code text} (required) and {@code tables}.
  *   <li>{@code tables} of a term or convention is a list of table names, or one name.
  *   <li>Table names match the catalogue's forgiving case and quoting (see {@link TableNames}); check them
@@ -329,8 +335,8 @@ public final class NotesFile {
           out.add(new Notes.Table(name, text(s, "the description of table " + name), List.of(), e.line()));
           continue;
         }
-        MapNode t = map(e.value(), "table " + name, "a description, or a map with description and columns");
-        Map<String, Entry> keys = keys(t, Set.of("description", "columns"), "in table " + name);
+        MapNode t = map(e.value(), "table " + name, "a description, or a map with description, columns and dates");
+        Map<String, Entry> keys = keys(t, Set.of("description", "columns", "dates"), "in table " + name);
         String description = keys.containsKey("description")
             ? text(keys.get("description").value(), "'description' of table " + name) : null;
         List<Notes.Column> columns = new ArrayList<>();
@@ -344,12 +350,34 @@ public final class NotesFile {
                 text(c.value(), "the note of column " + c.key() + " of table " + name), c.line()));
           }
         }
-        if (description == null && columns.isEmpty()) {
-          throw error(e.line(), "table " + name + " has neither a description nor columns");
+        DateRange dates = keys.containsKey("dates") ? dates(keys.get("dates").value(), name) : null;
+        if (description == null && columns.isEmpty() && dates == null) {
+          throw error(e.line(), "table " + name + " has neither a description, columns nor dates");
         }
-        out.add(new Notes.Table(name, description, columns, e.line()));
+        out.add(new Notes.Table(name, description, columns, dates, e.line()));
       }
       return out;
+    }
+
+    /** {@code dates: {from: 2023-01-01, to: 2024-12-31}}: either end may be left out (open), each a year, month or day. */
+    private DateRange dates(Node node, String table) {
+      String what = "'dates' of table " + table;
+      MapNode m = map(node, what, "a map with from and/or to (a year 2024, a month 2024-03 or a day 2024-03-31)");
+      Map<String, Entry> keys = keys(m, Set.of("from", "to"), "in " + what);
+      if (keys.isEmpty()) throw error(m.line(), what + " needs from, to or both");
+      DateRange from = keys.containsKey("from") ? period(keys.get("from"), what) : null;
+      DateRange to = keys.containsKey("to") ? period(keys.get("to"), what) : null;
+      try {
+        return new DateRange(from == null ? null : from.from(), to == null ? null : to.to());
+      } catch (IllegalArgumentException e) {
+        throw error(m.line(), what + " " + e.getMessage());
+      }
+    }
+
+    private DateRange period(Entry e, String what) {
+      String text = text(e.value(), "'" + e.key() + "' of " + what);
+      return DateRange.period(text).orElseThrow(() -> error(e.line(), "'" + e.key() + "' of " + what
+          + " must be a year (2024), a month (2024-03) or a day (2024-03-31); found '" + text + "'"));
     }
 
     private List<Notes.Term> terms(Node node) {

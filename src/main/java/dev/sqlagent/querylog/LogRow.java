@@ -1,7 +1,7 @@
 package dev.sqlagent.querylog;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.agent.Attempt;
 import io.vertx.sqlclient.Tuple;
 import io.vertx.sqlclient.data.Numeric;
 import java.math.BigDecimal;
@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 /** One row of {@code agent_query_log}, read from a finished run's answer JSON. */
@@ -27,36 +26,25 @@ record LogRow(String runId, String question, OffsetDateTime askedAt, String mode
       ON CONFLICT DO NOTHING""";
 
   /** Whether this answer is logged at all. */
-  static boolean logged(JsonObject answer) {
-    return LOGGED_SOURCES.contains(answer.getString("source", "eventbus"));
+  static boolean logged(Answer answer) {
+    return LOGGED_SOURCES.contains(answer.source() == null ? "eventbus" : answer.source());
   }
 
   /**
    * The row for an answer received at {@code receivedAt}; the question was asked {@code latency_ms}
    * before. Throws IllegalArgumentException when the answer lacks what every answer has.
    */
-  static LogRow fromAnswer(JsonObject a, Instant receivedAt) {
-    String runId = a.getString("run_id");
-    String question = a.getString("question");
-    if (runId == null || question == null) throw new IllegalArgumentException("the answer has no run_id or question");
-    int latency = clampInt(a.getLong("latency_ms", 0L));
-    List<String> errors = new ArrayList<>();
-    for (Object h : a.getJsonArray("history", new JsonArray())) {
-      if (h instanceof JsonObject attempt && attempt.getString("error_type") != null) {
-        errors.add(text(attempt.getString("error_type")));
-      }
-    }
-    boolean gaveUp = a.getBoolean("gave_up", false);
-    boolean refused = a.getBoolean("refused", false);
-    JsonObject tokens = a.getJsonObject("tokens", new JsonObject());
-    Number cost = a.getNumber("cost_usd", 0);
-    return new LogRow(runId, text(question),
+  static LogRow fromAnswer(Answer a, Instant receivedAt) {
+    if (a.runId() == null || a.question() == null) throw new IllegalArgumentException("the answer has no run_id or question");
+    int latency = clampInt(a.latencyMs());
+    String[] errors = a.history().stream().map(Attempt::errorType).filter(t -> t != null).map(LogRow::text)
+        .toArray(String[]::new);
+    return new LogRow(a.runId(), text(a.question()),
         OffsetDateTime.ofInstant(receivedAt.minusMillis(latency), ZoneOffset.UTC),
-        clip(a.getString("mode", "agent"), 10), clip(a.getString("source", "eventbus"), 10), text(a.getString("sql")),
-        a.getInteger("attempts", 0), errors.toArray(String[]::new), gaveUp, refused,
-        gaveUp || refused ? null : a.getInteger("row_count"), latency,
-        clampInt(tokens.getLong("prompt", 0L)), clampInt(tokens.getLong("completion", 0L)),
-        new BigDecimal(cost.toString()), text(a.getString("model")), text(a.getString("conversation_id")));
+        clip(a.mode() == null ? "agent" : a.mode(), 10), clip(a.source() == null ? "eventbus" : a.source(), 10),
+        text(a.sql()), a.attempts(), errors, a.gaveUp(), a.refused(), a.answered() ? a.rowCount() : null, latency,
+        clampInt(a.tokens().prompt()), clampInt(a.tokens().completion()), new BigDecimal(Double.toString(a.costUsd())),
+        text(a.model()), text(a.conversationId()));
   }
 
   Tuple tuple() {

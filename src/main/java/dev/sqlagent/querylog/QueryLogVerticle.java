@@ -1,5 +1,6 @@
 package dev.sqlagent.querylog;
 
+import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -105,13 +106,15 @@ public final class QueryLogVerticle extends VerticleBase {
   }
 
   private void onAnswer(Message<JsonObject> msg) {
-    JsonObject answer = msg.body();
-    if (answer == null || !LogRow.logged(answer)) return;
+    if (msg.body() == null) return;
+    Answer answer;
     LogRow row;
     try {
+      answer = Answer.fromJson(msg.body());
+      if (!LogRow.logged(answer)) return;
       row = LogRow.fromAnswer(answer, Instant.now());
     } catch (RuntimeException e) {
-      drop(answer.getString("run_id", "?"), "the answer could not be read (" + e.getMessage() + ")");
+      drop(String.valueOf(msg.body().getValue("run_id", "?")), "the answer could not be read (" + e.getMessage() + ")");
       return;
     }
     if (buffer.size() >= capacity) {

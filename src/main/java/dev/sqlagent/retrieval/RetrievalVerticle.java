@@ -225,11 +225,11 @@ public final class RetrievalVerticle extends VerticleBase {
     return widen ? k + WIDEN_BY : k;
   }
 
-  /** The top k by similarity, then the tables that join them. BLOCKING (the model): on a worker. */
+  /** The top k by similarity moved by the notes, then the tables that join them. BLOCKING (the model): on a worker. */
   private List<ScoredTable> choose(Catalogue cat, String question, int k) {
     JoinGraph g = joinGraph;
     if (g == null || g.catalogue() != cat) joinGraph = g = new JoinGraph(cat, JoinPaths.graph(cat));
-    List<ScoredTable> ranked = selector.rank(cat, question);
+    List<ScoredTable> ranked = notes.rerank(selector.rank(cat, question), question, java.time.LocalDate.now());
     List<ScoredTable> chosen = List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
     return JoinPaths.complete(g.graph(), chosen, ranked, joinTables(cat.tables().size(), k));
   }

@@ -27,9 +27,11 @@ public final class TableNotes {
   public static final TableNotes EMPTY = new TableNotes(Notes.EMPTY);
 
   private final Notes notes;
+  private final NotesRanking ranking;
 
   public TableNotes(Notes notes) {
     this.notes = notes;
+    this.ranking = new NotesRanking(notes);
   }
 
   /** The demo's notes file. Blocking: call it off the event loop. */
@@ -69,6 +71,15 @@ public final class TableNotes {
   /** The business terms that concern any of the given tables, in file order (they sit with the worked examples). */
   public List<String> termsFor(Collection<String> tables) {
     return new ArrayList<>(notes.termsFor(tables));
+  }
+
+  /**
+   * The similarity ranking moved by the notes: tables whose documented dates miss the periods the question
+   * names go down, those of a business term it uses go up (see {@link NotesRanking}). {@code today} anchors
+   * "last year".
+   */
+  public List<ScoredTable> rerank(List<ScoredTable> ranked, String question, java.time.LocalDate today) {
+    return ranking.rerank(ranked, question, today);
   }
 
   public boolean isEmpty() {

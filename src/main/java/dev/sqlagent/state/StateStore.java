@@ -36,7 +36,7 @@ public record StateStore(PgUrl owner, String logPassword) {
    * The store's scripts, run in this order; each is idempotent. A feature that stores something adds its own
    * script here.
    */
-  static final List<String> SCRIPTS = List.of("query_log.sql", "state.sql", "conversations.sql");
+  static final List<String> SCRIPTS = List.of("query_log.sql", "state.sql", "cluster.sql", "conversations.sql");
   /** Derived from the scripts' text, so any change to them migrates existing stores at the next start. */
   static final int VERSION = scriptsVersion();
 

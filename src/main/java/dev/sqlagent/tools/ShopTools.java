@@ -1,7 +1,10 @@
 package dev.sqlagent.tools;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.display.ResultText;
+import dev.sqlagent.execution.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -134,7 +137,7 @@ public final class ShopTools {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
     return request(Addresses.EXECUTE, new JsonObject().put("sql", s).put("run", true), quick, "the query gate")
-        .map(reply -> reply.getBoolean("ok", false) ? ToolResult.ok(reply) : ToolResult.error(reply))
+        .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
 
@@ -157,7 +160,10 @@ public final class ShopTools {
     JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp");
     if (conversationId != null) request.put("conversation_id", conversationId);
     return request(Addresses.ASK, request, askOptions, "the agent")
-        .map(ToolResult::ok)
+        .map(reply -> {
+          JsonObject answer = Answer.fromJson(reply).toJson();
+          return ToolResult.ok(answer, ResultText.answer(answer));
+        })
         .otherwise(ShopTools::failure);
   }
 

@@ -8,7 +8,8 @@ import io.vertx.core.json.JsonObject;
  *
  * @param error true for a tool error (MCP's {@code isError})
  * @param data the result, or the structured error
- * @param text the same for a reader: the CREATE TABLE text of describe_table, the JSON otherwise
+ * @param text the same for a reader: the CREATE TABLE text of describe_table, a table with formatted numbers
+ *     (and the SQL) for run_query and ask, the JSON otherwise
  */
 public record ToolResult(boolean error, JsonObject data, String text) {
 

@@ -1,6 +1,7 @@
 package dev.sqlagent.verified;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
@@ -199,8 +200,8 @@ public final class VerifiedVerticle extends VerticleBase {
   /** The gate's refusal of the SQL (static check and EXPLAIN, nothing run) in words, or null when it passes. */
   private Future<String> check(String sql) {
     return vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", false), GATE)
-        .map(m -> m.body().getBoolean("ok", false) ? null
-            : m.body().getString("error_type", "unknown") + ": " + m.body().getString("message", "refused"));
+        .map(m -> GateReply.fromJson(m.body()))
+        .map(reply -> reply.ok() ? null : reply.error().type().wireName() + ": " + reply.error().message());
   }
 
   /**

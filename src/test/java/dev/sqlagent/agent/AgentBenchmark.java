@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The agent's own overhead per question: everything but model time (retrieval, prompt, two gate calls,
+ * The agent's own overhead per question: everything but model time (retrieval, prompt, one gate request,
  * execution, events), with a local model that answers instantly; and the prompt size of a first attempt
  * against one that holds every table. Measures only; asserts nothing about time.
  *

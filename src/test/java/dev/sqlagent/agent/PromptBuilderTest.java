@@ -59,4 +59,15 @@ class PromptBuilderTest {
     String user = m.getJsonObject(1).getString("content");
     assertThat(user).contains("[29]").doesNotContain("[30]");
   }
+
+  @Test
+  void theAnswerPromptShowsQuantitiesWithSeparatorsAndYearsAsTheyAre() {
+    JsonArray columns = new JsonArray().add(new JsonObject().put("name", "year").put("type", "int4"))
+        .add(new JsonObject().put("name", "bills").put("type", "int8"))
+        .add(new JsonObject().put("name", "billed").put("type", "numeric"));
+    JsonArray rows = new JsonArray().add(new JsonArray().add(2025).add(1267).add("1234567.5"));
+    String user = PromptBuilder.answerMessages("How many bills were paid in 2025?", "SELECT ...", columns, rows, 1, false)
+        .getJsonObject(1).getString("content");
+    assertThat(user).contains("[2025,\"1,267\",\"1,234,567.50\"]").doesNotContain("2,025");
+  }
 }

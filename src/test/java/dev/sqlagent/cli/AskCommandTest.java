@@ -15,31 +15,45 @@ import picocli.CommandLine;
 /** {@code sql-agent ask} through picocli's Main: each attempt printed with its error type and strategy. */
 class AskCommandTest {
 
+  /** What {@code sql-agent ask QUESTION} printed, against the demo and the scripted model; its exit must be 0. */
+  static String ask(FakeModelServer model, String question) {
+    Map<String, String> env = new HashMap<>(model.env());
+    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    CommandLine.IFactory factory = new CommandLine.IFactory() {
+      @Override
+      public <K> K create(Class<K> cls) throws Exception {
+        if (cls == AskCommand.class) return cls.cast(new AskCommand(() -> TestDatabase.get().config(env)));
+        return CommandLine.defaultFactory().create(cls);
+      }
+    };
+    StringWriter out = new StringWriter();
+    int exit = new CommandLine(new Main(), factory).setOut(new PrintWriter(out)).execute("ask", question);
+    assertThat(exit).as(out.toString()).isZero();
+    return out.toString();
+  }
+
   @Test
   void printsEachAttemptTheRepairThenTheAnswerAndTheSql() throws Exception {
     try (FakeModelServer model = FakeModelServer.start()) {
       model.enqueue(Reply.sql("SELECT count(*) AS n FROM customer"), Reply.sql("SELECT count(*) AS n FROM customers"));
-      Map<String, String> env = new HashMap<>(model.env());
-      env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-      CommandLine.IFactory factory = new CommandLine.IFactory() {
-        @Override
-        public <K> K create(Class<K> cls) throws Exception {
-          if (cls == AskCommand.class) return cls.cast(new AskCommand(() -> TestDatabase.get().config(env)));
-          return CommandLine.defaultFactory().create(cls);
-        }
-      };
-      StringWriter out = new StringWriter();
-      int exit = new CommandLine(new Main(), factory).setOut(new PrintWriter(out))
-          .execute("ask", "How many named customers are there?");
-      String text = out.toString();
-      assertThat(exit).as(text).isZero();
-      assertThat(text).contains("attempt 1: SELECT count(*) AS n FROM customer")
+      assertThat(ask(model, "How many named customers are there?"))
+          .contains("attempt 1: SELECT count(*) AS n FROM customer")
           .contains("failed: unknown_table")
           .contains("repair strategy: widen_retrieval (retrieval widened)")
           .contains("attempt 2: SELECT count(*) AS n FROM customers")
           .contains("ANSWER: The answer is 150.")
           .contains("SQL: SELECT count(*) AS n FROM customers")
           .contains("attempts: 2");
+    }
+  }
+
+  @Test
+  void printsTheRowsAsATableWithSeparatorsButYearsAsTheyAre() throws Exception {
+    try (FakeModelServer model = FakeModelServer.start()) {
+      model.enqueue(Reply.sql("SELECT 2025 AS year, count(*) * 1000 AS customers, count(*) * 1000.5 AS billed FROM customers"));
+      assertThat(ask(model, "How many customers?"))
+          .contains("year | customers |     billed\n", "2025 |   150,000 | 150,075.00\n", "(1 row)")
+          .doesNotContain("2,025");
     }
   }
 }

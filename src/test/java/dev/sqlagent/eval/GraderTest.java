@@ -176,7 +176,7 @@ class GraderTest {
     assertThat(down.infraType()).isEqualTo("model_unavailable");
     assertThat(down.firstAttemptFailed()).isFalse();
 
-    Verdict quota = grade(NO_DATA, Answers.base(0).put("error_type", "model_quota"));
+    Verdict quota = grade(NO_DATA, Answers.gaveUp(new JsonArray().add(Answers.failedAttempt(1, null, "model_quota"))));
     assertThat(quota.outcome()).isEqualTo(Outcome.INFRA_FAILURE);
 
     Verdict timeout = grader.grade(COUNT, new Sample("c", "agent", 1, false, null,
@@ -206,10 +206,6 @@ class GraderTest {
 
   @Test
   void theInjectedFaultIsRecorded() throws Exception {
-    JsonObject answer = Answers.answered(db, "SELECT count(*) FROM bills", 2)
-        .put("fault", new JsonObject().put("type", "misspelled_column"));
-    Verdict v = grader.grade(COUNT, new Sample("c", "agent", 1, true, answer, null, 5));
-    assertThat(v.faultType()).isEqualTo("misspelled_column");
     // The agent's form: injected_fault {fault, original_sql, mutated_sql}.
     JsonObject agentForm = Answers.answered(db, "SELECT count(*) FROM bills", 2).put("injected_fault", new JsonObject()
         .put("fault", "ambiguous_column").put("original_sql", "a").put("mutated_sql", "b"));
@@ -217,7 +213,7 @@ class GraderTest {
         .isEqualTo("ambiguous_column");
     assertThat(grader.grade(COUNT, new Sample("c", "agent", 1, true, Answers.answered(db, "SELECT count(*) FROM bills", 1),
         null, 5)).faultType()).isEqualTo("none");
-    assertThat(grade(COUNT, answer).faultType()).isNull();
+    assertThat(grade(COUNT, agentForm).faultType()).isNull();
   }
 
   @Test

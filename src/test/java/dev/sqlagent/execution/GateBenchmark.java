@@ -81,10 +81,10 @@ class GateBenchmark {
 
       // 2. The whole gate against the same bounded SQL run directly (interleaved, after a warm-up).
       List<String> bounded = new ArrayList<>();
-      for (String sql : corpus) bounded.add(gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).getString("sql"));
+      for (String sql : corpus) bounded.add(gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson().getString("sql"));
       for (int i = 0; i < 2; i++) {
         for (int q = 0; q < corpus.size(); q++) {
-          gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS);
+          gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS).toJson();
           direct.preparedQuery(bounded.get(q)).execute().await(30, TimeUnit.SECONDS);
         }
       }
@@ -96,7 +96,7 @@ class GateBenchmark {
       for (int r = 0; r < gateRounds; r++) {
         for (int q = 0; q < corpus.size(); q++) {
           long s = System.nanoTime();
-          JsonObject reply = gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS);
+          JsonObject reply = gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS).toJson();
           gateNs[k] = System.nanoTime() - s;
           if (!reply.getBoolean("ok")) throw new AssertionError("refused in the benchmark: " + reply.encode());
           s = System.nanoTime();

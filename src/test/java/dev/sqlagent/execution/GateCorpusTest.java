@@ -51,7 +51,7 @@ class GateCorpusTest {
     try {
       Gate gate = start(vertx);
       for (JsonObject a : attacks) {
-        JsonObject r = gate.submit(a.getString("sql"), true, null).await(60, TimeUnit.SECONDS);
+        JsonObject r = gate.submit(a.getString("sql"), true, null).await(60, TimeUnit.SECONDS).toJson();
         report.append(new JsonObject().put("id", a.getString("id")).mergeIn(r).encode()).append('\n');
         String got = r.getBoolean("ok") ? "ACCEPTED" : r.getString("error_type");
         if (!a.getString("expected").equals(got)) {
@@ -93,7 +93,7 @@ class GateCorpusTest {
     try {
       Gate gate = start(vertx);
       for (JsonObject v : valid) {
-        JsonObject r = gate.submit(v.getString("sql"), true, null).await(60, TimeUnit.SECONDS);
+        JsonObject r = gate.submit(v.getString("sql"), true, null).await(60, TimeUnit.SECONDS).toJson();
         if (!r.getBoolean("ok")) {
           wrong.add(v.getString("id") + " refused " + r.getString("error_type") + ": " + v.getString("sql") + " -> "
               + r.getString("message") + " / " + r.getString("hint"));

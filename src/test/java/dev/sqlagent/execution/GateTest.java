@@ -31,7 +31,7 @@ class GateTest {
   }
 
   static JsonObject run(String sql) throws Exception {
-    return gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+    return gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
   }
 
   @Test
@@ -63,7 +63,7 @@ class GateTest {
     JsonObject r = run("SELECT bill_id FROM bills ORDER BY bill_id");
     assertThat(r.getInteger("row_count")).isEqualTo(200);
     assertThat(r.getBoolean("truncated")).isTrue();
-    JsonObject small = gate.submit("SELECT bill_id FROM bills ORDER BY bill_id", true, 5).await(30, TimeUnit.SECONDS);
+    JsonObject small = gate.submit("SELECT bill_id FROM bills ORDER BY bill_id", true, 5).await(30, TimeUnit.SECONDS).toJson();
     assertThat(small.getInteger("row_count")).isEqualTo(5);
     assertThat(small.getBoolean("truncated")).isTrue();
     assertThat(small.getString("sql")).endsWith("LIMIT 5");
@@ -108,10 +108,11 @@ class GateTest {
 
   @Test
   void checkOnlyRunsNothingButExplains() throws Exception {
-    JsonObject r = gate.submit("SELECT * FROM bills", false, null).await(30, TimeUnit.SECONDS);
-    assertThat(r.fieldNames()).containsExactlyInAnyOrder("ok", "sql", "static_check", "plan_cost");
+    JsonObject r = gate.submit("SELECT * FROM bills", false, null).await(30, TimeUnit.SECONDS).toJson();
+    assertThat(r.fieldNames()).containsExactlyInAnyOrder("ok", "sql", "static_check", "plan_cost", "stages", "write_refused");
+    assertThat(r.getJsonObject("stages").fieldNames()).containsExactly("static_check", "limit", "plan");
     assertThat(r.getString("static_check")).isEqualTo("parsed");
-    JsonObject fb = gate.submit("SELECT cust_name COLLATE \"C\" FROM customers", false, null).await(30, TimeUnit.SECONDS);
+    JsonObject fb = gate.submit("SELECT cust_name COLLATE \"C\" FROM customers", false, null).await(30, TimeUnit.SECONDS).toJson();
     assertThat(fb.getString("static_check")).isEqualTo("fallback");
   }
 

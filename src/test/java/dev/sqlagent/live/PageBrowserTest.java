@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -75,6 +76,16 @@ class PageBrowserTest {
         .put("modes", new JsonObject().put("agent", agent).put("baseline", baseline)));
   }
 
+  /**
+   * The page without an earlier test's conversation: the page keeps its thread across reloads, so each test
+   * starts a new one (as "New conversation" does) and sees its own runs alone.
+   */
+  static void openWithoutThread(WebDriver d) {
+    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    ((JavascriptExecutor) d).executeScript("localStorage.clear();");
+    d.navigate().refresh();
+  }
+
   static WebDriverWait waiting(WebDriver d, int seconds) {
     WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
     w.pollingEvery(Duration.ofMillis(50));
@@ -95,7 +106,7 @@ class PageBrowserTest {
     model.enqueue(Reply.sql(BAD_SQL, "status totals").streamedIn(6).chunkDelay(150),
         Reply.sql(GOOD_SQL, "status totals").streamedIn(6).chunkDelay(150));
     WebDriver d = browser.driver;
-    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    openWithoutThread(d);
     waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
     // The schema beside the question box: the shop's tables with their notes and row counts.
     waiting(d, 15).until(x -> x.findElements(By.cssSelector("#schema .table-name")).size() >= 10);
@@ -194,6 +205,30 @@ class PageBrowserTest {
     assertThat(emptyCell.getAttribute("aria-label")).isEqualTo("empty string");
     assertThat(listing.findElements(By.cssSelector("figure.chart"))).as("three columns: no chart").isEmpty();
     browser.screenshot(Path.of("target", "screenshots", "page-three-questions.png"));
+  }
+
+  @Test
+  void theResultTableShowsNumbersWithSeparatorsAndKeepsYearsAndIds() throws Exception {
+    model.reset();
+    model.enqueue(Reply.sql("SELECT 2025 AS year, count(*) * 100 AS customer_id, count(*) * 1000 AS customers,"
+        + " count(*) * 8230.5 AS billed, 2.5 / 3 AS share FROM customers"));
+    WebDriver d = browser.driver;
+    openWithoutThread(d);
+    waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    ask(d, "How many customers, and what did they buy?", false);
+    WebElement answer = waiting(d, 30).until(x -> {
+      List<WebElement> a = x.findElements(By.cssSelector("#runs > details.run .answer table.result"));
+      return a.isEmpty() ? null : a.get(0);
+    });
+    List<WebElement> cells = answer.findElements(By.cssSelector("tbody tr td"));
+    assertThat(cells.stream().map(WebElement::getText).toList())
+        .containsExactly("2025", "15000", "150,000", "1,234,575.00", "0.8333");
+    for (WebElement c : cells) assertThat(c.getCssValue("text-align")).isEqualTo("right");
+    // The exact value stays one hover away, as the JSON carries it.
+    assertThat(cells.get(3).getAttribute("title")).isEqualTo("1234575.0");
+    assertThat(d.findElement(By.cssSelector("#runs > details.run .answer-text")).getText())
+        .isEqualTo("1 row; the first: year = 2025, customer_id = 15000, customers = 150,000, billed = 1,234,575.00,"
+            + " share = 0.8333.");
   }
 
   @Test

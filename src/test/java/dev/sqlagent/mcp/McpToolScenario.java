@@ -77,6 +77,10 @@ final class McpToolScenario {
     assertThat(result.getBoolean("ok")).isTrue();
     assertThat(result.getJsonArray("rows")).hasSize(1);
     assertThat(result.getString("sql")).containsIgnoringCase("LIMIT");
+    // The text is for a reader: numbers with separators, a year as it is; the structured rows stay exact.
+    CallToolResult scaled = call("run_query", Map.of("sql", "SELECT 2025 AS year, count(*) * 1000 AS n FROM customers"));
+    assertThat(text(scaled)).contains("year |       n", "2025 | 150,000", "(1 row)", "SQL: SELECT 2025").doesNotContain("2,025");
+    assertThat(structured(scaled).getJsonArray("rows").getJsonArray(0).encode()).isEqualTo("[2025,150000]");
   }
 
   void runQueryRefusesAttacksAsRejected() {

@@ -46,6 +46,8 @@ class NotesDocTest {
         "\"ARR\" means: annual recurring revenue, the sum of amount over WON deals whose contract has not ended",
         "\"fiscal year\" means: April 1 to March 31; \"FY2025\" starts on 2025-04-01");
     assertThat(n.conventionsFor(List.of("billing.invoices_legacy"))).hasSize(2);
+    assertThat(n.tableDates("billing.invoices_legacy").orElseThrow().toString()).isEqualTo("2016-01-01 to 2023-12-31");
+    assertThat(n.tableDates("billing.invoices").orElseThrow().toString()).isEqualTo("from 2024-01-01");
   }
 
   @Test

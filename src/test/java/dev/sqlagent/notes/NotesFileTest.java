@@ -288,7 +288,7 @@ class NotesFileTest {
     assertThat(error("g.json", "{\"tables\": {\"a\": \"x\"},\n \"tables\": {}}").getMessage())
         .endsWith("line 2: 'tables' appears twice (first at line 1)");
     assertThat(error("h.yaml", "tables:\n  customers:\n    colums:\n      a: b\n").getMessage())
-        .endsWith("line 3: unknown key 'colums' in table customers (expected columns, description; did you mean columns?)");
+        .endsWith("line 3: unknown key 'colums' in table customers (expected columns, dates, description; did you mean columns?)");
   }
 
   @Test

@@ -196,10 +196,14 @@ class LoadAndFaultsTest {
       return null;
     });
 
-    // The fault: a third of the way in, stop the database; start it again 4 s later.
+    // The fault: a third of the way in (and not before some questions are done, on a slow machine), stop the
+    // database; start it again 4 s later.
     Map<String, Long> faultTimes = new TreeMap<>();
     Future<?> fault = pool.submit(() -> {
       Thread.sleep(SECONDS * 1000L / 3);
+      for (long until = System.currentTimeMillis() + 60_000; done.get() < 3 && System.currentTimeMillis() < until; ) {
+        Thread.sleep(50);
+      }
       faultTimes.put("stopping", System.currentTimeMillis() - t0);
       pg.close();
       faultTimes.put("stopped", System.currentTimeMillis() - t0);

@@ -1,0 +1,68 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.bus.OmitWhenNull;
+import dev.sqlagent.bus.RecordJson;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * A finished run, as its asker, the query log, metrics, the evaluation, the CLI, MCP and the live edges all
+ * read it. The JSON keys are the components in snake_case ({@link RecordJson}), so a new field is one
+ * component here (annotated {@link OmitWhenNull} when most answers do not carry it) and the line in
+ * {@link AgentRun} that sets it.
+ *
+ * @param answer the words: the model's wording of the result, the deterministic summary, a refusal or a give-up
+ * @param sql the last SQL tried (bounded, as it ran, when answered), or null
+ * @param attempts SQL attempts made
+ * @param tablesUsed the retrieved tables the SQL names
+ * @param columns {@code [{name, type}]} of the result; empty unless answered (null only in an answer that
+ *     is not the agent's)
+ * @param rows the result's rows, as arrays of cells
+ * @param history every failed attempt, oldest first
+ * @param injectedFault the fault an evaluation injected into the first attempt
+ * @param conversationId the conversation the question is a turn of (null for evaluation questions, which stand alone)
+ * @param answerSource "verified" when a verified query answered without the model, else "model"
+ * @param verifiedId the verified query that answered, when one did
+ * @param verifiedQuestion that verified query's question
+ * @param verifiedScore its similarity with the question (0-1)
+ */
+public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
+    boolean gaveUp, JsonArray columns, JsonArray rows, int rowCount, boolean truncated, List<Attempt> history,
+    Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model, String source,
+    @OmitWhenNull JsonObject injectedFault, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
+    @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore) {
+
+  /** Model tokens of the whole run. */
+  public record Tokens(long prompt, long completion) {}
+
+  public Answer {
+    tablesUsed = tablesUsed == null ? List.of() : List.copyOf(tablesUsed);
+    history = history == null ? List.of() : List.copyOf(history);
+    tokens = tokens == null ? new Tokens(0, 0) : tokens;
+  }
+
+  /** Whether a verified query answered, without the model. */
+  public boolean fromVerified() {
+    return "verified".equals(answerSource);
+  }
+
+  /** Neither refused nor given up: the SQL ran and its result is the answer. */
+  public boolean answered() {
+    return !refused && !gaveUp;
+  }
+
+  /** "answered", "refused" or "gave_up". */
+  public String outcome() {
+    return refused ? "refused" : gaveUp ? "gave_up" : "answered";
+  }
+
+  public JsonObject toJson() {
+    return RecordJson.toJson(this);
+  }
+
+  /** Throws IllegalArgumentException for a value of the wrong type. */
+  public static Answer fromJson(JsonObject json) {
+    return RecordJson.fromJson(Answer.class, json);
+  }
+}

@@ -1,0 +1,74 @@
+package dev.sqlagent.cluster;
+
+import dev.sqlagent.config.ConfigException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Cluster mode's settings: {@code SQLAGENT_CLUSTER=true}, the address this node binds
+ * ({@code SQLAGENT_CLUSTER_HOST}, {@code SQLAGENT_CLUSTER_PORT}), the members it joins over TCP/IP
+ * ({@code SQLAGENT_CLUSTER_MEMBERS}; never multicast) and the cluster's name ({@code SQLAGENT_CLUSTER_NAME}).
+ * Disabled, the service is the single process it always was.
+ */
+public record ClusterSettings(boolean enabled, String host, int port, List<String> members, String name) {
+
+  public static final int DEFAULT_PORT = 5701;
+
+  public static ClusterSettings disabled() {
+    return new ClusterSettings(false, null, DEFAULT_PORT, List.of(), null);
+  }
+
+  /** From the service's merged settings (environment over the config file). */
+  public static ClusterSettings from(Map<String, String> values) {
+    String on = value(values, "SQLAGENT_CLUSTER", "false").toLowerCase(Locale.ROOT);
+    if (!on.equals("true") && !on.equals("false")) {
+      throw new ConfigException("SQLAGENT_CLUSTER=" + on + ": expected true or false");
+    }
+    if (on.equals("false")) {
+      for (String k : List.of("SQLAGENT_CLUSTER_HOST", "SQLAGENT_CLUSTER_PORT", "SQLAGENT_CLUSTER_MEMBERS", "SQLAGENT_CLUSTER_NAME")) {
+        if (!value(values, k, "").isEmpty()) throw new ConfigException(k + " is set but SQLAGENT_CLUSTER is not true");
+      }
+      return disabled();
+    }
+    String host = value(values, "SQLAGENT_CLUSTER_HOST", "127.0.0.1");
+    int port = port("SQLAGENT_CLUSTER_PORT", value(values, "SQLAGENT_CLUSTER_PORT", String.valueOf(DEFAULT_PORT)));
+    List<String> members = new ArrayList<>();
+    for (String m : value(values, "SQLAGENT_CLUSTER_MEMBERS", "").split(",")) {
+      String member = m.trim();
+      if (member.isEmpty()) continue;
+      int colon = member.lastIndexOf(':');
+      if (colon <= 0 || colon == member.length() - 1) {
+        throw new ConfigException("SQLAGENT_CLUSTER_MEMBERS: '" + member + "' is not host:port (e.g. 10.0.0.5:5701)");
+      }
+      port("SQLAGENT_CLUSTER_MEMBERS", member.substring(colon + 1));
+      members.add(member);
+    }
+    if (members.isEmpty()) members.add(host + ":" + port);  // the first node of a cluster knows only itself
+    String name = value(values, "SQLAGENT_CLUSTER_NAME", "sql-agent");
+    if (!name.matches("[A-Za-z0-9._-]{1,64}")) {
+      throw new ConfigException("SQLAGENT_CLUSTER_NAME=" + name + ": expected 1 to 64 letters, digits, dots, dashes or underscores");
+    }
+    return new ClusterSettings(true, host, port, List.copyOf(members), name);
+  }
+
+  public String describe() {
+    return enabled ? "cluster " + name + " at " + host + ":" + port + ", members " + String.join(",", members) : "single process";
+  }
+
+  private static String value(Map<String, String> values, String key, String fallback) {
+    String v = values.get(key);
+    return v == null || v.isBlank() ? fallback : v.trim();
+  }
+
+  private static int port(String key, String s) {
+    try {
+      int p = Integer.parseInt(s);
+      if (p >= 1 && p <= 65_535) return p;
+    } catch (NumberFormatException ignored) {
+      // the message below says what is expected
+    }
+    throw new ConfigException(key + ": '" + s + "' is not a port (1 to 65535)");
+  }
+}
