@@ -174,7 +174,7 @@
     const mode = form.querySelector('input[name=mode]:checked').value;
     const run = new Run(question, mode);
     pendingAsks.push(run);
-    send({ type: 'ask', question, mode });
+    send({ type: 'ask', question, mode, conversation_id: Thread.id || undefined });
     asked.push(question);
     recall = asked.length;
     box.value = '';
@@ -210,7 +210,6 @@
 
     render() {
       $('#empty-state').hidden = true;
-      document.querySelectorAll('#runs > details.run[open]').forEach(d => { d.open = false; });
       const el = document.createElement('details');
       el.className = 'run card';
       el.open = true;
@@ -221,8 +220,10 @@
         </summary>
         <div class="run-body">
           <button type="button" class="stop-button" id="stop-${this.n}" disabled>Stop</button>
-          <h3 class="section-title" id="tl-${this.n}">Timeline</h3>
-          <ol class="timeline" aria-labelledby="tl-${this.n}" aria-live="polite" aria-relevant="additions"></ol>
+          <details class="steps" open>
+            <summary class="section-title" id="tl-${this.n}">Timeline</summary>
+            <ol class="timeline" aria-labelledby="tl-${this.n}" aria-live="polite" aria-relevant="additions"></ol>
+          </details>
           <section class="answer" hidden aria-labelledby="ans-${this.n}">
             <h3 class="section-title" id="ans-${this.n}" tabindex="-1">Answer</h3>
             <div class="answer-body"></div>
@@ -240,7 +241,7 @@
         this.stop.textContent = 'Stopping…';
         send({ type: 'cancel', run_id: this.id });
       });
-      $('#runs').prepend(el);
+      Thread.add(el);
     }
 
     setId(id) {
@@ -552,6 +553,8 @@
       const body = $('.answer-body', section);
       body.replaceChildren(renderAnswer(answer, modelDown, last));
       section.hidden = false;
+      $('.steps', this.el).open = false;     // the turn reads as its answer; the steps are one click away
+      Thread.answered(answer);
       if (modelDown) showBanner('No language model is reachable, so questions cannot be answered right now. Nothing was run against the database.', 'error');
       else showBanner('', 'info');
       const active = document.activeElement;
@@ -600,6 +603,11 @@
     if (a.model) fact('model', a.model);
     if ((a.tables_used || []).length) fact('tables', a.tables_used.join(', '));
     frag.append(facts);
+    if (a.answer_source === 'verified') {
+      frag.prepend(el('p', 'notice notice-ok verified-badge', 'Answered from verified query #' + a.verified_id
+        + ' (“' + (a.verified_question || '') + '”) without the model'));
+    }
+    if (a.run_id && !a.refused && !a.gave_up) frag.append(Thread.feedbackBar(a.run_id, null, a.question));
     if (!a.refused && !a.gave_up && a.columns && a.columns.length) {
       if (a.truncated) {
         frag.append(el('p', 'notice notice-warn truncated', 'Truncated: only the first ' + plural(a.row_count, 'row') + ' are shown; the query matched more.'));
@@ -792,6 +800,188 @@
     },
   };
 
+
+  // --- the conversation: a thread of turns, follow-ups, feedback and verification ------------------------
+
+  const CONVERSATION_KEY = 'sqlagent.conversation';
+
+  async function apiPost(path, body) {
+    for (let tries = 0; tries < 4; tries++) {
+      const headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+      if (token) headers.Authorization = 'Bearer ' + token;
+      const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body || {}) });
+      if (res.status === 401) { await askForToken('That token was not accepted; try again.'); continue; }
+      return res;
+    }
+    throw new Error('not authorised');
+  }
+
+  const Thread = {
+    id: localStorage.getItem(CONVERSATION_KEY) || null,
+    turns: 0,
+
+    /** A new turn goes under the last one, and the question box under it: the follow-up box. */
+    add(runEl) {
+      $('#runs').append(runEl);
+      this.turns++;
+      this.layout();
+    },
+
+    answered(answer) {
+      if (answer.conversation_id && answer.conversation_id !== this.id) {
+        this.id = answer.conversation_id;
+        localStorage.setItem(CONVERSATION_KEY, this.id);
+      }
+      this.layout();
+    },
+
+    layout() {
+      const bar = $('#thread-bar');
+      bar.hidden = this.turns === 0;
+      $('#thread-count').textContent = this.turns ? 'Conversation · ' + plural(this.turns, 'turn') : '';
+      if (this.turns) $('#runs').after(form); else $('#runs').before(form);
+      $('.ask-label', form).textContent = this.turns ? 'Ask a follow-up (it can refer to the answers above)'
+        : 'Ask a question about your database';
+    },
+
+    reset() {
+      this.id = null;
+      this.turns = 0;
+      localStorage.removeItem(CONVERSATION_KEY);
+      runs.clear();
+      $('#runs').replaceChildren();
+      $('#empty-state').hidden = false;
+      this.layout();
+      box.focus();
+    },
+
+    /** After a reload: the stored turns, each as its answer (the live timeline is gone; the SQL and summary stay). */
+    async restore() {
+      if (!this.id) return;
+      try {
+        const res = await api('/api/conversations/' + encodeURIComponent(this.id));
+        if (res.status === 404 || res.status === 400) { this.reset(); return; }
+        if (!res.ok) return;
+        const c = await res.json();
+        (c.turns || []).forEach(t => this.addStored(t));
+      } catch (_) { /* the thread starts afresh */ }
+    },
+
+    addStored(t) {
+      $('#empty-state').hidden = true;
+      const d = el('details', 'run card stored-turn');
+      d.open = true;
+      d.dataset.runId = t.run_id;
+      const s = el('summary', 'run-head');
+      const state = t.outcome === 'answered' ? ['Answered', 'state-ok'] : t.outcome === 'refused' ? ['Refused', 'state-refused'] : ['Gave up', 'state-bad'];
+      const badges = el('span', 'badges');
+      badges.append(el('span', 'badge run-state ' + state[1], state[0]));
+      s.append(el('span', 'run-title', t.question), badges);
+      const body = el('div', 'run-body');
+      const section = el('section', 'answer');
+      const ab = el('div', 'answer-body');
+      ab.append(el('p', 'answer-text', t.answer || ''));
+      if (t.sql && t.outcome === 'answered') {
+        ab.append(el('div', 'label', 'SQL'));
+        const pre = el('pre', 'sql final-sql');
+        pre.append(el('code', null, t.sql));
+        ab.append(pre);
+      }
+      const sum = t.summary || {};
+      if (t.outcome === 'answered') {
+        ab.append(el('p', 'muted', plural(sum.row_count, 'row') + (sum.columns && sum.columns.length ? ' · ' + sum.columns.join(', ') : '')));
+        ab.append(this.feedbackBar(t.run_id, t.feedback && t.feedback.rating, t.question));
+      }
+      section.append(ab);
+      body.append(section);
+      d.append(s, body);
+      this.add(d);
+    },
+
+    /** 👍 / 👎 on an answer; after a 👍, "Verify" saves its question and SQL as a verified query. */
+    feedbackBar(runId, rated, question) {
+      const bar = el('div', 'feedback');
+      bar.setAttribute('role', 'group');
+      bar.setAttribute('aria-label', 'Rate this answer');
+      const up = el('button', 'fb fb-up', '👍 Right');
+      const down = el('button', 'fb fb-down', '👎 Wrong');
+      up.type = down.type = 'button';
+      up.title = 'Good answer';
+      down.title = 'Wrong answer';
+      const verify = el('button', 'verify-button', 'Verify: answer this way every time');
+      verify.type = 'button';
+      // A follow-up ("and for 2024?") means nothing alone: the question to verify can be written in full here.
+      const full = el('input', 'verify-question');
+      full.type = 'text';
+      full.value = question || '';
+      full.setAttribute('aria-label', 'The question this SQL answers, in full');
+      const verifyBox = el('span', 'verify-box');
+      verifyBox.append(full, verify);
+      verifyBox.hidden = rated !== 'up';
+      const status = el('span', 'feedback-status muted');
+      status.setAttribute('role', 'status');
+      const mark = r => {
+        up.setAttribute('aria-pressed', String(r === 'up'));
+        down.setAttribute('aria-pressed', String(r === 'down'));
+        verifyBox.hidden = r !== 'up';
+      };
+      mark(rated);
+      const rate = async rating => {
+        try {
+          const res = await apiPost('/api/runs/' + encodeURIComponent(runId) + '/feedback', { rating });
+          const body = await res.json();
+          if (!res.ok) { status.textContent = body.message || 'not saved'; return; }
+          mark(rating);
+          status.textContent = rating === 'up' ? 'Thanks — rated up.' : 'Thanks — rated down.';
+        } catch (e) { status.textContent = 'not saved: ' + e.message; }
+      };
+      up.addEventListener('click', () => rate('up'));
+      down.addEventListener('click', () => rate('down'));
+      verify.addEventListener('click', async () => {
+        verify.disabled = true;
+        status.textContent = 'Checking the SQL through the gate…';
+        try {
+          const res = await apiPost('/api/runs/' + encodeURIComponent(runId) + '/verify',
+            full.value.trim() && full.value.trim() !== question ? { question: full.value.trim() } : {});
+          const body = await res.json();
+          if (!res.ok) { status.textContent = body.message || 'not verified'; verify.disabled = false; return; }
+          status.textContent = 'Verified as #' + body.verified_id + ': close paraphrases are answered with this SQL.';
+          status.classList.add('verified-ok');
+          loadVerified();
+        } catch (e) { status.textContent = 'not verified: ' + e.message; verify.disabled = false; }
+      });
+      bar.append(up, down, verifyBox, status);
+      return bar;
+    },
+  };
+
+  $('#new-conversation').addEventListener('click', () => Thread.reset());
+
+  /** The library beside the schema: how many verified queries answer, and the retired ones with the reason. */
+  async function loadVerified() {
+    try {
+      const res = await api('/api/verified');
+      if (!res.ok) return;
+      const v = await res.json();
+      const bodyEl = $('#verified-body');
+      const frag = document.createDocumentFragment();
+      frag.append(el('p', 'verified-counts', plural(v.active, 'verified query') + ' in use' + (v.retired ? ', ' + v.retired + ' retired' : '')));
+      const retired = (v.verified || []).filter(q => q.status === 'retired');
+      if (retired.length) {
+        const ul = el('ul', 'retired-list');
+        retired.forEach(q => {
+          const li = el('li');
+          li.append(el('span', 'retired-question', '#' + q.verified_id + ' ' + q.question),
+            el('span', 'retired-reason', 'retired: ' + q.retired_reason));
+          ul.append(li);
+        });
+        frag.append(ul);
+      }
+      bodyEl.replaceChildren(frag);
+      $('#verified').hidden = false;
+    } catch (_) { /* the library is optional */ }
+  }
+
   // --- schema and evaluation --------------------------------------------------------------------------
 
   async function loadSchema() {
@@ -979,7 +1169,9 @@
 
   (async function start() {
     await loadSchema();          // first: it asks for a token when one is needed
+    await Thread.restore();      // a reload keeps the conversation
     connect();
+    loadVerified();
     loadEval();
     checkModel();
     box.focus();

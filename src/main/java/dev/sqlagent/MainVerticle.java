@@ -10,6 +10,8 @@ import dev.sqlagent.cluster.JournalWriter;
 import dev.sqlagent.cluster.Role;
 import dev.sqlagent.cluster.SingletonLease;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.conversation.ConversationVerticle;
+import dev.sqlagent.verified.VerifiedVerticle;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
@@ -91,7 +93,9 @@ public final class MainVerticle extends VerticleBase {
     // Duties for exactly one node of a cluster.
     List<Supplier<Deployable>> oneNode = List.of(
         () -> new QueryLogVerticle(state.logOptions()),
-        () -> new SchemaSnapshotVerticle(target, state));
+        () -> new SchemaSnapshotVerticle(target, state),
+        () -> new ConversationVerticle(state),
+        () -> new VerifiedVerticle(target, state));
     Future<String> deployed = Future.succeededFuture();
     if (cluster != null) {
       LOG.info("{}: {} node {}", cluster.settings().describe(), role.label(), cluster.nodeId());

@@ -51,6 +51,7 @@ public final class AgentRoutes {
     JsonObject request = new JsonObject().put("question", body.getValue("question"))
         .put("mode", body.getValue("mode", "agent")).put("source", "http").put("run_id", runId)
         .put("user", user == null ? null : user.toJson());
+    if (body.getValue("conversation_id") != null) request.put("conversation_id", body.getValue("conversation_id"));
     // A client that hangs up before its answer does not want it: its run is stopped, statement and all.
     ctx.response().closeHandler(v -> {
       if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");

@@ -8,6 +8,7 @@ import dev.sqlagent.execution.GateError;
 import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.generation.ModelReply;
 import dev.sqlagent.users.User;
+import dev.sqlagent.verified.WorkedExamples;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -87,6 +88,12 @@ final class AgentRun {
   private int candidates;
   /** The last candidate round, for the answer's {@code candidates}; null with one candidate. */
   private JsonArray lastCandidates;
+  /** The conversation this question belongs to, and its earlier turns as prompt text. */
+  private String conversationId;
+  private String conversationText;
+  /** The closest verified queries (worked examples), and the one that answered when one did. */
+  private JsonArray verifiedMatches = new JsonArray();
+  private JsonObject verifiedUsed;
 
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
       String source, FirstSqlMutator mutator, String faultKey, User user) {
@@ -117,10 +124,18 @@ final class AgentRun {
     return control.cancel(by);
   }
 
+  /** The question belongs to a conversation whose earlier turns are {@code earlierTurns} (prompt text). */
+  AgentRun inConversation(String id, String earlierTurns) {
+    this.conversationId = id;
+    this.conversationText = earlierTurns;
+    return this;
+  }
+
   Future<Answer> run() {
     long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
-    return selectSchema()
-        .compose(v -> attemptOnce())
+    return lookupVerified()
+        .compose(direct -> direct == null ? Future.succeededFuture((Answer) null) : answerVerified(direct))
+        .compose(done -> done != null ? Future.succeededFuture(done) : selectSchema().compose(v -> attemptOnce()))
         .recover(err -> {
           if (control.cancelled()) return cancelled();
           if (err instanceof RunControl.Stopped || control.deadlinePassed()) {
@@ -131,6 +146,68 @@ final class AgentRun {
           return giveUp(Outcome.failure("unknown", "internal error: " + err.getClass().getSimpleName(), null, null, null));
         })
         .onComplete(done -> vertx.cancelTimer(deadlineTimer));
+  }
+
+  // --- lookup_verified → (validate_sql → execute_sql → answer, without the model) -----------------
+
+  /**
+   * The verified queries closest to the question: the few closest become worked examples; a near-exact one
+   * (its score at the threshold, naming the same values) is returned to answer with. Evaluation never uses
+   * them (it measures the model). Shown as events only when the library has something to compare.
+   */
+  private Future<JsonObject> lookupVerified() {
+    if ("eval".equals(source)) return Future.succeededFuture(null);
+    String node = "lookup_verified";
+    // Not node-local: clustered, the library lives on the one node that holds the singleton duties.
+    return vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_LOOKUP, new JsonObject().put("question", question),
+            new DeliveryOptions().setSendTimeout(Math.max(1, settings.stepTimeoutMs())))
+        .map(msg -> {
+          JsonObject reply = msg.body();
+          if (reply.getInteger("candidates", 0) == 0) return (JsonObject) null;
+          verifiedMatches = reply.getJsonArray("matches", new JsonArray());
+          JsonObject direct = reply.getJsonObject("direct");
+          JsonArray scores = new JsonArray();
+          for (Object o : verifiedMatches) {
+            JsonObject m = (JsonObject) o;
+            scores.add(new JsonObject().put("verified_id", m.getLong("verified_id")).put("question", m.getString("question"))
+                .put("score", m.getDouble("score")).put("same_values", m.getBoolean("same_values")));
+          }
+          events.started(node, "retriever", attempt, new JsonObject().put("question", question));
+          events.finished(node, "retriever", attempt, new JsonObject().put("threshold", reply.getDouble("threshold"))
+              .put("candidates", reply.getInteger("candidates")).put("matches", scores)
+              .put("direct", direct == null ? null : direct.getLong("verified_id")));
+          return direct;
+        })
+        .otherwise(err -> (JsonObject) null);  // no library (or it failed): the model answers, as before
+  }
+
+  /**
+   * Answers with a verified query's SQL through the whole gate, worded without the model. Null when the gate
+   * refuses it (it is then retired: the schema moved under it) or it fails to run: the model answers instead.
+   */
+  private Future<Answer> answerVerified(JsonObject match) {
+    attempt = 1;
+    String sql = match.getString("sql");
+    // One request to the gate, as for the model's SQL: each stage's verdict, and the rows when all passed.
+    events.started("validate_sql", "guardrail", attempt, new JsonObject().put("sql", sql));
+    return gate(sql).map(reply -> {
+      Outcome o = reportGate(reply);
+      if (!o.ok()) {
+        // Refused by a check (not a gate that did not answer, nor an execution that failed): the schema moved under it.
+        if (!reply.passedChecks() && reply.failedStage().isPresent()) {
+          vertx.eventBus().request(Addresses.VERIFIED_RETIRE, new JsonObject().put("verified_id", match.getLong("verified_id"))
+              .put("reason", o.errorType() + ": " + o.message()));
+        }
+        attempt = 0;
+        return (Answer) null;
+      }
+      verifiedUsed = match;
+      GateReply.Result r = o.result();
+      events.started("answer", "answer", attempt, new JsonObject());
+      Answer answer = answerOf(plainSummary(r), o.sql(), false, false, false, r);
+      events.finished("answer", "answer", attempt, answer.toJson());
+      return answer;
+    });
   }
 
   // --- select_schema -----------------------------------------------------------------------------
@@ -224,7 +301,8 @@ final class AgentRun {
   private Future<Generated> generate() {
     String node = "generate_sql";
     String instruction = history.isEmpty() ? null : repairInstruction(history.get(history.size() - 1).errorType());
-    JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction);
+    JsonArray messages = PromptBuilder.sqlMessages(question, retrieval, history, instruction,
+        WorkedExamples.render(verifiedMatches, retrieval.getJsonArray("terms")), conversationText);
     events.started(node, "generation", attempt, new JsonObject().put("model", model).put("repair", !history.isEmpty()));
     MessageConsumer<JsonObject> deltas = vertx.eventBus().localConsumer(Addresses.generationDeltas(runId),
         m -> events.progress(node, "generation", attempt, new JsonObject().put("delta", m.body().getString("text"))));
@@ -272,26 +350,29 @@ final class AgentRun {
   private Future<Outcome> validateAndExecute(String sql) {
     lastSql = sql;
     events.started("validate_sql", "guardrail", attempt, new JsonObject().put("sql", sql));
-    return gate(sql).map(reply -> {
-      Outcome o = Outcome.fromGate(reply);
-      if (!reply.passedChecks()) {
-        events.failed("validate_sql", "guardrail", attempt, errorData(o));
-        return o;
-      }
-      String boundedSql = reply.boundedSql();
-      events.finished("validate_sql", "guardrail", attempt, new JsonObject().put("sql", boundedSql)
-          .put("static_check", reply.staticCheckVerdict()));
-      events.started("execute_sql", "tool", attempt, new JsonObject().put("sql", boundedSql));
-      if (o.ok()) {
-        GateReply.Result r = o.result();
-        events.finished("execute_sql", "tool", attempt, new JsonObject().put("sql", reply.sql())
-            .put("row_count", r.rowCount()).put("truncated", r.truncated())
-            .put("elapsed_ms", r.elapsedMs()).put("columns", r.columns()));
-      } else {
-        events.failed("execute_sql", "tool", attempt, errorData(o));
-      }
+    return gate(sql).map(this::reportGate);
+  }
+
+  /** validate_sql's and execute_sql's events from the gate's one reply, and what it came to. */
+  private Outcome reportGate(GateReply reply) {
+    Outcome o = Outcome.fromGate(reply);
+    if (!reply.passedChecks()) {
+      events.failed("validate_sql", "guardrail", attempt, errorData(o));
       return o;
-    });
+    }
+    String boundedSql = reply.boundedSql();
+    events.finished("validate_sql", "guardrail", attempt, new JsonObject().put("sql", boundedSql)
+        .put("static_check", reply.staticCheckVerdict()));
+    events.started("execute_sql", "tool", attempt, new JsonObject().put("sql", boundedSql));
+    if (o.ok()) {
+      GateReply.Result r = o.result();
+      events.finished("execute_sql", "tool", attempt, new JsonObject().put("sql", reply.sql())
+          .put("row_count", r.rowCount()).put("truncated", r.truncated())
+          .put("elapsed_ms", r.elapsedMs()).put("columns", r.columns()));
+    } else {
+      events.failed("execute_sql", "tool", attempt, errorData(o));
+    }
+    return o;
   }
 
   /**
@@ -496,7 +577,11 @@ final class AgentRun {
         new Answer.Tokens(promptTokens, completionTokens), costUsd, now - startedAt, runId,
         agentMode ? "agent" : "baseline", model, source, user == null ? null : user.name(), injectedFault,
         cancelled ? Long.valueOf(now - control.cancelledAt()) : null,
-        lastCandidates == null ? null : lastCandidates.copy());
+        lastCandidates == null ? null : lastCandidates.copy(), conversationId,
+        verifiedUsed != null ? "verified" : "model",
+        verifiedUsed == null ? null : verifiedUsed.getLong("verified_id"),
+        verifiedUsed == null ? null : verifiedUsed.getString("question"),
+        verifiedUsed == null ? null : verifiedUsed.getDouble("score"));
   }
 
   /** The retrieved tables the SQL names. */

@@ -3,6 +3,10 @@ package dev.sqlagent.agent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.generation.ChatRequest;
 import dev.sqlagent.users.User;
+import dev.sqlagent.conversation.ConversationContext;
+import dev.sqlagent.conversation.ConversationVerticle;
+import dev.sqlagent.conversation.Conversations;
+import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -28,10 +32,13 @@ public final class AgentVerticle extends VerticleBase {
   /** Longest question accepted; longer is refused with a clear message rather than sent to the model. */
   public static final int MAX_QUESTION_CHARS = 2_000;
   private static final int KEPT_RUNS = 500;
+  public static final int DEFAULT_CONVERSATION_BUDGET = 1_500;
   private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
 
   private final FirstSqlMutator mutator;
   private AgentSettings settings;
+  /** Most tokens of a conversation's earlier turns in a follow-up's prompt (SQLAGENT_CONVERSATION_BUDGET). */
+  private int conversationBudget;
   private String clusterNode;
 
   /** Failure code of a question refused because the service is full (the edges answer 503 + Retry-After). */
@@ -84,6 +91,7 @@ public final class AgentVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     settings = AgentSettings.from(config());
+    conversationBudget = config().getInteger("conversationBudgetTokens", DEFAULT_CONVERSATION_BUDGET);
     maxRunning = config().getInteger("askInFlight", 64);
     maxWaiting = config().getInteger("askQueue", 128);
     // A question that waited longer than this would age past its deadline: it is better told to come back.
@@ -172,9 +180,28 @@ public final class AgentVerticle extends VerticleBase {
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     boolean inject = body.getBoolean("inject_fault", false);
     String faultKey = body.getString("fault_key", question);
-    kept.active = new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null, faultKey, user)
-        .candidates(body.getInteger("candidates", settings.candidates()));
-    kept.active.run()
+    AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null,
+        faultKey, user).candidates(body.getInteger("candidates", settings.candidates()));
+    kept.active = agentRun;
+    // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
+    Future<Conversations.Opened> opened = counted ? Conversations.open(vertx, body.getValue("conversation_id"))
+        : Future.succeededFuture(Conversations.Opened.NONE);
+    opened.onFailure(err -> {
+      runs.remove(runId);
+      kept.active = null;
+      msg.fail(err instanceof ReplyException re && re.failureCode() > 0 ? re.failureCode() : 503,
+          err instanceof ReplyException re && re.failureCode() > 0 ? err.getMessage() : "conversations are not available now");
+      finished();
+    });
+    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept));
+  }
+
+  private void run(Message<JsonObject> msg, String runId, boolean counted, AgentRun agentRun, RunEvents events,
+      Conversations.Opened conversation, KeptRun kept) {
+    events.inConversation(conversation.conversationId());
+    agentRun.inConversation(conversation.conversationId(), ConversationContext.render(conversation.turns(), conversationBudget))
+        .run()
+        .compose(answer -> Conversations.record(vertx, conversation.conversationId(), answer).map(answer))
         .onComplete(done -> {
           kept.active = null;
           kept.state = done.failed() ? "failed" : done.result().outcome();
@@ -222,6 +249,10 @@ public final class AgentVerticle extends VerticleBase {
     Object runId = body.getValue("run_id");
     if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
       return "run_id must be 8 to 64 letters, digits or dashes";
+    }
+    Object conversation = body.getValue("conversation_id");
+    if (conversation != null && !(conversation instanceof String c && ConversationVerticle.ID.matcher(c).matches())) {
+      return "conversation_id must be 8 to 64 letters, digits or dashes (the id an earlier answer returned)";
     }
     return null;
   }

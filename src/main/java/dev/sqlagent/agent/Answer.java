@@ -26,12 +26,18 @@ import java.util.List;
  * @param cancelMs for a cancelled run, the time from the cancel to the run's end (nothing left running)
  * @param candidates the last attempt's SQL candidates when there were several ({@code [{index, sql, ok,
  *     error_type, fingerprint, votes, chosen}]}), else null
+ * @param conversationId the conversation the question is a turn of (null for evaluation questions, which stand alone)
+ * @param answerSource "verified" when a verified query answered without the model, else "model"
+ * @param verifiedId the verified query that answered, when one did
+ * @param verifiedQuestion that verified query's question
+ * @param verifiedScore its similarity with the question (0-1)
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
     List<Attempt> history, Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model,
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
-    @OmitWhenNull JsonArray candidates) {
+    @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
+    @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -40,6 +46,11 @@ public record Answer(String question, String answer, String sql, int attempts, L
     tablesUsed = tablesUsed == null ? List.of() : List.copyOf(tablesUsed);
     history = history == null ? List.of() : List.copyOf(history);
     tokens = tokens == null ? new Tokens(0, 0) : tokens;
+  }
+
+  /** Whether a verified query answered, without the model. */
+  public boolean fromVerified() {
+    return "verified".equals(answerSource);
   }
 
   /** Neither refused, given up nor cancelled: the SQL ran and its result is the answer. */

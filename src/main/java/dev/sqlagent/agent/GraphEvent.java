@@ -11,9 +11,11 @@ import io.vertx.core.json.JsonObject;
  * keys are the components in snake_case ({@link RecordJson}).
  *
  * @param user the asking user's name from the users file (whose run it is); absent without one
+ * @param conversationId the conversation the run is a turn of (absent for a question outside one, such as an
+ *     evaluation's)
  */
 public record GraphEvent(String runId, long seq, long ts, String node, String status, int attempt, String kind,
-    JsonObject data, @OmitWhenNull String user) {
+    JsonObject data, @OmitWhenNull String user, @OmitWhenNull String conversationId) {
 
   public static final String STARTED = "started";
   public static final String FINISHED = "finished";

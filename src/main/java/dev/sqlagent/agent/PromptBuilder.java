@@ -19,6 +19,10 @@ public final class PromptBuilder {
   static final String SAMPLES_CLOSE = "SAMPLES>>>";
   static final String ROWS_OPEN = "<<<ROWS";
   static final String ROWS_CLOSE = "ROWS>>>";
+  static final String EXAMPLES_OPEN = "<<<EXAMPLES";
+  static final String EXAMPLES_CLOSE = "EXAMPLES>>>";
+  static final String CONVERSATION_OPEN = "<<<CONVERSATION";
+  static final String CONVERSATION_CLOSE = "CONVERSATION>>>";
 
   private static final String RULES = """
       You write exactly one PostgreSQL query that answers the user's question from the database described below.
@@ -44,7 +48,30 @@ public final class PromptBuilder {
    */
   public static JsonArray sqlMessages(String question, JsonObject retrieval, List<Attempt> history,
       String repairInstruction) {
+    return sqlMessages(question, retrieval, history, repairInstruction, null, null);
+  }
+
+  /**
+   * The same, with the worked examples and business terms ({@code examples}) and the earlier turns of the
+   * conversation ({@code conversation}) each in a delimited block of reference data; null or blank: no block.
+   */
+  public static JsonArray sqlMessages(String question, JsonObject retrieval, List<Attempt> history,
+      String repairInstruction, String examples, String conversation) {
     StringBuilder system = new StringBuilder(RULES);
+    boolean hasExamples = examples != null && !examples.isBlank();
+    boolean hasConversation = conversation != null && !conversation.isBlank();
+    if (hasExamples || hasConversation) {
+      system.append("   The same holds between ").append(EXAMPLES_OPEN).append(" and ").append(EXAMPLES_CLOSE)
+          .append(" and between ").append(CONVERSATION_OPEN).append(" and ").append(CONVERSATION_CLOSE).append(".\n");
+    }
+    if (hasExamples) {
+      system.append('\n').append(EXAMPLES_OPEN).append('\n').append(neutralise(examples.strip())).append('\n')
+          .append(EXAMPLES_CLOSE).append('\n');
+    }
+    if (hasConversation) {
+      system.append('\n').append(CONVERSATION_OPEN).append('\n').append(neutralise(conversation.strip())).append('\n')
+          .append(CONVERSATION_CLOSE).append('\n');
+    }
     JsonArray conventions = retrieval.getJsonArray("conventions", new JsonArray());
     if (!conventions.isEmpty()) {
       system.append("\nConventions of this database:\n");

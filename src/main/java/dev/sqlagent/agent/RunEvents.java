@@ -14,12 +14,18 @@ final class RunEvents {
   /** The asking user's name (null without a users file): every event says whose run it is. */
   private final String user;
   private long seq;
+  private String conversationId;
 
   RunEvents(EventBus bus, String runId, JsonArray kept, String user) {
     this.bus = bus;
     this.runId = runId;
     this.kept = kept;
     this.user = user;
+  }
+
+  /** Every event of the run names its conversation from now on. */
+  void inConversation(String id) {
+    this.conversationId = id;
   }
 
   void started(String node, String kind, int attempt, JsonObject data) {
@@ -40,7 +46,7 @@ final class RunEvents {
 
   private void publish(String node, String status, String kind, int attempt, JsonObject data) {
     JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node, status, attempt, kind,
-        data == null ? new JsonObject() : data, user).toJson();
+        data == null ? new JsonObject() : data, user, conversationId).toJson();
     kept.add(event);
     bus.publish(Addresses.events(runId), event);
     bus.publish(Addresses.EVENTS, event);

@@ -81,6 +81,36 @@ public final class Addresses {
   /** Published by the web edge when a live client connects or leaves: {"transport": "ws"|"eventbus", "delta": 1|-1}. */
   public static final String LIVE_CLIENTS = "sqlagent.web.clients";
 
+  // --- conversations and verified queries (dev.sqlagent.conversation, dev.sqlagent.verified) ----------
+
+  /** Request {conversation_id?} → {conversation_id, new, turns}; an unknown or expired id fails 404. */
+  public static final String CONVERSATION_OPEN = "sqlagent.conversation.open";
+  /** Request {conversation_id, answer} → {conversation_id, turn}: the finished run becomes the next turn. */
+  public static final String CONVERSATION_RECORD = "sqlagent.conversation.record";
+  /** Request {conversation_id} → the conversation with its turns and their feedback; 404 when unknown or expired. */
+  public static final String CONVERSATION_GET = "sqlagent.conversation.get";
+  /** Request {run_id, rating: up|down, comment?} → the stored feedback; 404 for a run no conversation holds. */
+  public static final String RUN_FEEDBACK = "sqlagent.conversation.feedback";
+  /** Request {run_id} → the run's turn {question, final_sql, outcome, rating, ...}; 404 when unknown. */
+  public static final String RUN_TURN = "sqlagent.conversation.turn";
+
+  /** Request {question} → {threshold, matches: [{verified_id, question, sql, score}], direct: match or null}. */
+  public static final String VERIFIED_LOOKUP = "sqlagent.verified.lookup";
+  /** Request {question, sql, from_run_id?} → the saved entry, once the gate passed it (422 with its error otherwise). */
+  public static final String VERIFIED_ADD = "sqlagent.verified.add";
+  /** Request {run_id} → the saved entry: a run rated 👍 becomes a verified query (409 when not rated up). */
+  public static final String VERIFIED_PROMOTE = "sqlagent.verified.promote";
+  /** Request {} → {verified: [...], active, retired}. */
+  public static final String VERIFIED_LIST = "sqlagent.verified.list";
+  /** Request {verified_id} → {removed: true}; 404 when unknown. */
+  public static final String VERIFIED_REMOVE = "sqlagent.verified.remove";
+  /** Request {} → {checked, retired, restored, entries}: every verified query through the gate again. */
+  public static final String VERIFIED_RECHECK = "sqlagent.verified.recheck";
+  /** Request {verified_id, reason}: the gate refused a verified query while answering with it. */
+  public static final String VERIFIED_RETIRE = "sqlagent.verified.retire";
+  /** Published by health when the live schema differs from the snapshot: {differences}. */
+  public static final String SCHEMA_DRIFTED = "sqlagent.drift.drifted";
+
   // --- cluster mode (dev.sqlagent.cluster) ------------------------------------------------------------
   /** The agent of one worker node, chosen by the edge's dispatcher: the same body and reply as {@link #ASK}. */
   public static String askOn(String nodeId) {

@@ -28,6 +28,8 @@ final class WorkerLost {
         .put("tokens", new JsonObject().put("prompt", 0).put("completion", 0)).put("cost_usd", 0.0)
         .put("latency_ms", latencyMs).put("run_id", request.getString("run_id"))
         .put("mode", request.getString("mode", "agent")).put("model", model)
-        .put("source", request.getString("source", "eventbus"));
+        .put("source", request.getString("source", "eventbus"))
+        .put("conversation_id", request.getValue("conversation_id") instanceof String c ? c : null)
+        .put("answer_source", "model");
   }
 }

@@ -62,7 +62,11 @@ public record AppConfig(
     int candidates,
     double candidateTemperature,
     // Users and their rights (issue 14).
-    Users users) {
+    Users users,
+    // Conversations and verified queries (issue 13).
+    int conversationDays,
+    int conversationBudgetTokens,
+    double verifiedThreshold) {
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -114,6 +118,12 @@ public record AppConfig(
     k.put("SQLAGENT_CANDIDATES", new String[] {"1", "SQL candidates per attempt; above 1 each runs through the gate and the "
         + "largest group of equal results wins (tokens and cost grow with it)"});
     k.put("SQLAGENT_CANDIDATE_TEMPERATURE", new String[] {"0.7", "sampling temperature of the candidates when there are several"});
+    // Conversations and verified queries (issue 13).
+    k.put("SQLAGENT_CONVERSATION_DAYS", new String[] {"30", "days a conversation is kept after its last turn"});
+    k.put("SQLAGENT_CONVERSATION_BUDGET", new String[] {"1500", "most tokens of a conversation's earlier turns in a "
+        + "follow-up's prompt: the oldest turns are shortened first"});
+    k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.94", "similarity (0-1) at or above which a verified query "
+        + "answers a question without the model"});
     // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
     k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
     k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
@@ -220,7 +230,10 @@ public record AppConfig(
         r.integer("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", 500, 600_000),
         r.integer("SQLAGENT_CANDIDATES", 1, 16),
         r.decimal("SQLAGENT_CANDIDATE_TEMPERATURE", 0, 2),
-        users(r));
+        users(r),
+        r.integer("SQLAGENT_CONVERSATION_DAYS", 1, 3_650),
+        r.integer("SQLAGENT_CONVERSATION_BUDGET", 100, 100_000),
+        r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0));
   }
 
   private static Users users(Values r) {
@@ -275,6 +288,8 @@ public record AppConfig(
         + " llmMaxConnections=" + llmMaxConnections + " httpIdleTimeoutMs=" + httpIdleTimeoutMs
         + " httpHeaderTimeoutMs=" + httpHeaderTimeoutMs);
     parts.add("candidates=" + candidates + " candidateTemperature=" + candidateTemperature);
+    parts.add("conversationDays=" + conversationDays + " conversationBudget=" + conversationBudgetTokens
+        + " verifiedThreshold=" + verifiedThreshold);
     return String.join(", ", parts);
   }
 
@@ -306,7 +321,9 @@ public record AppConfig(
         .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
         .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs)
         .put("candidates", candidates).put("candidateTemperature", candidateTemperature)
-        .put("users", users.toJson());
+        .put("users", users.toJson())
+        .put("conversationDays", conversationDays).put("conversationBudgetTokens", conversationBudgetTokens)
+        .put("verifiedThreshold", verifiedThreshold);
   }
 
   public static boolean isSecret(String key) {

@@ -60,9 +60,9 @@ public final class HealthVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HealthVerticle.class);
 
   /** Checks whose DOWN does not make the service unready. */
-  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "cluster");
+  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "cluster", "verified_queries");
   /** With a writable role allowed, its proofs are reported, not required. */
-  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed");
+  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed", "verified_queries");
 
   private final Target target;
   private final SnapshotStore snapshots;
@@ -123,6 +123,7 @@ public final class HealthVerticle extends VerticleBase {
     register("schema_drifted", this::schemaDrift);
     register("query_log", this::queryLog);
     register("model_reachable", this::modelReachable);
+    register("verified_queries", this::verifiedQueries);
     register("model", () -> Future.succeededFuture(Status.OK(new JsonObject().put("name", modelName).put("base_url", modelBase))));
     register("cluster", this::cluster);
     return vertx.eventBus().<JsonObject>consumer(Addresses.HEALTH_READINESS, this::onReadiness).completion();
@@ -180,6 +181,7 @@ public final class HealthVerticle extends VerticleBase {
     r.put("read_only_warnings", data(byId.get("read_only_confirmed")).getJsonArray("warnings", new JsonArray()));
     r.put("model", data(byId.get("model")).getString("name"));
     r.put("query_log", data(byId.get("query_log")));
+    r.put("verified_retired", data(byId.get("verified_queries")).getLong("retired"));
     r.put("cluster", data(byId.get("cluster")));
     JsonArray all = new JsonArray();
     byId.values().forEach(c -> all.add(new JsonObject().put("id", c.getId()).put("status", up(c) ? "UP" : "DOWN")
@@ -283,8 +285,18 @@ public final class HealthVerticle extends VerticleBase {
       }
       Drift d = Drift.between(snap.get(), live);
       JsonObject data = d.toJson().put("snapshot_taken_at", snap.get().takenAt()).put("index_built_at", snap.get().indexBuiltAt());
+      // Verified queries are checked against the schema they were written for: drift re-checks them.
+      if (d.drifted()) vertx.eventBus().publish(Addresses.SCHEMA_DRIFTED, new JsonObject().put("differences", data.getValue("differences")));
       return d.drifted() ? Status.KO(data) : Status.OK(data);
     });
+  }
+
+  /** Data: how many verified queries answer, and how many are retired because the gate refuses them now. */
+  private Future<Status> verifiedQueries() {
+    return vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_LIST, new JsonObject(),
+            new DeliveryOptions().setSendTimeout(Math.max(50, timeoutMs - 100)))
+        .map(m -> Status.OK(new JsonObject().put("active", m.body().getLong("active")).put("retired", m.body().getLong("retired"))))
+        .recover(e -> Future.succeededFuture(Status.KO(new JsonObject().put("error", describe(e)))));
   }
 
   /** Cluster mode: the members, their roles, which holds the query-log writer (dev.sqlagent.cluster.ClusterStatus). */

@@ -36,7 +36,7 @@ final class EventBridge {
   static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + "[A-Za-z0-9-]{8,64}";
 
   /** The ask fields a bridge client may set (not, e.g., the evaluation's fault injection). */
-  static final List<String> ASK_FIELDS = List.of("question", "mode", "run_id");
+  static final List<String> ASK_FIELDS = List.of("question", "mode", "run_id", "conversation_id");
 
   private EventBridge() {}
 

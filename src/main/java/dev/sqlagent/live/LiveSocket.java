@@ -153,6 +153,7 @@ final class LiveSocket {
               .put("mode", mode).encode());
           JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
               .put("run_id", runId).put("user", user == null ? null : user.toJson());
+          if (msg.getValue("conversation_id") != null) request.put("conversation_id", msg.getValue("conversation_id"));
           vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
               .onSuccess(reply -> run.finish(Answer.fromJson(reply.body())))
               .onFailure(err -> run.fail(err));

@@ -104,9 +104,28 @@ public final class ShopMcpServer {
                 + "history of every failed attempt with its error type. A question is at most "
                 + ShopTools.MAX_QUESTION_CHARS + " characters; an answer can take up to a few minutes.",
             Map.of("question", Map.of("type", "string", "maxLength", ShopTools.MAX_QUESTION_CHARS,
-                "description", "the question, in plain English")),
-            List.of("question"), false)));
+                "description", "the question, in plain English"),
+                "conversation_id", Map.of("type", "string", "description", "continue this conversation (the "
+                    + "conversation_id of an earlier answer): follow-ups like 'and for 2024?' then build on it")),
+            List.of("question"), false)),
+        spec(tools, json, tool(ShopTools.FEEDBACK, "Rate an answer",
+            "Rate an answer up or down by its run_id, with an optional comment. An answer rated up can then be "
+                + "verified.",
+            Map.of("run_id", Map.of("type", "string", "description", "the run_id of the answer"),
+                "rating", Map.of("type", "string", "enum", List.of("up", "down")),
+                "comment", Map.of("type", "string", "description", "what was right or wrong")),
+            List.of("run_id", "rating"), true)),
+        spec(tools, json, tool(ShopTools.VERIFY, "Verify an answer",
+            "Save an answer rated up as a verified query: its question and SQL, checked through the gate first. "
+                + "Verified queries answer close paraphrases without the model and teach it by example.",
+            Map.of("run_id", Map.of("type", "string", "description", "the run_id of an answer rated up"),
+                "question", Map.of("type", "string", "description", "the question in full, for an answer to a "
+                    + "follow-up (default: the question as asked)")),
+            List.of("run_id"), true)));
   }
+
+  /** Feedback and verification write to the service's own store (never the database): not read-only tools. */
+  private static final java.util.Set<String> WRITES_STATE = java.util.Set.of(ShopTools.FEEDBACK, ShopTools.VERIFY);
 
   private static Tool tool(String name, String title, String description, Map<String, Object> properties,
       List<String> required, boolean idempotent) {
@@ -117,7 +136,7 @@ public final class ShopMcpServer {
         .inputSchema(new McpSchema.JsonSchema("object", properties, required, false, null, null))
         // Declared so clients may read structuredContent; loose on purpose: the text content says the rest.
         .outputSchema(Map.of("type", "object", "properties", OUTPUT.get(name)))
-        .annotations(new ToolAnnotations(title, true, false, idempotent, false, null))
+        .annotations(new ToolAnnotations(title, !WRITES_STATE.contains(name), false, idempotent, false, null))
         .build();
   }
 
@@ -129,7 +148,9 @@ public final class ShopMcpServer {
       ShopTools.RUN_QUERY, Map.of("sql", field("string"), "columns", field("array"), "rows", field("array"),
           "row_count", field("integer"), "truncated", field("boolean")),
       ShopTools.ASK, Map.of("answer", field("string"), "sql", field("string"), "rows", field("array"),
-          "history", field("array")));
+          "history", field("array"), "conversation_id", field("string")),
+      ShopTools.FEEDBACK, Map.of("run_id", field("string"), "rating", field("string")),
+      ShopTools.VERIFY, Map.of("verified_id", field("integer"), "question", field("string"), "sql", field("string")));
 
   private static Map<String, Object> field(String type) {
     return Map.of("type", List.of(type, "null"));

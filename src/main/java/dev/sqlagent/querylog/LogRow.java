@@ -14,15 +14,17 @@ import java.util.Set;
 /** One row of {@code agent_query_log}, read from a finished run's answer JSON. */
 record LogRow(String runId, String question, OffsetDateTime askedAt, String mode, String source, String finalSql,
     int attemptsUsed, String[] errorTypes, boolean gaveUp, boolean refused, Integer rowsReturned, int latencyMs,
-    int promptTokens, int completionTokens, BigDecimal costUsd, String model, String userName, boolean cancelled) {
+    int promptTokens, int completionTokens, BigDecimal costUsd, String model, String userName, boolean cancelled,
+    String conversationId) {
 
   /** The entries a person asks through; evaluation runs ("eval") are measurement, not use. */
   static final Set<String> LOGGED_SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp");
 
   static final String INSERT = """
       INSERT INTO agent_query_log (run_id, question, asked_at, mode, source, final_sql, attempts_used, error_types,
-        gave_up, refused, rows_returned, latency_ms, prompt_tokens, completion_tokens, cost_usd, model, user_name, cancelled)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        gave_up, refused, rows_returned, latency_ms, prompt_tokens, completion_tokens, cost_usd, model, user_name, cancelled,
+        conversation_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
       ON CONFLICT DO NOTHING""";
 
   /** Whether this answer is logged at all. */
@@ -44,13 +46,13 @@ record LogRow(String runId, String question, OffsetDateTime askedAt, String mode
         clip(a.mode() == null ? "agent" : a.mode(), 10), clip(a.source() == null ? "eventbus" : a.source(), 10),
         text(a.sql()), a.attempts(), errors, a.gaveUp(), a.refused(), a.answered() ? a.rowCount() : null, latency,
         clampInt(a.tokens().prompt()), clampInt(a.tokens().completion()), new BigDecimal(Double.toString(a.costUsd())),
-        text(a.model()), text(a.user()), a.cancelled());
+        text(a.model()), text(a.user()), a.cancelled(), text(a.conversationId()));
   }
 
   Tuple tuple() {
     return Tuple.wrap(new ArrayList<>(java.util.Arrays.asList(runId, question, askedAt, mode, source, finalSql,
         attemptsUsed, errorTypes, gaveUp, refused, rowsReturned, latencyMs, promptTokens, completionTokens,
-        Numeric.create(costUsd), model, userName, cancelled)));
+        Numeric.create(costUsd), model, userName, cancelled, conversationId)));
   }
 
   /** PostgreSQL text cannot hold NUL; everything else is stored as given. */

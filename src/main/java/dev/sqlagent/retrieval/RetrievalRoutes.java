@@ -28,7 +28,12 @@ public final class RetrievalRoutes {
     // the drift snapshot follow the rebuilt index.
     router.post("/api/schema/refresh").handler(ctx -> vertx.eventBus().<JsonObject>request(Addresses.SCHEMA_REFRESH,
             new JsonObject(), new DeliveryOptions().setSendTimeout(REFRESH_TIMEOUT_MS))
-        .onSuccess(reply -> ctx.json(reply.body()))
+        // Then every verified query through the refreshed gate: what no longer validates is retired now.
+        .compose(reply -> vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_RECHECK, new JsonObject(),
+                new DeliveryOptions().setSendTimeout(REFRESH_TIMEOUT_MS))
+            .map(checked -> reply.body().put("verified", checked.body()))
+            .otherwise(reply.body()))
+        .onSuccess(ctx::json)
         .onFailure(err -> error(ctx, err)));
   }
 

@@ -237,7 +237,7 @@ public final class RetrievalVerticle extends VerticleBase {
           return vertx.executeBlocking(() -> choose(cat, req.question(), k), false)
               .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget, role));
         })
-        .onSuccess(r -> msg.reply(r.toJson()))
+        .onSuccess(r -> msg.reply(r.toJson().put("terms", new JsonArray(notes.termsFor(r.tableNames())))))
         .onFailure(e -> unavailable(msg, "retrieval", e));
   }
 

@@ -63,11 +63,14 @@ public final class TableNotes {
     }).toList());
   }
 
-  /** The business terms, then the conventions, that concern any of the given tables, in file order. */
+  /** The conventions that concern any of the given tables, in file order. */
   public List<String> conventionsFor(Collection<String> tables) {
-    List<String> out = new ArrayList<>(notes.termsFor(tables));
-    out.addAll(notes.conventionsFor(tables));
-    return out;
+    return new ArrayList<>(notes.conventionsFor(tables));
+  }
+
+  /** The business terms that concern any of the given tables, in file order (they sit with the worked examples). */
+  public List<String> termsFor(Collection<String> tables) {
+    return new ArrayList<>(notes.termsFor(tables));
   }
 
   /**

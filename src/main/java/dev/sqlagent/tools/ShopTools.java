@@ -33,6 +33,8 @@ public final class ShopTools {
   public static final String SAMPLE_ROWS = "sample_rows";
   public static final String RUN_QUERY = "run_query";
   public static final String ASK = "ask";
+  public static final String FEEDBACK = "feedback";
+  public static final String VERIFY = "verify";
 
   /** The tools and their arguments, in the order they are listed. */
   public static final Map<String, List<String>> ARGUMENTS = arguments();
@@ -49,7 +51,9 @@ public final class ShopTools {
     a.put(DESCRIBE_TABLE, List.of("name"));
     a.put(SAMPLE_ROWS, List.of("name", "n"));
     a.put(RUN_QUERY, List.of("sql"));
-    a.put(ASK, List.of("question"));
+    a.put(ASK, List.of("question", "conversation_id"));
+    a.put(FEEDBACK, List.of("run_id", "rating", "comment"));
+    a.put(VERIFY, List.of("run_id", "question"));
     return java.util.Collections.unmodifiableMap(a);
   }
 
@@ -91,7 +95,9 @@ public final class ShopTools {
       case DESCRIBE_TABLE -> describeTable(args.getValue("name"), role(user));
       case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"), role(user));
       case RUN_QUERY -> runQuery(args.getValue("sql"), user);
-      default -> ask(args.getValue("question"), user, runId);
+      case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"));
+      case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"));
+      default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId);
     };
   }
 
@@ -167,24 +173,51 @@ public final class ShopTools {
 
   /** The whole agent: the answer JSON, with the SQL that produced it and the history of every attempt. */
   public Future<ToolResult> ask(Object question) {
-    return ask(question, null, null);
+    return ask(question, null, null, null);
   }
 
-  private Future<ToolResult> ask(Object question, User user, String runId) {
+  /** The same, as a turn of the conversation {@code conversationId} (null: a new conversation). */
+  public Future<ToolResult> ask(Object question, Object conversationId) {
+    return ask(question, conversationId, null, null);
+  }
+
+  private Future<ToolResult> ask(Object question, Object conversationId, User user, String runId) {
     if (!(question instanceof String q) || q.isBlank()) {
       return Future.succeededFuture(badArgument("question must be a non-empty string"));
     }
     if (q.length() > MAX_QUESTION_CHARS) {
       return Future.succeededFuture(badArgument("question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS));
     }
+    if (conversationId != null && !(conversationId instanceof String)) {
+      return Future.succeededFuture(badArgument("conversation_id must be the string an earlier answer returned"));
+    }
     JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp")
         .put("user", user == null ? null : user.toJson());
     if (runId != null) request.put("run_id", runId);
+    if (conversationId != null) request.put("conversation_id", conversationId);
     return request(Addresses.ASK, request, askOptions, "the agent")
         .map(reply -> {
           JsonObject answer = Answer.fromJson(reply).toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));
         })
+        .otherwise(ShopTools::failure);
+  }
+
+  /** 👍 or 👎 on an answer, by its run id, with an optional comment. */
+  public Future<ToolResult> feedback(Object runId, Object rating, Object comment) {
+    if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
+    JsonObject request = new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment);
+    return request(Addresses.RUN_FEEDBACK, request, quick, "the feedback store")
+        .map(ToolResult::ok)
+        .otherwise(ShopTools::failure);
+  }
+
+  /** Promotes an answer rated up to a verified query, once the gate passes its SQL again. */
+  public Future<ToolResult> verify(Object runId, Object question) {
+    if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
+    return request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question), quick,
+        "the verified queries")
+        .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }
 
@@ -227,6 +260,8 @@ public final class ShopTools {
       return switch (re.failureCode()) {
         case 400 -> badArgument(re.getMessage());
         case 404 -> ToolResult.error(UNKNOWN_NAMES.contains(what) ? "unknown_table" : "not_found", re.getMessage());
+        case 409 -> ToolResult.error("conflict", re.getMessage());
+        case 422 -> ToolResult.error("rejected", re.getMessage());
         case 429 -> ToolResult.error("busy", re.getMessage());
         case 503 -> ToolResult.error("unavailable", re.getMessage());
         default -> ToolResult.error("error", what + " failed: " + re.getMessage());

@@ -3,7 +3,9 @@ package dev.sqlagent.web;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
+import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.eval.EvalRoutes;
+import dev.sqlagent.verified.VerifiedRoutes;
 import dev.sqlagent.execution.QueryRoutes;
 import dev.sqlagent.health.HealthRoutes;
 import dev.sqlagent.live.LiveRoutes;
@@ -41,6 +43,8 @@ public final class HttpVerticle extends VerticleBase {
     QueryRoutes.mount(router, vertx, config());
     McpRoutes.mount(router, vertx, config());
     LiveRoutes.mount(router, vertx, config());
+    ConversationRoutes.mount(router, vertx, config());
+    VerifiedRoutes.mount(router, vertx, config());
     for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
     Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));

@@ -98,9 +98,10 @@ class MessageContractTest {
   void theAnswersKeysAreTheOnesClientsRelyOn() {
     assertThat(RecordJson.keys(Answer.class)).containsExactly("question", "answer", "sql", "attempts", "tables_used",
         "refused", "gave_up", "cancelled", "columns", "rows", "row_count", "truncated", "history", "tokens", "cost_usd",
-        "latency_ms", "run_id", "mode", "model", "source", "user", "injected_fault", "cancel_ms", "candidates");
+        "latency_ms", "run_id", "mode", "model", "source", "user", "injected_fault", "cancel_ms", "candidates",
+        "conversation_id", "answer_source", "verified_id", "verified_question", "verified_score");
     assertThat(RecordJson.keys(GraphEvent.class)).containsExactly("run_id", "seq", "ts", "node", "status", "attempt",
-        "kind", "data", "user");
+        "kind", "data", "user", "conversation_id");
     assertThat(RecordJson.keys(Attempt.class)).containsExactly("attempt", "sql", "error_type", "message", "hint",
         "position", "strategy");
   }

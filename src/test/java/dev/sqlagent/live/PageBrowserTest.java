@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -75,6 +76,16 @@ class PageBrowserTest {
         .put("modes", new JsonObject().put("agent", agent).put("baseline", baseline)));
   }
 
+  /**
+   * The page without an earlier test's conversation: the page keeps its thread across reloads, so each test
+   * starts a new one (as "New conversation" does) and sees its own runs alone.
+   */
+  static void openWithoutThread(WebDriver d) {
+    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    ((JavascriptExecutor) d).executeScript("localStorage.clear();");
+    d.navigate().refresh();
+  }
+
   static WebDriverWait waiting(WebDriver d, int seconds) {
     WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
     w.pollingEvery(Duration.ofMillis(50));
@@ -95,7 +106,7 @@ class PageBrowserTest {
     model.enqueue(Reply.sql(BAD_SQL, "status totals").streamedIn(6).chunkDelay(150),
         Reply.sql(GOOD_SQL, "status totals").streamedIn(6).chunkDelay(150));
     WebDriver d = browser.driver;
-    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    openWithoutThread(d);
     waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
     // The schema beside the question box: the shop's tables with their notes and row counts.
     waiting(d, 15).until(x -> x.findElements(By.cssSelector("#schema .table-name")).size() >= 10);
@@ -127,7 +138,7 @@ class PageBrowserTest {
       List<WebElement> a = run.findElements(By.cssSelector(".attempt[data-attempt='2'][data-state='ok']"));
       return a.isEmpty() ? null : a.get(0);
     });
-    assertThat(second.findElement(By.cssSelector(".attempt-status")).getText()).isEqualTo("succeeded");
+    assertThat(second.findElement(By.cssSelector(".attempt-status")).getAttribute("textContent")).isEqualTo("succeeded");
     WebElement answer = waiting(d, 30).until(x -> {
       WebElement a = run.findElement(By.cssSelector(".answer"));
       return a.isDisplayed() ? a : null;
@@ -155,27 +166,33 @@ class PageBrowserTest {
     assertThat(d.findElement(By.cssSelector(".timeline")).getAttribute("aria-live")).isEqualTo("polite");
 
     browser.screenshot(Path.of("target", "screenshots", "page-repair.png"));
+    // The answered turn's timeline is collapsed to the answer; one click shows its steps again.
+    assertThat(run.findElement(By.cssSelector(".steps")).getAttribute("open")).isNull();
+    run.findElement(By.cssSelector(".steps > summary")).click();
     first.findElement(By.tagName("summary")).click();
     browser.screenshot(Path.of("target", "screenshots", "page-repair-expanded.png"));
 
     // A second question in a row, without a reload, in baseline mode: one attempt, no repair.
     model.enqueue(Reply.sql("SELECT count(*) AS customers FROM customers"));
     ask(d, "How many customers are there?", true);
+    // A follow-up: the thread grows downwards, the question box under the last answer.
     waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 2
-        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
-    WebElement latest = d.findElement(By.cssSelector("#runs > details.run"));
+        && x.findElement(By.cssSelector("#runs > details.run:last-of-type .run-state")).getText().equals("Answered"));
+    WebElement latest = d.findElement(By.cssSelector("#runs > details.run:last-of-type"));
     assertThat(latest.findElement(By.cssSelector(".badge-mode")).getText()).isEqualTo("single-shot baseline");
     assertThat(latest.findElements(By.cssSelector(".attempt"))).hasSize(1);
     assertThat(latest.findElement(By.cssSelector(".answer-text")).getText()).startsWith("The answer is");
-    // The earlier run folded but is still there.
-    assertThat(d.findElements(By.cssSelector("#runs > details.run")).get(1).getAttribute("open")).isNull();
+    // The earlier turn still shows its answer, its timeline collapsed.
+    WebElement earlier = d.findElements(By.cssSelector("#runs > details.run")).get(0);
+    assertThat(earlier.findElement(By.cssSelector(".answer")).isDisplayed()).isTrue();
+    assertThat(latest.findElement(By.cssSelector(".steps")).getAttribute("open")).isNull();
 
     // A third: more rows than the cap, a NULL and an empty string.
     model.enqueue(Reply.sql("SELECT bill_no, NULL::text AS note, '' AS blank FROM bills ORDER BY bill_no"));
     ask(d, "List every bill number", false);
     waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 3
-        && x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
-    WebElement listing = d.findElement(By.cssSelector("#runs > details.run"));
+        && x.findElement(By.cssSelector("#runs > details.run:last-of-type .run-state")).getText().equals("Answered"));
+    WebElement listing = d.findElement(By.cssSelector("#runs > details.run:last-of-type"));
     assertThat(listing.findElement(By.cssSelector(".truncated")).getText()).contains("Truncated");
     assertThat(listing.findElement(By.cssSelector("table.result caption")).getText()).contains("200 rows").contains("truncated");
     WebElement firstRow = listing.findElement(By.cssSelector("table.result tbody tr"));
@@ -196,7 +213,7 @@ class PageBrowserTest {
     model.enqueue(Reply.sql("SELECT 2025 AS year, count(*) * 100 AS customer_id, count(*) * 1000 AS customers,"
         + " count(*) * 8230.5 AS billed, 2.5 / 3 AS share FROM customers"));
     WebDriver d = browser.driver;
-    d.get("http://127.0.0.1:" + main.httpPort() + "/");
+    openWithoutThread(d);
     waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
     ask(d, "How many customers, and what did they buy?", false);
     WebElement answer = waiting(d, 30).until(x -> {

@@ -27,6 +27,7 @@ import io.vertx.ext.web.client.WebClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -90,10 +91,11 @@ class McpHttpTransportTest {
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
       var tools = client.listTools().tools();
       assertThat(tools).extracting(McpSchema.Tool::name)
-          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask");
+          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify");
       assertThat(tools).allSatisfy(t -> {
         assertThat(t.description()).isNotBlank();
-        assertThat(t.annotations().readOnlyHint()).isTrue();
+        // Rating and verifying write the service's own store, never the database.
+        assertThat(t.annotations().readOnlyHint()).isEqualTo(!List.of("feedback", "verify").contains(t.name()));
       });
 
       var bad = client.callTool(new McpSchema.CallToolRequest("sample_rows", Map.of("name", "bills", "n", 50)));
@@ -104,7 +106,7 @@ class McpHttpTransportTest {
       var noSql = client.callTool(new McpSchema.CallToolRequest("run_query", Map.of()));
       assertThat(noSql.isError()).isTrue();
       // The server is still there after every refusal.
-      assertThat(client.listTools().tools()).hasSize(5);
+      assertThat(client.listTools().tools()).hasSize(7);
     } finally {
       client.closeGracefully();
     }
@@ -138,7 +140,7 @@ class McpHttpTransportTest {
         .await(10, TimeUnit.SECONDS);
     assertThat(list.statusCode()).isEqualTo(200);
     assertThat(list.bodyAsJsonObject().getLong("id")).isEqualTo(2L);
-    assertThat(list.bodyAsJsonObject().getJsonObject("result").getJsonArray("tools")).hasSize(5);
+    assertThat(list.bodyAsJsonObject().getJsonObject("result").getJsonArray("tools")).hasSize(7);
 
     var call = post(session, new JsonObject().put("jsonrpc", "2.0").put("id", 3).put("method", "tools/call")
         .put("params", new JsonObject().put("name", "describe_table").put("arguments", new JsonObject())))
@@ -230,7 +232,7 @@ class McpHttpTransportTest {
 
     McpSyncClient client = sdkClient(port, HttpRequest.newBuilder().header("Authorization", "Bearer s3cret"));
     try {
-      assertThat(client.listTools().tools()).hasSize(5);
+      assertThat(client.listTools().tools()).hasSize(7);
     } finally {
       client.closeGracefully();
     }

@@ -58,8 +58,10 @@ class RetrievalVerticleTest {
   @Test
   void retrieveRepliesWithScoredTablesSchemaSamplesAndConventions() throws Exception {
     JsonObject reply = request(Addresses.RETRIEVE, new JsonObject().put("question", "What was the total revenue in 2023?"));
-    assertThat(reply.fieldNames()).containsExactlyInAnyOrder("tables", "schema", "samples", "conventions", "top_k",
+    assertThat(reply.fieldNames()).containsExactlyInAnyOrder("tables", "schema", "samples", "conventions", "terms", "top_k",
         "schema_tokens", "shortened_tables", "value_matches");
+    // The business terms travel apart: they sit with the verified queries' worked examples in the prompt.
+    assertThat(reply.getJsonArray("terms")).anySatisfy(t -> assertThat(t.toString()).startsWith("\"revenue\" means: "));
     assertThat(reply.getInteger("top_k")).isEqualTo(5);
     JsonArray tables = reply.getJsonArray("tables");
     assertThat(tables).hasSize(5);

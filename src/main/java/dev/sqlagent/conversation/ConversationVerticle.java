@@ -1,0 +1,260 @@
+package dev.sqlagent.conversation;
+
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.state.StateStore;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Conversations and feedback in the state store (never the target): opens a conversation for a question,
+ * records each finished run as its next turn, serves a conversation with its turns, and stores 👍 / 👎 on a
+ * run. A conversation expires {@code SQLAGENT_CONVERSATION_DAYS} after its last turn: it is no longer served
+ * and is deleted at start and every hour.
+ */
+public final class ConversationVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ConversationVerticle.class);
+
+  public static final int DEFAULT_DAYS = 30;
+  public static final int MAX_COMMENT_CHARS = 2_000;
+  public static final Pattern ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
+  private static final long SWEEP_MS = 3_600_000L;
+
+  private final StateStore state;
+  private Pool pool;
+  private int days;
+
+  public ConversationVerticle(StateStore state) {
+    this.state = state;
+  }
+
+  @Override
+  public Future<?> start() {
+    days = config().getInteger("conversationDays", DEFAULT_DAYS);
+    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(state.ownerOptions()).using(vertx).build();
+    vertx.setPeriodic(0, SWEEP_MS, id -> sweep());
+    var bus = vertx.eventBus();
+    return Future.all(List.of(
+        bus.<JsonObject>consumer(Addresses.CONVERSATION_OPEN, this::onOpen).completion(),
+        bus.<JsonObject>consumer(Addresses.CONVERSATION_RECORD, this::onRecord).completion(),
+        bus.<JsonObject>consumer(Addresses.CONVERSATION_GET, this::onGet).completion(),
+        bus.<JsonObject>consumer(Addresses.RUN_FEEDBACK, this::onFeedback).completion(),
+        bus.<JsonObject>consumer(Addresses.RUN_TURN, this::onTurn).completion()));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return pool.close();
+  }
+
+  /** Deletes the conversations whose last turn is older than the retention (their turns go with them). */
+  private void sweep() {
+    pool.preparedQuery("DELETE FROM conversations WHERE last_turn_at < now() - make_interval(days => $1)")
+        .execute(Tuple.of(days))
+        .onSuccess(rs -> {
+          if (rs.rowCount() > 0) LOG.info("{} conversations expired after {} days", rs.rowCount(), days);
+        })
+        .onFailure(e -> LOG.warn("expired conversations not deleted: {}", e.toString()));
+  }
+
+  private void onOpen(Message<JsonObject> msg) {
+    Object given = body(msg).getValue("conversation_id");
+    if (given == null) {
+      msg.reply(new JsonObject().put("conversation_id", UUID.randomUUID().toString()).put("new", true)
+          .put("turns", new JsonArray()));
+      return;
+    }
+    String id = validId(msg, given);
+    if (id == null) return;
+    turns(id).onSuccess(turns -> {
+      if (turns == null) {
+        msg.fail(404, unknown(id));
+        return;
+      }
+      msg.reply(new JsonObject().put("conversation_id", id).put("new", false)
+          .put("turns", new JsonArray(turns.stream().map(Turn::toJson).toList())));
+    }).onFailure(e -> unavailable(msg, e));
+  }
+
+  /** The conversation's turns, oldest first; null when it does not exist or has expired. */
+  private Future<List<Turn>> turns(String id) {
+    return pool.preparedQuery("SELECT 1 FROM conversations WHERE conversation_id = $1"
+            + " AND last_turn_at >= now() - make_interval(days => $2)").execute(Tuple.of(id, days))
+        .compose(found -> {
+          if (found.size() == 0) return Future.succeededFuture(null);
+          return pool.preparedQuery("SELECT * FROM conversation_turns WHERE conversation_id = $1 ORDER BY turn")
+              .execute(Tuple.of(id)).map(rows -> {
+                List<Turn> out = new ArrayList<>();
+                for (Row r : rows) out.add(Turn.fromRow(r));
+                return out;
+              });
+        });
+  }
+
+  private void onRecord(Message<JsonObject> msg) {
+    JsonObject b = body(msg);
+    String id = b.getString("conversation_id");
+    Answer answer;
+    try {
+      answer = b.getValue("answer") instanceof JsonObject j ? Answer.fromJson(j) : null;
+    } catch (IllegalArgumentException e) {
+      msg.fail(400, "the answer is not an answer: " + e.getMessage());
+      return;
+    }
+    if (id == null || answer == null || answer.runId() == null) {
+      msg.fail(400, "record needs conversation_id and an answer with its run_id");
+      return;
+    }
+    record(id, answer).recover(e -> e instanceof PgException pg && "23505".equals(pg.getSqlState())
+            ? record(id, answer)  // two turns of one conversation at once: the loser takes the next number
+            : Future.failedFuture(e))
+        .onSuccess(turn -> msg.reply(new JsonObject().put("conversation_id", id).put("turn", turn)))
+        .onFailure(e -> unavailable(msg, e));
+  }
+
+  private Future<Integer> record(String id, Answer answer) {
+    Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
+        answer.outcome(), answer.answer())
+        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId());
+    return pool.withTransaction(conn -> conn.preparedQuery("""
+            INSERT INTO conversations (conversation_id) VALUES ($1)
+            ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()""").execute(Tuple.of(id))
+        .compose(v -> conn.preparedQuery("""
+            INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
+              verified_id)
+            SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8
+            FROM conversation_turns WHERE conversation_id = $1
+            RETURNING turn""").execute(turn))
+        .map(rows -> rows.iterator().next().getInteger(0)));
+  }
+
+  private void onGet(Message<JsonObject> msg) {
+    String id = validId(msg, body(msg).getValue("conversation_id"));
+    if (id == null) return;
+    pool.preparedQuery("""
+            SELECT c.started_at, c.last_turn_at, c.last_turn_at + make_interval(days => $2) AS expires_at,
+              t.*, f.rating, f.comment
+            FROM conversations c
+            LEFT JOIN conversation_turns t USING (conversation_id)
+            LEFT JOIN run_feedback f ON f.run_id = t.run_id
+            WHERE c.conversation_id = $1 AND c.last_turn_at >= now() - make_interval(days => $2)
+            ORDER BY t.turn""").execute(Tuple.of(id, days))
+        .onSuccess(rows -> {
+          if (rows.size() == 0) {
+            msg.fail(404, unknown(id));
+            return;
+          }
+          JsonObject out = new JsonObject().put("conversation_id", id);
+          JsonArray turns = new JsonArray();
+          for (Row r : rows) {
+            out.put("started_at", String.valueOf(r.getOffsetDateTime("started_at")))
+                .put("last_turn_at", String.valueOf(r.getOffsetDateTime("last_turn_at")))
+                .put("expires_at", String.valueOf(r.getOffsetDateTime("expires_at")));
+            if (r.getString("run_id") != null) {
+              turns.add(Turn.fromRow(r).toJson().put("feedback", feedback(r)));
+            }
+          }
+          msg.reply(out.put("turns", turns));
+        })
+        .onFailure(e -> unavailable(msg, e));
+  }
+
+  private static JsonObject feedback(Row r) {
+    return r.getString("rating") == null ? null
+        : new JsonObject().put("rating", r.getString("rating")).put("comment", r.getString("comment"));
+  }
+
+  private void onFeedback(Message<JsonObject> msg) {
+    JsonObject b = body(msg);
+    String runId = validRun(msg, b.getValue("run_id"));
+    if (runId == null) return;
+    Object rating = b.getValue("rating");
+    if (!"up".equals(rating) && !"down".equals(rating)) {
+      msg.fail(400, "rating must be \"up\" or \"down\"");
+      return;
+    }
+    Object comment = b.getValue("comment");
+    if (comment != null && !(comment instanceof String)) {
+      msg.fail(400, "comment must be a string");
+      return;
+    }
+    if (comment != null && ((String) comment).length() > MAX_COMMENT_CHARS) {
+      msg.fail(400, "comment is " + ((String) comment).length() + " characters; the limit is " + MAX_COMMENT_CHARS);
+      return;
+    }
+    pool.preparedQuery("""
+            INSERT INTO run_feedback (run_id, rating, comment)
+            SELECT run_id, $2, $3 FROM conversation_turns WHERE run_id = $1
+            ON CONFLICT (run_id) DO UPDATE SET rating = EXCLUDED.rating, comment = EXCLUDED.comment, given_at = now()
+            RETURNING given_at""").execute(Tuple.of(runId, rating, comment))
+        .onSuccess(rows -> {
+          if (rows.size() == 0) {
+            msg.fail(404, "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
+            return;
+          }
+          msg.reply(new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
+              .put("given_at", String.valueOf(rows.iterator().next().getOffsetDateTime(0))));
+        })
+        .onFailure(e -> unavailable(msg, e));
+  }
+
+  private void onTurn(Message<JsonObject> msg) {
+    String runId = validRun(msg, body(msg).getValue("run_id"));
+    if (runId == null) return;
+    pool.preparedQuery("""
+            SELECT t.*, f.rating FROM conversation_turns t LEFT JOIN run_feedback f USING (run_id)
+            WHERE t.run_id = $1""").execute(Tuple.of(runId))
+        .onSuccess((RowSet<Row> rows) -> {
+          if (rows.size() == 0) {
+            msg.fail(404, "no run " + runId + " in any conversation of the last " + days + " days");
+            return;
+          }
+          Row r = rows.iterator().next();
+          msg.reply(Turn.fromRow(r).toJson().put("conversation_id", r.getString("conversation_id"))
+              .put("rating", r.getString("rating")));
+        })
+        .onFailure(e -> unavailable(msg, e));
+  }
+
+  private String unknown(String id) {
+    return "no conversation " + id + " (it never started, or expired " + days + " days after its last turn)";
+  }
+
+  private static String validId(Message<?> msg, Object id) {
+    if (id instanceof String s && ID.matcher(s).matches()) return s;
+    msg.fail(400, "conversation_id must be 8 to 64 letters, digits or dashes");
+    return null;
+  }
+
+  private static String validRun(Message<?> msg, Object id) {
+    if (id instanceof String s && ID.matcher(s).matches()) return s;
+    msg.fail(400, "run_id must be 8 to 64 letters, digits or dashes");
+    return null;
+  }
+
+  private static JsonObject body(Message<JsonObject> msg) {
+    return msg.body() == null ? new JsonObject() : msg.body();
+  }
+
+  private static void unavailable(Message<?> msg, Throwable e) {
+    LOG.warn("conversation store failed: {}", e.toString());
+    msg.fail(503, "the state store did not answer; try again shortly");
+  }
+}

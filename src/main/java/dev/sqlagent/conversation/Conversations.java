@@ -1,0 +1,68 @@
+package dev.sqlagent.conversation;
+
+import dev.sqlagent.agent.Answer;
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's side of conversations: which conversation a question belongs to (with its earlier turns) before
+ * the run, and the run recorded as its next turn after. Without the conversation store (a deployment without
+ * it) a question simply has no conversation; a store that fails while recording costs the turn, not the answer.
+ */
+public final class Conversations {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Conversations.class);
+  private static final DeliveryOptions TIMEOUT = new DeliveryOptions().setSendTimeout(10_000);
+
+  /** A question's conversation: its id (null: none) and the turns before this question. */
+  public record Opened(String conversationId, List<Turn> turns) {
+    public static final Opened NONE = new Opened(null, List.of());
+  }
+
+  private Conversations() {}
+
+  /**
+   * Fails (400 / 404, with the reason) when the given id cannot be used. A store that is away costs the earlier
+   * turns, not the answer: the question goes on in the same (or a new) conversation without them.
+   */
+  public static Future<Opened> open(Vertx vertx, Object conversationId) {
+    JsonObject req = new JsonObject();
+    if (conversationId != null) req.put("conversation_id", conversationId);
+    return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_OPEN, req, TIMEOUT)
+        .map(m -> new Opened(m.body().getString("conversation_id"),
+            m.body().getJsonArray("turns", new JsonArray()).stream().map(t -> Turn.fromJson((JsonObject) t)).toList()))
+        .recover(err -> {
+          if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+            return conversationId == null ? Future.succeededFuture(Opened.NONE) : Future.failedFuture(err);
+          }
+          if (err instanceof ReplyException re && (re.failureCode() == 400 || re.failureCode() == 404)) {
+            return Future.failedFuture(err);
+          }
+          LOG.warn("conversation store unavailable, answering without earlier turns: {}", err.getMessage());
+          return Future.succeededFuture(new Opened(
+              conversationId == null ? UUID.randomUUID().toString() : conversationId.toString(), List.of()));
+        });
+  }
+
+  /** Records the answer as the conversation's next turn; never fails. */
+  public static Future<Void> record(Vertx vertx, String conversationId, Answer answer) {
+    if (conversationId == null) return Future.succeededFuture();
+    return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_RECORD,
+            new JsonObject().put("conversation_id", conversationId).put("answer", answer.toJson()), TIMEOUT)
+        .<Void>mapEmpty()
+        .recover(err -> {
+          LOG.warn("run {} not recorded in conversation {}: {}", answer.runId(), conversationId, err.getMessage());
+          return Future.succeededFuture();
+        });
+  }
+}

@@ -1,0 +1,380 @@
+package dev.sqlagent.verified;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.state.StateStore;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The library of verified queries of one target, kept in the state store and in memory: lookup by question
+ * similarity, add (only what the gate passes: static check and EXPLAIN), promotion of a run rated 👍, list,
+ * remove, and re-checks. Every verified query goes through the gate again at start, on a schema refresh and
+ * when health sees drift; one that fails is retired (never used) with the gate's reason, and restored when a
+ * later re-check passes.
+ */
+public final class VerifiedVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VerifiedVerticle.class);
+
+  /**
+   * Similarity at or above which a verified query answers without the model. Measured (VerifiedBenchmark): two
+   * DIFFERENT questions of the demo's evaluation set came as close as 0.931 (monthly revenue with a running total
+   * vs with the change from the previous month), so a direct answer needs more than that.
+   */
+  public static final double DEFAULT_THRESHOLD = 0.94;
+  /** Worked examples offered to the model: the closest few at or above this similarity. */
+  public static final int EXAMPLES = 3;
+  public static final double EXAMPLE_MIN_SCORE = 0.70;
+  public static final int MAX_QUESTION_CHARS = 2_000;
+  public static final int MAX_SQL_CHARS = 20_000;
+  private static final DeliveryOptions GATE = new DeliveryOptions().setSendTimeout(30_000);
+  private static final DeliveryOptions BUS = new DeliveryOptions().setSendTimeout(10_000);
+  private static final String COLUMNS = "verified_id, question, sql, array_to_string(vector, ',') AS vector_text, "
+      + "from_run_id, created_at, checked_at, retired_reason, retired_at";
+
+  private final Target target;
+  private final StateStore state;
+  private Pool pool;
+  private double threshold;
+  /** By id; touched only on this verticle's context. */
+  private final Map<Long, VerifiedQuery> library = new LinkedHashMap<>();
+  private Future<JsonObject> rechecking;
+  private String lastDrift;
+  /** The store's state the library was loaded at (see {@link #refreshed}). */
+  private String loadedVersion;
+
+  public VerifiedVerticle(Target target, StateStore state) {
+    this.target = target;
+    this.state = state;
+  }
+
+  @Override
+  public Future<?> start() {
+    threshold = config().getDouble("verifiedThreshold", DEFAULT_THRESHOLD);
+    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(state.ownerOptions()).using(vertx).build();
+    var bus = vertx.eventBus();
+    return refreshed()
+        .compose(loaded -> {
+          return Future.all(List.of(
+              bus.<JsonObject>consumer(Addresses.VERIFIED_LOOKUP, this::onLookup).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_ADD, this::onAdd).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_PROMOTE, this::onPromote).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_LIST, m -> refreshed().map(v -> list()).onComplete(ar -> reply(m, ar))).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_REMOVE, this::onRemove).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_RECHECK, m -> recheck("requested").onComplete(ar -> reply(m, ar))).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_RETIRE, this::onRetire).completion(),
+              bus.<JsonObject>consumer(Addresses.SCHEMA_DRIFTED, this::onDrift).completion()));
+        })
+        // The schema may have changed while the service was down: check what is stored, in the background.
+        .onSuccess(v -> {
+          if (!library.isEmpty()) recheck("start");
+        });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return pool.close();
+  }
+
+  /** A change made here: kept at once, and the next {@link #refreshed} reloads (the store's stamp moved too). */
+  private void put(VerifiedQuery q) {
+    library.put(q.id(), q);
+    loadedVersion = null;
+  }
+
+  /**
+   * The library as the store holds it now. Another process (the CLI, a second instance) may have changed it:
+   * every write stamps checked_at, so the count and the newest stamp tell, in one cheap query, whether to reload.
+   */
+  private Future<Void> refreshed() {
+    return pool.preparedQuery("SELECT count(*) || '/' || coalesce(max(checked_at)::text, '') FROM verified_queries"
+            + " WHERE target = $1").execute(Tuple.of(target.key()))
+        .compose(rows -> {
+          String version = rows.iterator().next().getString(0);
+          if (version.equals(loadedVersion)) return Future.succeededFuture();
+          return pool.preparedQuery("SELECT " + COLUMNS + " FROM verified_queries WHERE target = $1 ORDER BY verified_id")
+              .execute(Tuple.of(target.key()))
+              .map(all -> {
+                library.clear();
+                for (Row r : all) library.put(r.getLong("verified_id"), VerifiedQuery.fromRow(r));
+                loadedVersion = version;
+                return null;
+              });
+        });
+  }
+
+  // --- lookup ------------------------------------------------------------------------------------------
+
+  private void onLookup(Message<JsonObject> msg) {
+    Object q = body(msg).getValue("question");
+    if (!(q instanceof String question) || question.isBlank()) {
+      msg.fail(400, "question must be a non-empty string");
+      return;
+    }
+    refreshed().onSuccess(v -> lookup(msg, question)).onFailure(e -> unavailable(msg, e));
+  }
+
+  private void lookup(Message<JsonObject> msg, String question) {
+    List<VerifiedQuery> active = library.values().stream().filter(v -> !v.retired()).toList();
+    JsonObject reply = new JsonObject().put("threshold", threshold).put("candidates", active.size());
+    if (active.isEmpty()) {
+      msg.reply(reply.put("matches", new JsonArray()).putNull("direct"));
+      return;
+    }
+    long t0 = System.nanoTime();
+    vertx.executeBlocking(() -> QuestionVectors.embed(question), false).onSuccess(vector -> {
+      List<JsonObject> scored = new ArrayList<>();
+      for (VerifiedQuery v : active) {
+        scored.add(v.toJson().put("score", round(QuestionVectors.similarity(vector, v.vector())))
+            .put("same_values", Literals.same(question, v.question())));
+      }
+      scored.sort(Comparator.comparingDouble((JsonObject j) -> j.getDouble("score")).reversed());
+      List<JsonObject> top = scored.subList(0, Math.min(EXAMPLES, scored.size()));
+      JsonObject best = top.get(0);
+      boolean direct = best.getDouble("score") >= threshold && best.getBoolean("same_values");
+      msg.reply(reply.put("matches", new JsonArray(new ArrayList<>(top))).put("direct", direct ? best : null)
+          .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000));
+    }).onFailure(e -> {
+      LOG.warn("verified lookup failed: {}", e.toString());
+      msg.fail(503, "the question could not be embedded");
+    });
+  }
+
+  private static double round(double score) {
+    return Math.round(score * 10_000) / 10_000.0;
+  }
+
+  // --- add, promote, remove, retire --------------------------------------------------------------------
+
+  private void onAdd(Message<JsonObject> msg) {
+    JsonObject b = body(msg);
+    add(b.getValue("question"), b.getValue("sql"), b.getValue("from_run_id")).onComplete(ar -> reply(msg, ar));
+  }
+
+  /** Checks the SQL through the gate, embeds the question and saves (replacing the SQL of the same question). */
+  private Future<JsonObject> add(Object question, Object sql, Object fromRunId) {
+    if (!(question instanceof String q) || q.isBlank()) return fail(400, "question must be a non-empty string");
+    if (q.length() > MAX_QUESTION_CHARS) return fail(400, "question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS);
+    if (!(sql instanceof String s) || s.isBlank()) return fail(400, "sql must be a non-empty string");
+    if (s.length() > MAX_SQL_CHARS) return fail(400, "sql is " + s.length() + " characters; the limit is " + MAX_SQL_CHARS);
+    String question1 = q.strip();
+    String sql1 = s.strip();
+    return check(sql1).compose(refusal -> {
+      if (refusal != null) return fail(422, "the gate refused the SQL, so it was not saved: " + refusal);
+      return vertx.executeBlocking(() -> QuestionVectors.embed(question1), false)
+          .compose(vector -> pool.preparedQuery("""
+                  INSERT INTO verified_queries (target, question, sql, vector, from_run_id, checked_at)
+                  VALUES ($1, $2, $3, $4::text::real[], $5, now())
+                  ON CONFLICT (target, question) DO UPDATE SET sql = EXCLUDED.sql, vector = EXCLUDED.vector,
+                    from_run_id = EXCLUDED.from_run_id, checked_at = now(), retired_reason = NULL, retired_at = NULL
+                  """ + " RETURNING " + COLUMNS)
+              .execute(Tuple.of(target.key(), question1, sql1, VerifiedQuery.arrayText(vector), fromRunId)))
+          .map(rows -> {
+            VerifiedQuery saved = VerifiedQuery.fromRow(rows.iterator().next());
+            put(saved);
+            LOG.info("verified query {} saved: {}", saved.id(), saved.question());
+            return saved.toJson();
+          });
+    });
+  }
+
+  /** The gate's refusal of the SQL (static check and EXPLAIN, nothing run) in words, or null when it passes. */
+  private Future<String> check(String sql) {
+    return vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", false), GATE)
+        .map(m -> GateReply.fromJson(m.body()))
+        .map(reply -> reply.ok() ? null : reply.error().type().wireName() + ": " + reply.error().message());
+  }
+
+  /**
+   * A run rated 👍 becomes a verified query. A follow-up ("and for 2024?") means nothing on its own, so its
+   * question must be given in full ({@code question}); any answer's question may be reworded that way.
+   */
+  private void onPromote(Message<JsonObject> msg) {
+    Object runId = body(msg).getValue("run_id");
+    Object given = body(msg).getValue("question");
+    vertx.eventBus().<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId), BUS)
+        .compose(m -> {
+          JsonObject turn = m.body();
+          if (!"up".equals(turn.getString("rating"))) {
+            return fail(409, "run " + runId + " is not rated 👍; rate the answer up before verifying it");
+          }
+          if (!"answered".equals(turn.getString("outcome")) || turn.getString("sql") == null) {
+            return fail(409, "run " + runId + " has no answered SQL to verify");
+          }
+          if (given == null && turn.getInteger("turn", 1) > 1) {
+            return fail(409, "run " + runId + " answered a follow-up (\"" + turn.getString("question") + "\") that means "
+                + "nothing on its own; give the question in full: {\"question\": \"...\"}");
+          }
+          return add(given == null ? turn.getString("question") : given, turn.getString("sql"), runId);
+        })
+        .onComplete(ar -> reply(msg, ar));
+  }
+
+  private void onRemove(Message<JsonObject> msg) {
+    Long id = id(msg);
+    if (id == null) return;
+    pool.preparedQuery("DELETE FROM verified_queries WHERE target = $1 AND verified_id = $2").execute(Tuple.of(target.key(), id))
+        .onSuccess(rs -> {
+          library.remove(id);
+          loadedVersion = null;
+          if (rs.rowCount() == 0) msg.fail(404, "no verified query " + id);
+          else msg.reply(new JsonObject().put("verified_id", id).put("removed", true));
+        })
+        .onFailure(e -> unavailable(msg, e));
+  }
+
+  private void onRetire(Message<JsonObject> msg) {
+    Long id = id(msg);
+    if (id == null) return;
+    VerifiedQuery q = library.get(id);
+    if (q == null) {
+      msg.fail(404, "no verified query " + id);
+      return;
+    }
+    retire(q, body(msg).getString("reason", "refused by the gate")).onComplete(ar -> reply(msg, ar.map(VerifiedQuery::toJson)));
+  }
+
+  private Future<VerifiedQuery> retire(VerifiedQuery q, String reason) {
+    return pool.preparedQuery("UPDATE verified_queries SET retired_reason = $3, retired_at = now(), checked_at = now()"
+            + " WHERE target = $1 AND verified_id = $2 RETURNING " + COLUMNS)
+        .execute(Tuple.of(target.key(), q.id(), reason))
+        .map(rows -> {
+          if (rows.size() == 0) return q;
+          VerifiedQuery retired = VerifiedQuery.fromRow(rows.iterator().next());
+          put(retired);
+          LOG.warn("verified query {} retired: {}", q.id(), reason);
+          return retired;
+        });
+  }
+
+  private Future<VerifiedQuery> restore(VerifiedQuery q) {
+    return pool.preparedQuery("UPDATE verified_queries SET retired_reason = NULL, retired_at = NULL, checked_at = now()"
+            + " WHERE target = $1 AND verified_id = $2 RETURNING " + COLUMNS)
+        .execute(Tuple.of(target.key(), q.id()))
+        .map(rows -> {
+          if (rows.size() == 0) return q;
+          VerifiedQuery restored = VerifiedQuery.fromRow(rows.iterator().next());
+          put(restored);
+          if (q.retired()) LOG.info("verified query {} passes the gate again and is used again", q.id());
+          return restored;
+        });
+  }
+
+  // --- re-checks ---------------------------------------------------------------------------------------
+
+  /** Every verified query through the gate again, one at a time; concurrent requests share one pass. */
+  private Future<JsonObject> recheck(String why) {
+    if (rechecking != null) return rechecking;
+    rechecking = refreshed().compose(v -> recheckAll(why)).eventually(() -> {
+      rechecking = null;
+      return Future.succeededFuture();
+    });
+    return rechecking;
+  }
+
+  private Future<JsonObject> recheckAll(String why) {
+    List<VerifiedQuery> all = List.copyOf(library.values());
+    JsonArray retired = new JsonArray();
+    JsonArray restored = new JsonArray();
+    Future<Void> chain = Future.succeededFuture();
+    for (VerifiedQuery q : all) {
+      chain = chain.compose(v -> check(q.sql()).recover(e -> Future.succeededFuture((String) null)).compose(refusal -> {
+        VerifiedQuery now = library.get(q.id());
+        if (now == null) return Future.succeededFuture();
+        if (refusal != null) {
+          return now.retired() && refusal.equals(now.retiredReason()) ? Future.<Void>succeededFuture()
+              : retire(now, refusal).map(r -> {
+                retired.add(r.toJson());
+                return (Void) null;
+              });
+        }
+        return restore(now).map(r -> {
+          if (now.retired()) restored.add(r.toJson());
+          return (Void) null;
+        });
+      }));
+    }
+    long t0 = System.nanoTime();
+    return chain.map(v -> {
+      long retiredNow = library.values().stream().filter(VerifiedQuery::retired).count();
+      LOG.info("verified queries re-checked ({}): {} checked, {} retired now, {} restored, {} retired in all", why,
+          all.size(), retired.size(), restored.size(), retiredNow);
+      return new JsonObject().put("checked", all.size()).put("newly_retired", retired).put("restored", restored)
+          .put("retired", retiredNow).put("active", library.size() - retiredNow)
+          .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000);
+    });
+  }
+
+  /** Health saw drift: re-check once per distinct set of differences (health is polled often). */
+  private void onDrift(Message<JsonObject> msg) {
+    String differences = String.valueOf(body(msg).getValue("differences"));
+    if (differences.equals(lastDrift) || library.isEmpty()) return;
+    lastDrift = differences;
+    recheck("schema drift");
+  }
+
+  // --- list --------------------------------------------------------------------------------------------
+
+  private JsonObject list() {
+    JsonArray all = new JsonArray();
+    long retired = 0;
+    for (VerifiedQuery q : library.values()) {
+      all.add(q.toJson());
+      if (q.retired()) retired++;
+    }
+    return new JsonObject().put("target", target.key()).put("threshold", threshold).put("verified", all)
+        .put("active", library.size() - retired).put("retired", retired);
+  }
+
+  // --- plumbing ----------------------------------------------------------------------------------------
+
+  private static Long id(Message<JsonObject> msg) {
+    Object id = body(msg).getValue("verified_id");
+    if (id instanceof Number n && n.longValue() > 0) return n.longValue();
+    if (id instanceof String s && s.matches("\\d{1,18}")) return Long.parseLong(s);
+    msg.fail(400, "verified_id must be a positive whole number");
+    return null;
+  }
+
+  private static <T> Future<T> fail(int code, String message) {
+    return Future.failedFuture(new ReplyException(io.vertx.core.eventbus.ReplyFailure.RECIPIENT_FAILURE, code, message));
+  }
+
+  private static void reply(Message<JsonObject> msg, io.vertx.core.AsyncResult<JsonObject> ar) {
+    if (ar.succeeded()) {
+      msg.reply(ar.result());
+    } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400 && re.failureCode() < 600) {
+      msg.fail(re.failureCode(), re.getMessage());
+    } else {
+      unavailable(msg, ar.cause());
+    }
+  }
+
+  private static void unavailable(Message<?> msg, Throwable e) {
+    LOG.warn("verified queries: {}", e.toString());
+    msg.fail(503, "the verified queries could not be read or written now; try again shortly");
+  }
+
+  private static JsonObject body(Message<JsonObject> msg) {
+    return msg.body() == null ? new JsonObject() : msg.body();
+  }
+}
