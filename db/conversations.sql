@@ -51,3 +51,10 @@ CREATE TABLE IF NOT EXISTS verified_queries (
 
 -- The query log names the conversation a question belonged to.
 ALTER TABLE agent_query_log ADD COLUMN IF NOT EXISTS conversation_id text;
+
+-- Who (issue 14): the user who started a conversation, who asked each turn (the run's owner), who rated a run
+-- and who promoted a verified query. Names from the users file; NULL without one (and on older rows).
+ALTER TABLE conversations ADD COLUMN IF NOT EXISTS user_name text;
+ALTER TABLE conversation_turns ADD COLUMN IF NOT EXISTS user_name text;
+ALTER TABLE run_feedback ADD COLUMN IF NOT EXISTS user_name text;
+ALTER TABLE verified_queries ADD COLUMN IF NOT EXISTS verified_by text;

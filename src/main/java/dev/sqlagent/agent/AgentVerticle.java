@@ -184,7 +184,7 @@ public final class AgentVerticle extends VerticleBase {
         faultKey, user).candidates(body.getInteger("candidates", settings.candidates()));
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
-    Future<Conversations.Opened> opened = counted ? Conversations.open(vertx, body.getValue("conversation_id"))
+    Future<Conversations.Opened> opened = counted ? Conversations.open(vertx, body.getValue("conversation_id"), user)
         : Future.succeededFuture(Conversations.Opened.NONE);
     opened.onFailure(err -> {
       runs.remove(runId);
@@ -193,15 +193,15 @@ public final class AgentVerticle extends VerticleBase {
           err instanceof ReplyException re && re.failureCode() > 0 ? err.getMessage() : "conversations are not available now");
       finished();
     });
-    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept));
+    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user));
   }
 
   private void run(Message<JsonObject> msg, String runId, boolean counted, AgentRun agentRun, RunEvents events,
-      Conversations.Opened conversation, KeptRun kept) {
+      Conversations.Opened conversation, KeptRun kept, User user) {
     events.inConversation(conversation.conversationId());
     agentRun.inConversation(conversation.conversationId(), ConversationContext.render(conversation.turns(), conversationBudget))
         .run()
-        .compose(answer -> Conversations.record(vertx, conversation.conversationId(), answer).map(answer))
+        .compose(answer -> Conversations.record(vertx, conversation.conversationId(), answer, user).map(answer))
         .onComplete(done -> {
           kept.active = null;
           kept.state = done.failed() ? "failed" : done.result().outcome();

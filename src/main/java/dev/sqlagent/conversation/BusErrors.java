@@ -26,6 +26,7 @@ public final class BusErrors {
       int code = re.failureCode();
       String type = switch (code) {
         case 400 -> "bad_request";
+        case 403 -> "forbidden";
         case 404 -> "not_found";
         case 409 -> "conflict";
         case 422 -> "rejected";

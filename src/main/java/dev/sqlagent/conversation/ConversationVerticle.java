@@ -3,6 +3,7 @@ package dev.sqlagent.conversation;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.state.StateStore;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -27,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * records each finished run as its next turn, serves a conversation with its turns, and stores 👍 / 👎 on a
  * run. A conversation expires {@code SQLAGENT_CONVERSATION_DAYS} after its last turn: it is no longer served
  * and is deleted at start and every hour.
+ *
+ * <p>With a users file, every request carries its {@code user} ({@link User#toJson}) and the same rule as for
+ * watching and cancelling runs applies ({@link User#mayReach}): a conversation belongs to the user who started
+ * it, and one that belongs to someone else is answered exactly like an unknown id (404), so its id is confirmed
+ * to nobody else; a run may be rated (or its turn read, to promote it) only by its owner, else 403. An admin
+ * reaches all. Without a users file there is no user and everything is open as before.
  */
 public final class ConversationVerticle extends VerticleBase {
 
@@ -76,6 +83,7 @@ public final class ConversationVerticle extends VerticleBase {
 
   private void onOpen(Message<JsonObject> msg) {
     Object given = body(msg).getValue("conversation_id");
+    User caller = caller(msg);
     if (given == null) {
       msg.reply(new JsonObject().put("conversation_id", UUID.randomUUID().toString()).put("new", true)
           .put("turns", new JsonArray()));
@@ -83,7 +91,7 @@ public final class ConversationVerticle extends VerticleBase {
     }
     String id = validId(msg, given);
     if (id == null) return;
-    turns(id).onSuccess(turns -> {
+    turns(id, caller).onSuccess(turns -> {
       if (turns == null) {
         msg.fail(404, unknown(id));
         return;
@@ -93,12 +101,14 @@ public final class ConversationVerticle extends VerticleBase {
     }).onFailure(e -> unavailable(msg, e));
   }
 
-  /** The conversation's turns, oldest first; null when it does not exist or has expired. */
-  private Future<List<Turn>> turns(String id) {
-    return pool.preparedQuery("SELECT 1 FROM conversations WHERE conversation_id = $1"
+  /** The conversation's turns, oldest first; null when it does not exist, has expired or is not the caller's. */
+  private Future<List<Turn>> turns(String id, User caller) {
+    return pool.preparedQuery("SELECT user_name FROM conversations WHERE conversation_id = $1"
             + " AND last_turn_at >= now() - make_interval(days => $2)").execute(Tuple.of(id, days))
         .compose(found -> {
-          if (found.size() == 0) return Future.succeededFuture(null);
+          if (found.size() == 0 || !User.mayReach(caller, found.iterator().next().getString("user_name"))) {
+            return Future.succeededFuture(null);
+          }
           return pool.preparedQuery("SELECT * FROM conversation_turns WHERE conversation_id = $1 ORDER BY turn")
               .execute(Tuple.of(id)).map(rows -> {
                 List<Turn> out = new ArrayList<>();
@@ -122,46 +132,70 @@ public final class ConversationVerticle extends VerticleBase {
       msg.fail(400, "record needs conversation_id and an answer with its run_id");
       return;
     }
-    record(id, answer).recover(e -> e instanceof PgException pg && "23505".equals(pg.getSqlState())
-            ? record(id, answer)  // two turns of one conversation at once: the loser takes the next number
+    User caller = caller(msg);
+    record(id, answer, caller).recover(e -> e instanceof PgException pg && "23505".equals(pg.getSqlState())
+            ? record(id, answer, caller)  // two turns of one conversation at once: the loser takes the next number
             : Future.failedFuture(e))
-        .onSuccess(turn -> msg.reply(new JsonObject().put("conversation_id", id).put("turn", turn)))
+        .onSuccess(turn -> {
+          if (turn == null) msg.fail(404, unknown(id));
+          else msg.reply(new JsonObject().put("conversation_id", id).put("turn", turn));
+        })
         .onFailure(e -> unavailable(msg, e));
   }
 
-  private Future<Integer> record(String id, Answer answer) {
+  /**
+   * Adds the turn, the conversation started by the caller if it is new; null (nothing written) when it is
+   * someone else's, which only a question that went ahead without the store's earlier answer can attempt.
+   */
+  private Future<Integer> record(String id, Answer answer, User caller) {
+    String asker = caller == null ? answer.user() : caller.name();
     Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
         answer.outcome(), answer.answer())
-        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId());
+        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId()).addValue(asker);
     return pool.withTransaction(conn -> conn.preparedQuery("""
-            INSERT INTO conversations (conversation_id) VALUES ($1)
-            ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()""").execute(Tuple.of(id))
-        .compose(v -> conn.preparedQuery("""
-            INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
-              verified_id)
-            SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8
-            FROM conversation_turns WHERE conversation_id = $1
-            RETURNING turn""").execute(turn))
-        .map(rows -> rows.iterator().next().getInteger(0)));
+            INSERT INTO conversations (conversation_id, user_name) VALUES ($1, $2)
+            ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()
+            RETURNING user_name""").execute(Tuple.of(id, asker))
+        .compose(owner -> {
+          if (!User.mayReach(caller, owner.iterator().next().getString("user_name"))) {
+            return Future.<Integer>failedFuture(new NotTheCallers());  // rolls the transaction back
+          }
+          return conn.preparedQuery("""
+              INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
+                verified_id, user_name)
+              SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9
+              FROM conversation_turns WHERE conversation_id = $1
+              RETURNING turn""").execute(turn).map(rows -> rows.iterator().next().getInteger(0));
+        }))
+        .recover(e -> e instanceof NotTheCallers ? Future.succeededFuture(null) : Future.failedFuture(e));
+  }
+
+  /** A turn for a conversation that belongs to another user: nothing is written. */
+  private static final class NotTheCallers extends RuntimeException {
+    NotTheCallers() {
+      super("another user's conversation", null, false, false);
+    }
   }
 
   private void onGet(Message<JsonObject> msg) {
     String id = validId(msg, body(msg).getValue("conversation_id"));
     if (id == null) return;
+    User caller = caller(msg);
     pool.preparedQuery("""
             SELECT c.started_at, c.last_turn_at, c.last_turn_at + make_interval(days => $2) AS expires_at,
-              t.*, f.rating, f.comment
+              c.user_name AS started_by, t.*, f.rating, f.comment
             FROM conversations c
             LEFT JOIN conversation_turns t USING (conversation_id)
             LEFT JOIN run_feedback f ON f.run_id = t.run_id
             WHERE c.conversation_id = $1 AND c.last_turn_at >= now() - make_interval(days => $2)
             ORDER BY t.turn""").execute(Tuple.of(id, days))
         .onSuccess(rows -> {
-          if (rows.size() == 0) {
+          if (rows.size() == 0 || !User.mayReach(caller, rows.iterator().next().getString("started_by"))) {
             msg.fail(404, unknown(id));
             return;
           }
-          JsonObject out = new JsonObject().put("conversation_id", id);
+          JsonObject out = new JsonObject().put("conversation_id", id)
+              .put("user", rows.iterator().next().getString("started_by"));
           JsonArray turns = new JsonArray();
           for (Row r : rows) {
             out.put("started_at", String.valueOf(r.getOffsetDateTime("started_at")))
@@ -199,38 +233,63 @@ public final class ConversationVerticle extends VerticleBase {
       msg.fail(400, "comment is " + ((String) comment).length() + " characters; the limit is " + MAX_COMMENT_CHARS);
       return;
     }
-    pool.preparedQuery("""
-            INSERT INTO run_feedback (run_id, rating, comment)
-            SELECT run_id, $2, $3 FROM conversation_turns WHERE run_id = $1
-            ON CONFLICT (run_id) DO UPDATE SET rating = EXCLUDED.rating, comment = EXCLUDED.comment, given_at = now()
-            RETURNING given_at""").execute(Tuple.of(runId, rating, comment))
-        .onSuccess(rows -> {
-          if (rows.size() == 0) {
-            msg.fail(404, "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
-            return;
-          }
-          msg.reply(new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
-              .put("given_at", String.valueOf(rows.iterator().next().getOffsetDateTime(0))));
-        })
-        .onFailure(e -> unavailable(msg, e));
+    User caller = caller(msg);
+    String giver = caller == null ? null : caller.name();
+    reachableTurn(msg, runId, caller, "SELECT user_name FROM conversation_turns WHERE run_id = $1",
+        "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)", turn ->
+        pool.preparedQuery("""
+                INSERT INTO run_feedback (run_id, rating, comment, user_name)
+                SELECT run_id, $2, $3, $4 FROM conversation_turns WHERE run_id = $1
+                ON CONFLICT (run_id) DO UPDATE SET rating = EXCLUDED.rating, comment = EXCLUDED.comment,
+                  user_name = EXCLUDED.user_name, given_at = now()
+                RETURNING given_at""").execute(Tuple.of(runId, rating, comment, giver))
+            .onSuccess(rows -> {
+              if (rows.size() == 0) {
+                msg.fail(404, "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
+                return;
+              }
+              msg.reply(new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
+                  .put("user", giver).put("given_at", String.valueOf(rows.iterator().next().getOffsetDateTime(0))));
+            })
+            .onFailure(e -> unavailable(msg, e)));
   }
 
   private void onTurn(Message<JsonObject> msg) {
     String runId = validRun(msg, body(msg).getValue("run_id"));
     if (runId == null) return;
-    pool.preparedQuery("""
+    reachableTurn(msg, runId, caller(msg), """
             SELECT t.*, f.rating FROM conversation_turns t LEFT JOIN run_feedback f USING (run_id)
-            WHERE t.run_id = $1""").execute(Tuple.of(runId))
+            WHERE t.run_id = $1""", "no run " + runId + " in any conversation of the last " + days + " days",
+        r -> msg.reply(Turn.fromRow(r).toJson().put("conversation_id", r.getString("conversation_id"))
+            .put("user", r.getString("user_name")).put("rating", r.getString("rating"))));
+  }
+
+  /**
+   * The run's turn ({@code query} selects it by run id, with its {@code user_name}) handed to {@code then} when
+   * the caller may reach the run (its owner, or an admin: {@link User#mayReach}, the rule cancel uses); otherwise
+   * the request fails with 404 ({@code missing}) or 403.
+   */
+  private void reachableTurn(Message<JsonObject> msg, String runId, User caller, String query, String missing,
+      java.util.function.Consumer<Row> then) {
+    pool.preparedQuery(query).execute(Tuple.of(runId))
         .onSuccess((RowSet<Row> rows) -> {
           if (rows.size() == 0) {
-            msg.fail(404, "no run " + runId + " in any conversation of the last " + days + " days");
+            msg.fail(404, missing);
             return;
           }
           Row r = rows.iterator().next();
-          msg.reply(Turn.fromRow(r).toJson().put("conversation_id", r.getString("conversation_id"))
-              .put("rating", r.getString("rating")));
+          if (!User.mayReach(caller, r.getString("user_name"))) {
+            msg.fail(403, "run " + runId + " is another user's");
+            return;
+          }
+          then.accept(r);
         })
         .onFailure(e -> unavailable(msg, e));
+  }
+
+  /** The user a request carries; null without a users file. */
+  private static User caller(Message<JsonObject> msg) {
+    return User.fromJson(body(msg).getJsonObject("user"));
   }
 
   private String unknown(String id) {

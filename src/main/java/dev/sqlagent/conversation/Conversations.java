@@ -2,6 +2,7 @@ package dev.sqlagent.conversation;
 
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -33,10 +34,11 @@ public final class Conversations {
 
   /**
    * Fails (400 / 404, with the reason) when the given id cannot be used. A store that is away costs the earlier
-   * turns, not the answer: the question goes on in the same (or a new) conversation without them.
+   * turns, not the answer: the question goes on in the same (or a new) conversation without them. Another
+   * user's conversation is refused like an unknown one (404), unless {@code user} is an admin.
    */
-  public static Future<Opened> open(Vertx vertx, Object conversationId) {
-    JsonObject req = new JsonObject();
+  public static Future<Opened> open(Vertx vertx, Object conversationId, User user) {
+    JsonObject req = new JsonObject().put("user", user == null ? null : user.toJson());
     if (conversationId != null) req.put("conversation_id", conversationId);
     return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_OPEN, req, TIMEOUT)
         .map(m -> new Opened(m.body().getString("conversation_id"),
@@ -54,11 +56,12 @@ public final class Conversations {
         });
   }
 
-  /** Records the answer as the conversation's next turn; never fails. */
-  public static Future<Void> record(Vertx vertx, String conversationId, Answer answer) {
+  /** Records the answer as the conversation's next turn, asked by {@code user}; never fails. */
+  public static Future<Void> record(Vertx vertx, String conversationId, Answer answer, User user) {
     if (conversationId == null) return Future.succeededFuture();
     return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_RECORD,
-            new JsonObject().put("conversation_id", conversationId).put("answer", answer.toJson()), TIMEOUT)
+            new JsonObject().put("conversation_id", conversationId).put("answer", answer.toJson())
+                .put("user", user == null ? null : user.toJson()), TIMEOUT)
         .<Void>mapEmpty()
         .recover(err -> {
           LOG.warn("run {} not recorded in conversation {}: {}", answer.runId(), conversationId, err.getMessage());

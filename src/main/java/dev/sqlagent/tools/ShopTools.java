@@ -95,8 +95,8 @@ public final class ShopTools {
       case DESCRIBE_TABLE -> describeTable(args.getValue("name"), role(user));
       case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"), role(user));
       case RUN_QUERY -> runQuery(args.getValue("sql"), user);
-      case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"));
-      case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"));
+      case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"), user);
+      case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"), user);
       default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId);
     };
   }
@@ -203,19 +203,21 @@ public final class ShopTools {
         .otherwise(ShopTools::failure);
   }
 
-  /** 👍 or 👎 on an answer, by its run id, with an optional comment. */
-  public Future<ToolResult> feedback(Object runId, Object rating, Object comment) {
+  /** 👍 or 👎 on an answer, by its run id, with an optional comment, given by {@code user} (its owner or an admin). */
+  public Future<ToolResult> feedback(Object runId, Object rating, Object comment, User user) {
     if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
-    JsonObject request = new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment);
+    JsonObject request = new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
+        .put("user", user == null ? null : user.toJson());
     return request(Addresses.RUN_FEEDBACK, request, quick, "the feedback store")
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }
 
-  /** Promotes an answer rated up to a verified query, once the gate passes its SQL again. */
-  public Future<ToolResult> verify(Object runId, Object question) {
+  /** Promotes an answer rated up to a verified query, once the gate passes its SQL again (its owner or an admin). */
+  public Future<ToolResult> verify(Object runId, Object question, User user) {
     if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
-    return request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question), quick,
+    return request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question)
+        .put("user", user == null ? null : user.toJson()), quick,
         "the verified queries")
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
@@ -259,6 +261,7 @@ public final class ShopTools {
       if (re.failureType() == ReplyFailure.NO_HANDLERS) return ToolResult.error("unavailable", what + " is not running");
       return switch (re.failureCode()) {
         case 400 -> badArgument(re.getMessage());
+        case 403 -> ToolResult.error("forbidden", re.getMessage());
         case 404 -> ToolResult.error(UNKNOWN_NAMES.contains(what) ? "unknown_table" : "not_found", re.getMessage());
         case 409 -> ToolResult.error("conflict", re.getMessage());
         case 422 -> ToolResult.error("rejected", re.getMessage());

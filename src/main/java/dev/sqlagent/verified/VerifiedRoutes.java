@@ -29,7 +29,7 @@ public final class VerifiedRoutes {
       JsonObject body = ConversationRoutes.jsonBody(ctx, "{\"question\": \"...\", \"sql\": \"SELECT ...\"}");
       if (body != null) {
         forward(vertx, ctx, Addresses.VERIFIED_ADD, new JsonObject().put("question", body.getValue("question"))
-            .put("sql", body.getValue("sql")));
+            .put("sql", body.getValue("sql")).put("user", ConversationRoutes.userJson(ctx)));
       }
     });
     router.delete("/api/verified/:id").handler(ctx -> forward(vertx, ctx, Addresses.VERIFIED_REMOVE,
@@ -39,7 +39,7 @@ public final class VerifiedRoutes {
           : ConversationRoutes.jsonBody(ctx, "{} or {\"question\": \"the question in full\"}");
       if (body != null) {
         forward(vertx, ctx, Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", ctx.pathParam("id"))
-            .put("question", body.getValue("question")));
+            .put("question", body.getValue("question")).put("user", ConversationRoutes.userJson(ctx)));
       }
     });
   }

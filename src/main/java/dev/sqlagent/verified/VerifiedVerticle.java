@@ -4,6 +4,7 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -49,7 +50,7 @@ public final class VerifiedVerticle extends VerticleBase {
   private static final DeliveryOptions GATE = new DeliveryOptions().setSendTimeout(30_000);
   private static final DeliveryOptions BUS = new DeliveryOptions().setSendTimeout(10_000);
   private static final String COLUMNS = "verified_id, question, sql, array_to_string(vector, ',') AS vector_text, "
-      + "from_run_id, created_at, checked_at, retired_reason, retired_at";
+      + "from_run_id, created_at, checked_at, retired_reason, retired_at, verified_by";
 
   private final Target target;
   private final StateStore state;
@@ -167,11 +168,20 @@ public final class VerifiedVerticle extends VerticleBase {
 
   private void onAdd(Message<JsonObject> msg) {
     JsonObject b = body(msg);
-    add(b.getValue("question"), b.getValue("sql"), b.getValue("from_run_id")).onComplete(ar -> reply(msg, ar));
+    add(b.getValue("question"), b.getValue("sql"), b.getValue("from_run_id"), userName(b)).onComplete(ar -> reply(msg, ar));
   }
 
-  /** Checks the SQL through the gate, embeds the question and saves (replacing the SQL of the same question). */
-  private Future<JsonObject> add(Object question, Object sql, Object fromRunId) {
+  /** The name of the user a request carries ({@code user} {name, ...}); null without a users file. */
+  private static String userName(JsonObject body) {
+    User user = User.fromJson(body.getJsonObject("user"));
+    return user == null ? null : user.name();
+  }
+
+  /**
+   * Checks the SQL through the gate, embeds the question and saves (replacing the SQL of the same question),
+   * noting who vouched for it.
+   */
+  private Future<JsonObject> add(Object question, Object sql, Object fromRunId, String verifiedBy) {
     if (!(question instanceof String q) || q.isBlank()) return fail(400, "question must be a non-empty string");
     if (q.length() > MAX_QUESTION_CHARS) return fail(400, "question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS);
     if (!(sql instanceof String s) || s.isBlank()) return fail(400, "sql must be a non-empty string");
@@ -182,12 +192,13 @@ public final class VerifiedVerticle extends VerticleBase {
       if (refusal != null) return fail(422, "the gate refused the SQL, so it was not saved: " + refusal);
       return vertx.executeBlocking(() -> QuestionVectors.embed(question1), false)
           .compose(vector -> pool.preparedQuery("""
-                  INSERT INTO verified_queries (target, question, sql, vector, from_run_id, checked_at)
-                  VALUES ($1, $2, $3, $4::text::real[], $5, now())
+                  INSERT INTO verified_queries (target, question, sql, vector, from_run_id, checked_at, verified_by)
+                  VALUES ($1, $2, $3, $4::text::real[], $5, now(), $6)
                   ON CONFLICT (target, question) DO UPDATE SET sql = EXCLUDED.sql, vector = EXCLUDED.vector,
-                    from_run_id = EXCLUDED.from_run_id, checked_at = now(), retired_reason = NULL, retired_at = NULL
+                    from_run_id = EXCLUDED.from_run_id, checked_at = now(), retired_reason = NULL, retired_at = NULL,
+                    verified_by = EXCLUDED.verified_by
                   """ + " RETURNING " + COLUMNS)
-              .execute(Tuple.of(target.key(), question1, sql1, VerifiedQuery.arrayText(vector), fromRunId)))
+              .execute(Tuple.of(target.key(), question1, sql1, VerifiedQuery.arrayText(vector), fromRunId, verifiedBy)))
           .map(rows -> {
             VerifiedQuery saved = VerifiedQuery.fromRow(rows.iterator().next());
             put(saved);
@@ -206,12 +217,14 @@ public final class VerifiedVerticle extends VerticleBase {
 
   /**
    * A run rated 👍 becomes a verified query. A follow-up ("and for 2024?") means nothing on its own, so its
-   * question must be given in full ({@code question}); any answer's question may be reworded that way.
+   * question must be given in full ({@code question}); any answer's question may be reworded that way. Only the
+   * run's owner or an admin may promote it: the conversation store refuses anyone else the run's turn (403).
    */
   private void onPromote(Message<JsonObject> msg) {
     Object runId = body(msg).getValue("run_id");
     Object given = body(msg).getValue("question");
-    vertx.eventBus().<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId), BUS)
+    vertx.eventBus().<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId)
+            .put("user", body(msg).getJsonObject("user")), BUS)
         .compose(m -> {
           JsonObject turn = m.body();
           if (!"up".equals(turn.getString("rating"))) {
@@ -224,7 +237,7 @@ public final class VerifiedVerticle extends VerticleBase {
             return fail(409, "run " + runId + " answered a follow-up (\"" + turn.getString("question") + "\") that means "
                 + "nothing on its own; give the question in full: {\"question\": \"...\"}");
           }
-          return add(given == null ? turn.getString("question") : given, turn.getString("sql"), runId);
+          return add(given == null ? turn.getString("question") : given, turn.getString("sql"), runId, userName(body(msg)));
         })
         .onComplete(ar -> reply(msg, ar));
   }
