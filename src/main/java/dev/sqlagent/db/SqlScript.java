@@ -19,7 +19,7 @@ public final class SqlScript {
     return split(text);
   }
 
-  /** The raw text of {@code db/<name>}, placeholders unreplaced. */
+  /** The raw text of {@code db/<name>}, its ${key} markers left as they are. */
   public static String text(String name) {
     try (InputStream in = SqlScript.class.getClassLoader().getResourceAsStream("db/" + name)) {
       if (in == null) throw new IllegalStateException("db/" + name + " is missing from the classpath");
