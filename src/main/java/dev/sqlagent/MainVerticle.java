@@ -8,6 +8,8 @@ import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.eval.EvalRunsVerticle;
 import dev.sqlagent.execution.ExecutionVerticle;
+import dev.sqlagent.execution.Gate;
+import dev.sqlagent.generation.ChatClientOptions;
 import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.health.HealthVerticle;
 import dev.sqlagent.metrics.MetricsVerticle;
@@ -15,7 +17,6 @@ import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.retrieval.RetrievalVerticle;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.Deployable;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.util.List;
@@ -59,24 +60,24 @@ public final class MainVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     LOG.info("effective configuration: {}", config.describe());
-    DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
+    // Each verticle gets its settings, built once from the checked configuration, through its constructor.
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> workers = List.of(
-        () -> new ExecutionVerticle(target),
-        () -> new RetrievalVerticle(target, state),
-        GenerationVerticle::new,
-        () -> new QueryLogVerticle(state.logOptions()),
-        () -> new SchemaSnapshotVerticle(target, state),
-        () -> new AgentVerticle(faultInjector));
+        () -> new ExecutionVerticle(target, Gate.Settings.from(config)),
+        () -> new RetrievalVerticle(target, state, config),
+        () -> new GenerationVerticle(ChatClientOptions.from(config)),
+        () -> new QueryLogVerticle(state.logOptions(), QueryLogVerticle.Limits.from(config)),
+        () -> new SchemaSnapshotVerticle(target, state, config.schemas()),
+        () -> new AgentVerticle(config, faultInjector));
     Future<String> deployed = Future.succeededFuture();
-    for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get(), opts));
+    for (Supplier<Deployable> w : workers) deployed = deployed.compose(id -> vertx.deployVerticle(w.get()));
     if (!withHttp) return deployed;
-    http = new HttpVerticle();
+    http = new HttpVerticle(config);
     return deployed
-        .compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
-        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state), opts))
-        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state), opts))
-        .compose(id -> vertx.deployVerticle(http, opts))
+        .compose(id -> vertx.deployVerticle(new MetricsVerticle()))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state, config)))
+        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state)))
+        .compose(id -> vertx.deployVerticle(http))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }
 

@@ -1,11 +1,12 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.errors.JsonErrors;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.errors.JsonErrors;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -15,15 +16,15 @@ import io.vertx.ext.web.handler.BodyHandler;
 /** {@code POST /api/ask} and {@code GET /api/runs/:id/events}: thin adapters onto the agent's addresses. */
 public final class AgentRoutes {
 
-  private final Vertx vertx;
-  private final long askTimeoutMs;
+  static final String AGENT = "the agent";
 
-  private AgentRoutes(Vertx vertx, JsonObject config) {
-    this.vertx = vertx;
-    this.askTimeoutMs = config.getLong("questionTimeoutMs", 180_000L) + 15_000L;
+  private final BusClient agent;
+
+  private AgentRoutes(Vertx vertx, AppConfig config) {
+    this.agent = new BusClient(vertx, AGENT, config.deadlines().askMs());
   }
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
     AgentRoutes r = new AgentRoutes(vertx, config);
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(r::ask);
     router.get("/api/runs/:id/events").handler(r::events);
@@ -34,55 +35,36 @@ public final class AgentRoutes {
     try {
       body = ctx.body().asJsonObject();
     } catch (DecodeException | ClassCastException e) {
-      error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
-      return;
+      body = null;
     }
     if (body == null) {
-      error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
+      JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
       return;
     }
     JsonObject request = new JsonObject().put("question", body.getValue("question"))
         .put("mode", body.getValue("mode", "agent")).put("source", "http");
-    vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
-        .onSuccess(m -> ctx.json(m.body()))
-        .onFailure(err -> replyFailure(ctx, err));
+    agent.<JsonObject>request(Addresses.ASK, request)
+        .onSuccess(ctx::json)
+        .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 
   private void events(RoutingContext ctx) {
+    AskRules.Refusal badId = AskRules.runId(ctx.pathParam("id"));
+    if (badId != null) {
+      JsonErrors.send(ctx, 400, badId.toJson());
+      return;
+    }
     long after;
     try {
       after = Long.parseLong(ctx.queryParams().get("after_seq") == null ? "0" : ctx.queryParams().get("after_seq"));
     } catch (NumberFormatException e) {
-      error(ctx, 400, "bad_request", "after_seq must be a whole number");
+      JsonErrors.send(ctx, 400, "bad_request", "after_seq must be a whole number");
       return;
     }
-    vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after))
-        .onSuccess(m -> ctx.json(m.body()))
-        .onFailure(err -> replyFailure(ctx, err));
-  }
-
-  static void replyFailure(RoutingContext ctx, Throwable err) {
-    if (err instanceof ReplyException re) {
-      if (re.failureType() == ReplyFailure.TIMEOUT) {
-        error(ctx, 504, "timeout", "no answer in time");
-      } else if (re.failureType() == ReplyFailure.NO_HANDLERS) {
-        error(ctx, 503, "unavailable", "the agent is not running");
-      } else if (re.failureCode() == AgentVerticle.BUSY) {
-        ctx.response().putHeader("Retry-After", "5");
-        error(ctx, 503, "busy", re.getMessage());
-      } else if (re.failureCode() == 400 || re.failureCode() == 404 || re.failureCode() == 429) {
-        error(ctx, re.failureCode(), re.failureCode() == 404 ? "not_found" : re.failureCode() == 429 ? "busy" : "bad_request",
-            re.getMessage());
-      } else {
-        error(ctx, 500, "error", "the request could not be completed");
-      }
-    } else {
-      error(ctx, 500, "error", "the request could not be completed");
-    }
-  }
-
-  static void error(RoutingContext ctx, int status, String type, String message) {
-    JsonErrors.send(ctx, status, type, message);
+    // Kept events are read from memory: the bus's default wait is plenty.
+    agent.<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after),
+            DeliveryOptions.DEFAULT_TIMEOUT)
+        .onSuccess(ctx::json)
+        .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 }

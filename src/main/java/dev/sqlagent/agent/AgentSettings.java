@@ -1,16 +1,12 @@
 package dev.sqlagent.agent;
 
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.config.AppConfig;
 
-/** What the agent reads from the service configuration. */
+/** What the agent reads from the service configuration; the step deadline is derived in {@code Deadlines}. */
 record AgentSettings(String model, long questionTimeoutMs, long stepTimeoutMs, boolean modelSummary) {
 
-  static AgentSettings from(JsonObject config) {
-    return new AgentSettings(
-        config.getString("llmModel", "unknown"),
-        config.getLong("questionTimeoutMs", 180_000L),
-        // gate and retrieval steps: the statement timeout plus planning and queueing headroom
-        config.getLong("statementTimeoutMs", 5_000L) + 10_000L,
-        config.getBoolean("llmAnswerSummary", true));
+  static AgentSettings from(AppConfig config) {
+    return new AgentSettings(config.llmModel(), config.questionTimeoutMs(), config.deadlines().stepMs(),
+        config.llmAnswerSummary());
   }
 }

@@ -1,6 +1,9 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -22,16 +25,13 @@ public final class AgentVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgentVerticle.class);
 
-  /** Longest question accepted; longer is refused with a clear message rather than sent to the model. */
-  public static final int MAX_QUESTION_CHARS = 2_000;
   private static final int KEPT_RUNS = 500;
   private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
 
   private final FirstSqlMutator mutator;
+  private final AppConfig config;
   private AgentSettings settings;
 
-  /** Failure code of a question refused because the service is full (the edges answer 503 + Retry-After). */
-  public static final int BUSY = 503;
   /** Questions running now, and those waiting for a slot; touched only on this verticle's context. */
   private int running;
   private int maxRunning;
@@ -50,23 +50,19 @@ public final class AgentVerticle extends VerticleBase {
     }
   };
 
-  public AgentVerticle() {
-    this(null);
-  }
-
-  /** With a fault injector: evaluation only. */
-  public AgentVerticle(FirstSqlMutator mutator) {
+  /** @param mutator a fault injector: evaluation only, null otherwise */
+  public AgentVerticle(AppConfig config, FirstSqlMutator mutator) {
+    this.config = config;
     this.mutator = mutator;
   }
 
   @Override
   public Future<?> start() {
-    settings = AgentSettings.from(config());
-    maxRunning = config().getInteger("askInFlight", 64);
-    maxWaiting = config().getInteger("askQueue", 128);
+    settings = AgentSettings.from(config);
+    maxRunning = config.askInFlight();
+    maxWaiting = config.askQueue();
     // A question that waited longer than this would age past its deadline: it is better told to come back.
-    // The edges wait the question timeout + 15 s, so the wait stays under that margin.
-    maxWaitMs = Math.max(1_000, Math.min(10_000, config().getLong("questionTimeoutMs", 180_000L) / 4));
+    maxWaitMs = config.deadlines().queueWaitMs();
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion());
@@ -76,7 +72,7 @@ public final class AgentVerticle extends VerticleBase {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
     String problem = invalid(body);
     if (problem != null) {
-      msg.fail(400, problem);
+      msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
     if ("eval".equals(body.getString("source"))) {
@@ -89,7 +85,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     if (waiting.size() >= maxWaiting) {
-      msg.fail(BUSY, "the service is answering " + running + " questions and " + waiting.size()
+      msg.fail(BusFailure.BUSY.code(), "the service is answering " + running + " questions and " + waiting.size()
           + " are waiting; try again in a few seconds");
       return;
     }
@@ -102,7 +98,7 @@ public final class AgentVerticle extends VerticleBase {
   private void giveUpWaiting(long timer) {
     waiting.removeIf(w -> {
       if (w.timer() != timer) return false;
-      w.msg().fail(BUSY, "the service stayed busy for " + maxWaitMs / 1000 + " s; try again in a few seconds");
+      w.msg().fail(BusFailure.BUSY.code(), "the service stayed busy for " + maxWaitMs / 1000 + " s; try again in a few seconds");
       return true;
     });
   }
@@ -127,7 +123,7 @@ public final class AgentVerticle extends VerticleBase {
     String runId = body.getString("run_id", UUID.randomUUID().toString());
     if (runs.containsKey(runId)) {
       // A client-chosen id must not graft a second run onto another run's events.
-      msg.fail(400, "run_id " + runId + " is already in use");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + runId + " is already in use");
       if (counted) finished();
       return;
     }
@@ -150,41 +146,38 @@ public final class AgentVerticle extends VerticleBase {
         })
         .onFailure(err -> {
           LOG.error("run {} failed unexpectedly", runId, err);
-          msg.fail(500, "the agent failed unexpectedly; run " + runId);
+          msg.fail(BusFailure.FAILED.code(), "the agent failed unexpectedly; run " + runId);
         });
   }
 
   /** The request's problem in words, or null when it is fine. */
   static String invalid(JsonObject body) {
-    Object q = body.getValue("question");
-    if (!(q instanceof String s) || s.isBlank()) return "question must be a non-empty string";
-    if (s.length() > MAX_QUESTION_CHARS) {
-      return "question is " + s.length() + " characters; the limit is " + MAX_QUESTION_CHARS;
-    }
-    Object mode = body.getValue("mode");
-    if (mode != null && !"agent".equals(mode) && !"baseline".equals(mode)) return "mode must be \"agent\" or \"baseline\"";
+    AskRules.Refusal refused = AskRules.ask(body);
+    if (refused == null && body.getValue("run_id") != null) refused = AskRules.runId(body.getValue("run_id"));
+    if (refused != null) return refused.message();
     Object source = body.getValue("source");
     if (source != null && !SOURCES.contains(source)) return "source must be one of " + SOURCES;
     if (body.getValue("inject_fault") != null && !(body.getValue("inject_fault") instanceof Boolean)) {
       return "inject_fault must be true or false";
     }
     if (body.getValue("fault_key") != null && !(body.getValue("fault_key") instanceof String)) return "fault_key must be a string";
-    Object runId = body.getValue("run_id");
-    if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
-      return "run_id must be 8 to 64 letters, digits or dashes";
-    }
     return null;
   }
 
   private void runEvents(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    JsonArray events = runs.get(String.valueOf(body.getValue("run_id", "")));
+    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
+    if (badId != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
+      return;
+    }
+    JsonArray events = runs.get(body.getString("run_id"));
     if (events == null) {
-      msg.fail(404, "no run " + body.getString("run_id") + " (only the last " + KEPT_RUNS + " runs are kept)");
+      msg.fail(BusFailure.NOT_FOUND.code(), "no run " + body.getString("run_id") + " (only the last " + KEPT_RUNS + " runs are kept)");
       return;
     }
     if (!(body.getValue("after_seq", 0L) instanceof Number)) {
-      msg.fail(400, "after_seq must be a whole number");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
       return;
     }
     long after = body.getLong("after_seq", 0L);

@@ -2,6 +2,7 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
@@ -59,9 +60,9 @@ public final class AskCommand implements Callable<Integer> {
         JsonObject answer;
         try {
           answer = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
-              new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).await().body();
+              new DeliveryOptions().setSendTimeout(config.deadlines().askMs())).await().body();
         } catch (ReplyException e) {
-          spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
+          spec.commandLine().getErr().println("sql-agent ask: " + BusError.of(e, "the agent").getMessage());
           return 2;
         }
         out.println(json ? answer.encodePrettily() : summary(answer));

@@ -1,7 +1,6 @@
 package dev.sqlagent.config;
 
 import dev.sqlagent.db.PgUrl;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -245,28 +244,9 @@ public record AppConfig(
     return "AppConfig[" + describe() + "]";
   }
 
-  /** The settings verticles need, as deployment config (secrets included: it never leaves the process). */
-  public JsonObject toJson() {
-    return new JsonObject()
-        .put("home", home.toString())
-        .put("schemas", new io.vertx.core.json.JsonArray(schemas))
-        .put("notesFile", notesFile.map(Path::toString).orElse(null))
-        .put("allowWritableRole", allowWritableRole)
-        .put("promptBudgetTokens", promptBudgetTokens)
-        .put("httpHost", httpHost).put("httpPort", httpPort)
-        .put("llmBaseUrl", llmBaseUrl).put("llmModel", llmModel).put("llmApiKeys", new io.vertx.core.json.JsonArray(llmApiKeys))
-        .put("rowCap", rowCap).put("maxPlanCost", maxPlanCost)
-        .put("statementTimeoutMs", statementTimeoutMs).put("lockTimeoutMs", lockTimeoutMs)
-        .put("llmCallTimeoutMs", llmCallTimeoutMs).put("questionTimeoutMs", questionTimeoutMs)
-        .put("promptPricePerMTok", promptPricePerMTok).put("completionPricePerMTok", completionPricePerMTok)
-        .put("llmAnswerSummary", llmAnswerSummary)
-        .put("apiToken", apiToken.orElse(null))
-        .put("logBufferRows", logBufferRows).put("logRetryMaxMs", logRetryMaxMs).put("healthTimeoutMs", healthTimeoutMs)
-        .put("maxBodyBytes", maxBodyBytes).put("askPerClient", askPerClient)
-        .put("allowedOrigin", allowedOrigin.orElse(null))
-        .put("maxResultBytes", maxResultBytes).put("askInFlight", askInFlight).put("askQueue", askQueue)
-        .put("llmMaxConnections", llmMaxConnections).put("httpIdleTimeoutMs", httpIdleTimeoutMs)
-        .put("httpHeaderTimeoutMs", httpHeaderTimeoutMs);
+  /** The waits derived from the timeouts above (see {@link Deadlines}). */
+  public Deadlines deadlines() {
+    return Deadlines.of(this);
   }
 
   public static boolean isSecret(String key) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.Target;
 import io.vertx.core.Future;
@@ -17,13 +18,15 @@ import org.slf4j.LoggerFactory;
 public final class ExecutionVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionVerticle.class);
-  public static final int BAD_REQUEST = 400;
+  public static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
 
   private final Target db;
+  private final Gate.Settings settings;
   private Gate gate;
 
-  public ExecutionVerticle(Target db) {
+  public ExecutionVerticle(Target db, Gate.Settings settings) {
     this.db = db;
+    this.settings = settings;
   }
 
   /** A request of the gate's contract, validated. */
@@ -46,13 +49,13 @@ public final class ExecutionVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return Gate.start(vertx, db.roOptions(), Gate.Settings.from(config()))
+    return Gate.start(vertx, db.roOptions(), settings)
         .compose(g -> {
           gate = g;
           // A schema refresh: the gate's tables follow the new discovery before the refresh is answered.
           vertx.eventBus().<JsonObject>consumer(Addresses.GATE_RELOAD, m -> gate.reloadSchema()
               .onSuccess(v -> m.reply(new JsonObject().put("tables", gate.schema().tables().size())))
-              .onFailure(e -> m.fail(503, "the gate could not re-read the visible tables: " + e.getMessage())));
+              .onFailure(e -> m.fail(BusFailure.UNAVAILABLE.code(), "the gate could not re-read the visible tables: " + e.getMessage())));
           return vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion();
         });
   }

@@ -1,6 +1,7 @@
 package dev.sqlagent.health;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
@@ -13,13 +14,13 @@ public final class HealthRoutes {
   private final Vertx vertx;
   private final long deadlineMs;
 
-  private HealthRoutes(Vertx vertx, JsonObject config) {
+  private HealthRoutes(Vertx vertx, AppConfig config) {
     this.vertx = vertx;
     // Each check has its own deadline; the whole report cannot take much longer than one.
-    this.deadlineMs = config.getLong("healthTimeoutMs", 2_000L) + 1_000L;
+    this.deadlineMs = config.deadlines().readinessMs();
   }
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
     router.get("/api/health").handler(new HealthRoutes(vertx, config)::readiness);
   }
 

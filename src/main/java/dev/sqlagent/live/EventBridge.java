@@ -1,17 +1,20 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.access.AccessGuard;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.bridge.BridgeEventType;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.sockjs.BridgeEvent;
 import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
 import java.util.List;
-import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,14 +29,14 @@ final class EventBridge {
   private static final Logger LOG = LoggerFactory.getLogger(EventBridge.class);
 
   /** The per-run event addresses, exactly as the agent accepts run ids. */
-  static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + "[A-Za-z0-9-]{8,64}";
+  static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + AskRules.RUN_ID_REGEX;
 
   /** The ask fields a bridge client may set (not, e.g., the evaluation's fault injection). */
   static final List<String> ASK_FIELDS = List.of("question", "mode", "run_id");
 
   private EventBridge() {}
 
-  static Router router(Vertx vertx, JsonObject config, long askTimeoutMs, Predicate<String> mayWatch) {
+  static Router router(Vertx vertx, AppConfig config, long askTimeoutMs) {
     SockJSBridgeOptions options = new SockJSBridgeOptions()
         .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(RUN_EVENTS_REGEX))
@@ -41,12 +44,11 @@ final class EventBridge {
         .setReplyTimeout(askTimeoutMs)
         .setMaxHandlersPerSocket(64);
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
-    String origin = config.getString("allowedOrigin");
-    if (origin != null) sockjs.setOrigin(origin);
-    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, mayWatch));
+    config.allowedOrigin().ifPresent(sockjs::setOrigin);
+    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev));
   }
 
-  private static void handle(Vertx vertx, BridgeEvent ev, Predicate<String> mayWatch) {
+  private static void handle(Vertx vertx, BridgeEvent ev) {
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {
@@ -75,7 +77,7 @@ final class EventBridge {
         ev.complete(true);
         return;
       case REGISTER:
-        if (Addresses.EVENTS.equals(raw.getString("address")) && !mayWatch.test(remoteHost(ev))) {
+        if (Addresses.EVENTS.equals(raw.getString("address")) && !mayWatchAll(ev)) {
           ev.complete(false);
           return;
         }
@@ -96,7 +98,9 @@ final class EventBridge {
     }
   }
 
-  private static String remoteHost(BridgeEvent ev) {
-    return ev.socket().remoteAddress() == null ? null : ev.socket().remoteAddress().hostAddress();
+  /** Decided by the access guard on the request that opened the session. */
+  private static boolean mayWatchAll(BridgeEvent ev) {
+    RoutingContext opened = ev.socket().routingContext();
+    return opened != null ? AccessGuard.mayWatchAll(opened) : AccessGuard.mayWatchAll(ev.socket().remoteAddress(), false);
   }
 }

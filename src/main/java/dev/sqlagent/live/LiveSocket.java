@@ -1,13 +1,13 @@
 package dev.sqlagent.live;
 
-import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.bus.BusError;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -18,14 +18,14 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One client of {@code /ws}. Client → server: {@code ask}, {@code watch}, {@code unwatch}, {@code replay}.
  * Server → client: {@code accepted}, {@code event}, {@code answer}, {@code watching}, {@code replay_end},
- * {@code error}. The socket only ever holds bus consumers for what it asked or watches, and gives them all
+ * {@code error} ({@code {type, error_type, message, run_id?}}, the same error_type and message as the HTTP
+ * edge's for the same refusal or failure). The socket only ever holds bus consumers for what it asked or watches, and gives them all
  * back when it closes; the runs themselves live in the agent and are not touched by a client leaving.
  */
 final class LiveSocket {
@@ -43,13 +43,13 @@ final class LiveSocket {
   static final long PING_EVERY_MS = 20_000;
   /** Sockets open in this process. */
   static final AtomicInteger OPEN = new AtomicInteger();
-  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
+  static final String AGENT = "the agent";
 
   private final Vertx vertx;
   private final ServerWebSocket ws;
   private final WatchHub hub;
   private final boolean mayWatch;
-  private final long askTimeoutMs;
+  private final BusClient agent;
   private final Map<String, RunStream> runs = new HashMap<>();
   private boolean watching;
   private boolean closed;
@@ -64,7 +64,7 @@ final class LiveSocket {
     this.ws = ws;
     this.hub = hub;
     this.mayWatch = mayWatch;
-    this.askTimeoutMs = askTimeoutMs;
+    this.agent = new BusClient(vertx, AGENT, askTimeoutMs);
   }
 
   void start() {
@@ -113,22 +113,16 @@ final class LiveSocket {
   }
 
   private void ask(JsonObject msg) {
-    Object q = msg.getValue("question");
-    if (!(q instanceof String question) || question.isBlank()) {
-      error(null, "ask needs a non-empty \"question\" string");
+    AskRules.Refusal refused = AskRules.ask(msg);
+    if (refused != null) {
+      error(null, refused.toJson());
       return;
     }
-    if (question.length() > AgentVerticle.MAX_QUESTION_CHARS) {
-      error(null, "question is " + question.length() + " characters; the limit is " + AgentVerticle.MAX_QUESTION_CHARS);
-      return;
-    }
+    String question = msg.getString("question");
     Object mode = msg.getValue("mode", "agent");
-    if (!"agent".equals(mode) && !"baseline".equals(mode)) {
-      error(null, "mode must be \"agent\" or \"baseline\"");
-      return;
-    }
     if (runs.size() >= MAX_RUNS_IN_FLIGHT) {
-      error(null, "this connection already has " + runs.size() + " runs in progress; wait for an answer first");
+      error(null, new JsonObject().put("error_type", "too_many_requests")
+          .put("message", "this connection already has " + runs.size() + " runs in progress; wait for an answer first"));
       return;
     }
     // The run id is made here so the run's address is subscribed BEFORE the agent publishes anything.
@@ -143,8 +137,8 @@ final class LiveSocket {
               .put("mode", mode).encode());
           JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
               .put("run_id", runId);
-          vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
-              .onSuccess(reply -> run.finish(reply.body()))
+          agent.<JsonObject>request(Addresses.ASK, request)
+              .onSuccess(run::finish)
               .onFailure(err -> run.fail(err));
         })
         .onFailure(err -> run.fail(err));
@@ -152,7 +146,8 @@ final class LiveSocket {
 
   private void watch() {
     if (!mayWatch) {
-      error(null, "watching every run is only allowed from this machine unless an API token is configured");
+      error(null, new JsonObject().put("error_type", "forbidden")
+          .put("message", "watching every run is only allowed from this machine unless an API token is configured"));
       return;
     }
     if (!watching) {
@@ -171,11 +166,12 @@ final class LiveSocket {
   }
 
   private void replay(JsonObject msg) {
-    Object runId = msg.getValue("run_id");
-    if (!(runId instanceof String id) || !RUN_ID.matcher(id).matches()) {
-      error(null, "replay needs a \"run_id\" (8 to 64 letters, digits or dashes)");
+    AskRules.Refusal badId = AskRules.runId(msg.getValue("run_id"));
+    if (badId != null) {
+      error(null, badId.toJson());
       return;
     }
+    String id = msg.getString("run_id");
     Object after = msg.getValue("after_seq", 0);
     if (!(after instanceof Number n) || n.longValue() < 0 || n.doubleValue() != n.longValue()) {
       error(id, "after_seq must be a whole number, 0 or more");
@@ -185,7 +181,7 @@ final class LiveSocket {
       for (Object e : events) sendFrame(eventFrame((JsonObject) e));
       sendFrame(new JsonObject().put("type", "replay_end").put("run_id", id).put("after_seq", n.longValue())
           .put("count", events.size()).encode());
-    }).onFailure(err -> error(id, describe(err)));
+    }).onFailure(err -> error(id, BusError.of(err, AGENT).toJson()));
   }
 
   // --- server → client ------------------------------------------------------------------------------
@@ -198,8 +194,15 @@ final class LiveSocket {
     return new JsonObject().put("type", "answer").mergeIn(answer).encode();
   }
 
+  /** A mistake in the client's message itself. */
   private void error(String runId, String message) {
-    JsonObject e = new JsonObject().put("type", "error").put("message", message);
+    error(runId, new JsonObject().put("error_type", "bad_request").put("message", message));
+  }
+
+  /** An error frame: the same error_type and message the HTTP edge would send in its body. */
+  private void error(String runId, JsonObject problem) {
+    JsonObject e = new JsonObject().put("type", "error").put("error_type", problem.getString("error_type"))
+        .put("message", problem.getString("message"));
     if (runId != null) e.put("run_id", runId);
     sendFrame(e.encode());
   }
@@ -257,18 +260,9 @@ final class LiveSocket {
   }
 
   private Future<JsonArray> fetch(String runId, long afterSeq) {
-    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", runId).put("after_seq", afterSeq))
-        .map(m -> m.body().getJsonArray("events", new JsonArray()));
-  }
-
-  private static String describe(Throwable err) {
-    if (err instanceof ReplyException re) {
-      if (re.failureType() == ReplyFailure.NO_HANDLERS) return "the agent is not running";
-      if (re.failureType() == ReplyFailure.TIMEOUT) return "no answer in time";
-      if (re.getMessage() != null) return re.getMessage();
-    }
-    return "the request could not be completed";
+    return agent.<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId).put("after_seq", afterSeq),
+            DeliveryOptions.DEFAULT_TIMEOUT)
+        .map(body -> body.getJsonArray("events", new JsonArray()));
   }
 
   /**
@@ -321,7 +315,7 @@ final class LiveSocket {
 
     void fail(Throwable err) {
       close();
-      error(runId, describe(err));
+      error(runId, BusError.of(err, AGENT).toJson());
     }
 
     void close() {

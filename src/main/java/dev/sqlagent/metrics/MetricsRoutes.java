@@ -1,8 +1,10 @@
 package dev.sqlagent.metrics;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.errors.JsonErrors;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 
@@ -11,12 +13,12 @@ public final class MetricsRoutes {
 
   private MetricsRoutes() {}
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
-    router.get("/metrics").handler(ctx -> vertx.eventBus()
-        .<String>request(Addresses.METRICS_SCRAPE, new JsonObject(), new DeliveryOptions().setSendTimeout(5_000))
-        .onSuccess(m -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(m.body()))
-        .onFailure(e -> ctx.response().setStatusCode(503).putHeader("content-type", "application/json")
-            .end(new JsonObject().put("ok", false).put("error_type", "unavailable")
-                .put("message", "metrics are not running").encode())));
+  static final String METRICS = "metrics";
+
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
+    BusClient metrics = new BusClient(vertx, METRICS, 5_000);
+    router.get("/metrics").handler(ctx -> metrics.<String>request(Addresses.METRICS_SCRAPE, new JsonObject())
+        .onSuccess(text -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(text))
+        .onFailure(err -> JsonErrors.send(ctx, err, METRICS)));
   }
 }

@@ -1,10 +1,12 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
@@ -40,18 +42,17 @@ public final class RetrievalVerticle extends VerticleBase {
   static final int MAX_TOP_K = 12;
   /** Widening (a repair after an unknown table or column) offers this many more. */
   static final int WIDEN_BY = WIDE_TOP_K - TOP_K;
-  /** The schema block's budget when the deployment config sets none (SQLAGENT_PROMPT_BUDGET's default). */
-  static final int DEFAULT_PROMPT_BUDGET = 6000;
   public static final int PROMPT_SAMPLE_ROWS = 3;
   public static final int MAX_SAMPLE_ROWS = 10;
 
-  /** Failure codes of the replies (HTTP-like). */
-  public static final int BAD_REQUEST = 400;
-  public static final int NOT_FOUND = 404;
-  public static final int UNAVAILABLE = 503;
+  /** Failure codes of the replies. */
+  static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
+  static final int NOT_FOUND = BusFailure.NOT_FOUND.code();
+  static final int UNAVAILABLE = BusFailure.UNAVAILABLE.code();
 
   private final Target target;
   private final StateStore state;
+  private final AppConfig config;
   private Pool pool;
   private Discovery discovery;
   private Catalogue current;
@@ -72,22 +73,24 @@ public final class RetrievalVerticle extends VerticleBase {
   /**
    * @param target the user's database, read as the agent role
    * @param state where the embedding cache lives
+   * @param config the schemas to offer, the notes file and the prompt budget
    */
-  public RetrievalVerticle(Target target, StateStore state) {
+  public RetrievalVerticle(Target target, StateStore state, AppConfig config) {
     this.target = target;
     this.state = state;
+    this.config = config;
   }
 
   @Override
   public Future<?> start() {
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
-    discovery = new Discovery(pool, config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList());
+    discovery = new Discovery(pool, config.schemas());
     modelLoaded = vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
       TableSelector.loadModel();
       return (System.nanoTime() - t0) / 1_000_000;
     }, false);
-    Optional<Path> notesFile = Optional.ofNullable(config().getString("notesFile")).map(Path::of);
+    Optional<Path> notesFile = config.notesFile();
     return vertx.executeBlocking(() -> TableNotes.forTarget(notesFile, target.demo()), false)
         .compose(loaded -> {
           notes = loaded;
@@ -200,7 +203,7 @@ public final class RetrievalVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    int budget = config().getInteger("promptBudgetTokens", DEFAULT_PROMPT_BUDGET);
+    int budget = config.promptBudgetTokens();
     indexReady
         .compose(ready -> catalogue())
         .compose(cat -> {

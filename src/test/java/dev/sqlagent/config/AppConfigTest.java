@@ -29,8 +29,6 @@ class AppConfigTest {
     assertThat(c.llmMaxConnections()).isEqualTo(64);
     assertThat(c.httpIdleTimeoutMs()).isEqualTo(60_000);
     assertThat(c.httpHeaderTimeoutMs()).isEqualTo(10_000);
-    assertThat(c.toJson().getLong("maxResultBytes")).isEqualTo(4L * 1024 * 1024);
-    assertThat(c.toJson().getInteger("llmMaxConnections")).isEqualTo(64);
     assertThat(c.describe()).contains("maxResultBytes=4194304", "askInFlight=64", "httpHeaderTimeoutMs=10000");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_MAX_RESULT_BYTES", "100")))
         .hasMessageContaining("SQLAGENT_MAX_RESULT_BYTES=100");
@@ -97,8 +95,8 @@ class AppConfigTest {
     assertThat(AppConfig.load(Map.of()).allowedOrigin()).isEmpty();
     assertThat(AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "HTTPS://Agent.Example/")).allowedOrigin())
         .contains("https://agent.example");
-    assertThat(AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "http://10.0.0.5:8080")).toJson().getString("allowedOrigin"))
-        .isEqualTo("http://10.0.0.5:8080");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "http://10.0.0.5:8080")).allowedOrigin())
+        .contains("http://10.0.0.5:8080");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "https://agent.example/page")))
         .isInstanceOf(ConfigException.class).hasMessageContaining("SQLAGENT_ALLOWED_ORIGIN=https://agent.example/page");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "*")))
