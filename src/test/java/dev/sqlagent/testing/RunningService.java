@@ -3,10 +3,14 @@ package dev.sqlagent.testing;
 import dev.sqlagent.MainVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The whole service on the shared test database, on a free port, with an HTTP client for it. */
+/**
+ * The whole service on the shared test database, on a free port, with an HTTP client for it: what every test
+ * that needs the service as a user meets it starts. With a {@link FakeModelServer}, the model is that server.
+ */
 public final class RunningService implements AutoCloseable {
 
   public final Vertx vertx;
@@ -23,9 +27,21 @@ public final class RunningService implements AutoCloseable {
   public static RunningService start(Map<String, String> env) throws Exception {
     TestDatabase db = TestDatabase.get();
     Vertx vertx = Vertx.vertx();
-    MainVerticle main = new MainVerticle(db.config(env), db.target(), db.state());
-    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
-    return new RunningService(vertx, main);
+    try {
+      MainVerticle main = new MainVerticle(db.config(env), db.target(), db.state());
+      vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
+      return new RunningService(vertx, main);
+    } catch (Exception e) {
+      vertx.close().await(30, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  /** Starts it talking to this scripted model; {@code env} goes over the model's settings. */
+  public static RunningService start(FakeModelServer model, Map<String, String> env) throws Exception {
+    Map<String, String> all = new HashMap<>(model.env());
+    all.putAll(env);
+    return start(all);
   }
 
   public int port() {
