@@ -109,7 +109,7 @@ public final class EvalCommand implements Callable<Integer> {
     AppConfig config = configuration.get();
     PrintWriter stdout = spec.commandLine().getOut();
     EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, out,
-        questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,
+        questions != null ? questions.toString() : QuestionSet.SHIPPED, config.deadlines().outerMs(), null,
         line -> {
           stdout.println(line);
           stdout.flush();

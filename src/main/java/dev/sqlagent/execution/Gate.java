@@ -45,14 +45,6 @@ public final class Gate {
           StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas());
     }
 
-    /** From the verticle's deployment config (AppConfig.toJson keys). */
-    public static Settings from(JsonObject c) {
-      return new Settings(c.getInteger("rowCap", 200), c.getDouble("maxPlanCost", 1_000_000.0),
-          c.getInteger("statementTimeoutMs", 5000), c.getInteger("lockTimeoutMs", 1000), 4, StaticCheck.Limits.DEFAULT,
-          c.getLong("maxResultBytes", DEFAULT_MAX_RESULT_BYTES),
-          c.getJsonArray("schemas", new io.vertx.core.json.JsonArray()).stream().map(String::valueOf).toList());
-    }
-
     public Settings withMaxResultBytes(long bytes) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas);
     }

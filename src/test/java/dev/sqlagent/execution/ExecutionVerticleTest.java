@@ -25,8 +25,8 @@ class ExecutionVerticleTest {
   static void deploy() throws Exception {
     TestDatabase db = TestDatabase.get();
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new ExecutionVerticle(db.target()),
-        new DeploymentOptions().setConfig(db.config(Map.of("SQLAGENT_ROW_CAP", "50")).toJson())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new ExecutionVerticle(db.target(), Gate.Settings.from(db.config(Map.of("SQLAGENT_ROW_CAP", "50")))))
+        .await(60, TimeUnit.SECONDS);
   }
 
   @AfterAll

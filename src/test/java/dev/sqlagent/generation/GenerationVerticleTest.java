@@ -87,7 +87,7 @@ class GenerationVerticleTest {
   }
 
   private void deploy(JsonObject config) throws Exception {
-    deployment = vertx.deployVerticle(new GenerationVerticle(), new DeploymentOptions().setConfig(config)).await(10, TimeUnit.SECONDS);
+    deployment = vertx.deployVerticle(new GenerationVerticle(FakeModelServer.options(config))).await(10, TimeUnit.SECONDS);
   }
 
   private static JsonObject request(String runId, boolean stream) {

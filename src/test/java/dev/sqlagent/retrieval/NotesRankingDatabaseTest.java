@@ -63,8 +63,8 @@ class NotesRankingDatabaseTest {
         """);
     vertx = Vertx.vertx();
     Target library = new Target(TestDatabase.get().adminUrl().withDatabase(DB), false);
-    vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state()),
-        new DeploymentOptions().setConfig(new JsonObject().put("notesFile", notes.toString()))).await(120, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state(),
+        dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_NOTES", notes.toString())))).await(120, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }
 

@@ -31,7 +31,7 @@ class RetrievalVerticleTest {
   @BeforeAll
   static void deploy() throws Exception {
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }
 
