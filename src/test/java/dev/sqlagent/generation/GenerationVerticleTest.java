@@ -9,7 +9,6 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.generation.ChatRequest.Message;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;

@@ -14,7 +14,6 @@ import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.web.HttpVerticle;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;

@@ -3,9 +3,7 @@ package dev.sqlagent.live;
 import dev.sqlagent.testing.RunningService;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.WebSocketConnectOptions;

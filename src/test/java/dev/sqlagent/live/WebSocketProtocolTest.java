@@ -4,11 +4,9 @@ import dev.sqlagent.testing.RunningService;
 import static dev.sqlagent.live.LiveClient.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;

@@ -11,7 +11,6 @@ import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -2,7 +2,6 @@ package dev.sqlagent.retrieval;
 
 import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.demo.SeedData;

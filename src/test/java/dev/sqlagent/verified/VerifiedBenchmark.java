@@ -9,7 +9,6 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.codec.BodyCodec;
