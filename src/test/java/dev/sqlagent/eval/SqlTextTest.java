@@ -37,11 +37,4 @@ class SqlTextTest {
     assertThat(SqlText.withoutTrailingLimit("SELECT * FROM (SELECT 1 LIMIT 200) x", 200))
         .isEqualTo("SELECT * FROM (SELECT 1 LIMIT 200) x");
   }
-
-  @Test
-  void aSecondStatementIsSeen() {
-    assertThat(SqlText.hasSecondStatement("SELECT 1;")).isFalse();
-    assertThat(SqlText.hasSecondStatement("SELECT ';' -- ; x")).isFalse();
-    assertThat(SqlText.hasSecondStatement("SELECT 1; DELETE FROM bills")).isTrue();
-  }
 }
