@@ -186,17 +186,6 @@ public final class SqlText {
     return sql.substring(sig.get(from).start, sig.get(to).end);
   }
 
-  /** True when a semicolon is followed by anything but whitespace and comments. */
-  public static boolean hasSecondStatement(String sql) {
-    List<Token> sig = lex(sql).stream().filter(Token::significant).toList();
-    for (int i = 0; i < sig.size(); i++) {
-      if (sig.get(i).isPunct(";") && i < sig.size() - 1) {
-        for (int j = i + 1; j < sig.size(); j++) if (!sig.get(j).isPunct(";")) return true;
-      }
-    }
-    return false;
-  }
-
   /**
    * The statement without a trailing top-level {@code LIMIT n} (and a trailing semicolon), when n is
    * {@code rowCount} or one more: the bound the gate imposes (cap, or cap + 1 to detect truncation),

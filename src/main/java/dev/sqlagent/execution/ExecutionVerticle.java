@@ -14,7 +14,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The gate on the event bus ({@link Addresses#EXECUTE}). Request {@code {"sql", "run" (default true),
  * "row_cap" (optional)}}; the reply is always a {@link GateReply} ({@code ok} true or a structured error,
- * with every stage's verdict), and {@code msg.fail(400, ...)} only for a request that is not of that shape.
+ * with every stage's verdict), and {@code msg.fail(BusFailure.BAD_REQUEST, ...)} only for a request that is not
+ * of that shape.
+ *
+ * <p>Also the gate's grading mode ({@link Gate#grade}) on {@link Addresses#GATE_GRADE}, request {@code {"sql"}}:
+ * a local consumer, so only this process's callers (the evaluation harness) reach it; the edges send to
+ * {@link Addresses#EXECUTE} only.
  */
 public final class ExecutionVerticle extends VerticleBase {
 
@@ -72,13 +77,26 @@ public final class ExecutionVerticle extends VerticleBase {
               .onSuccess(v -> m.reply(new JsonObject().put("tables", gate.schema().tables().size())))
               .onFailure(e -> m.fail(BusFailure.UNAVAILABLE.code(), "the gate could not re-read the visible tables: " + e.getMessage())));
           return UserRoles.check(gate, userRoles, db.role())
-              .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion());
+              .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion())
+              .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion());
         });
   }
 
   @Override
   public Future<?> stop() {
     return gate == null ? Future.succeededFuture() : gate.close();
+  }
+
+  /** Grading mode: {@code {"sql"}} → the gate's reply with every row (see {@link Gate#grade}). */
+  private void onGrade(Message<Object> msg) {
+    if (!(msg.body() instanceof JsonObject json) || !(json.getValue("sql") instanceof String sql)) {
+      msg.fail(BAD_REQUEST, "the request must be a JSON object with a string \"sql\"");
+      return;
+    }
+    gate.grade(sql).onSuccess(reply -> msg.reply(reply.toJson())).onFailure(e -> {
+      LOG.error("grading failed unexpectedly", e);
+      msg.fail(BusFailure.FAILED.code(), "the gate failed unexpectedly while grading; try again");
+    });
   }
 
   private void onExecute(Message<Object> msg) {
