@@ -8,6 +8,7 @@ import dev.sqlagent.cluster.ClusterStatus;
 import dev.sqlagent.cluster.JournalReader;
 import dev.sqlagent.cluster.JournalWriter;
 import dev.sqlagent.cluster.Role;
+import dev.sqlagent.cluster.SchemaRefreshAll;
 import dev.sqlagent.cluster.SingletonLease;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.conversation.ConversationVerticle;
@@ -92,7 +93,7 @@ public final class MainVerticle extends VerticleBase {
         GenerationVerticle::new);
     // Duties for exactly one node of a cluster.
     List<Supplier<Deployable>> oneNode = List.of(
-        () -> new QueryLogVerticle(state.logOptions()),
+        () -> new QueryLogVerticle(state.logOptions(), cluster == null),
         () -> new SchemaSnapshotVerticle(target, state),
         () -> new ConversationVerticle(state),
         () -> new VerifiedVerticle(target, state));
@@ -108,7 +109,8 @@ public final class MainVerticle extends VerticleBase {
     if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(faultInjector), opts));
     if (!withHttp) return deployed;
     deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
-        : deployed.compose(id -> deployAll(opts, List.of(() -> new AskDispatcher(cluster), () -> new JournalReader(state))));
+        : deployed.compose(id -> deployAll(opts, List.of(() -> new AskDispatcher(cluster), () -> new JournalReader(state),
+            () -> new SchemaRefreshAll(cluster))));
     http = new HttpVerticle();
     return deployed
         .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state), opts))

@@ -97,10 +97,16 @@ public final class AgentVerticle extends VerticleBase {
     // A question that waited longer than this would age past its deadline: it is better told to come back.
     // The edges wait the question timeout + 15 s, so the wait stays under that margin.
     maxWaitMs = Math.max(1_000, Math.min(10_000, config().getLong("questionTimeoutMs", 180_000L) / 4));
-    // Clustered, this worker takes questions on its own address (the edges choose the worker) and the runs'
-    // events are kept in the state store, where any edge replays them (dev.sqlagent.cluster).
+    // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
+    // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
+    // store, where any edge replays them (dev.sqlagent.cluster).
     clusterNode = config().getString("clusterNode");
-    if (clusterNode != null) return vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion();
+    if (clusterNode != null) {
+      return Future.all(
+          vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion(),
+          vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), this::cancel).completion(),
+          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion());
+    }
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),

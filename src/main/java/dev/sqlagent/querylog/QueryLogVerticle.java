@@ -18,7 +18,9 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,12 @@ import org.slf4j.LoggerFactory;
  * service stops before it could write them.
  *
  * <p>Retries cannot write a row twice: run ids are unique in the table and the insert skips conflicts.
+ *
+ * <p>{@link Addresses#QUERY_LOG_KEEP} takes one answer and replies once its row is committed. In cluster mode
+ * it is the log's only input (the edge that delivers an answer asks it first, and asks again, the next holder
+ * after a takeover, until it is confirmed); the published answers are not read there, so a worker that dies
+ * after its reply, or a writer that dies with rows in its buffer, costs no row. A row that is still waiting
+ * when the writer stops is left to the edges' next request, not counted as dropped.
  * All state lives on this verticle's event loop.
  */
 public final class QueryLogVerticle extends VerticleBase {
@@ -48,6 +56,10 @@ public final class QueryLogVerticle extends VerticleBase {
   private static final long STOP_FLUSH_MS = 5_000;
 
   private final PgConnectOptions logRole;
+  /** Whether the published answers are the log's input (one process); clustered, only the edges' keep requests are. */
+  private final boolean fromAnswers;
+  /** The keep request waiting for each buffered row it brought, by run id. */
+  private final Map<String, Message<JsonObject>> keepers = new HashMap<>();
   private int capacity;
   private long retryMaxMs;
   private Pool pool;
@@ -68,7 +80,19 @@ public final class QueryLogVerticle extends VerticleBase {
 
   /** @param logRole connect options of {@code sql_agent_log} ({@code DbTarget.logOptions()}) */
   public QueryLogVerticle(PgConnectOptions logRole) {
+    this(logRole, true);
+  }
+
+  /** @param fromAnswers false in cluster mode: rows come only through {@link Addresses#QUERY_LOG_KEEP} */
+  public QueryLogVerticle(PgConnectOptions logRole, boolean fromAnswers) {
     this.logRole = new PgConnectOptions(logRole).setReconnectAttempts(0);
+    this.fromAnswers = fromAnswers;
+  }
+
+  /** Whether this answer (its JSON) is logged at all: every source a person asks through, not evaluation. */
+  public static boolean logged(JsonObject answer) {
+    Object source = answer.getValue("source");
+    return LogRow.LOGGED_SOURCES.contains(source == null ? "eventbus" : String.valueOf(source));
   }
 
   @Override
@@ -82,7 +106,8 @@ public final class QueryLogVerticle extends VerticleBase {
         .connectingTo(logRole).using(vertx).build();
     var bus = vertx.eventBus();
     return Future.all(
-        bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion(),
+        fromAnswers ? bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion() : Future.succeededFuture(),
+        bus.<JsonObject>consumer(Addresses.QUERY_LOG_KEEP, this::onKeep).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_STATUS, m -> m.reply(status())).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_FLUSH, this::onFlush).completion());
   }
@@ -93,13 +118,16 @@ public final class QueryLogVerticle extends VerticleBase {
     stopping = true;
     Future<Void> drained = buffer.isEmpty() && !writing ? Future.succeededFuture() : whenDrained(STOP_FLUSH_MS);
     return drained.otherwiseEmpty().compose(v -> {
-      if (!buffer.isEmpty()) {
-        List<String> runs = buffer.stream().map(LogRow::runId).toList();
+      // Rows an edge is waiting for are asked again of the next writer: only the others are lost.
+      keepers.values().forEach(m -> m.fail(503, "the query-log writer is stopping; ask the next one"));
+      List<String> runs = buffer.stream().map(LogRow::runId).filter(id -> !keepers.containsKey(id)).toList();
+      keepers.clear();
+      if (!runs.isEmpty()) {
         dropped += runs.size();
         LOG.error("query log: stopping with {} unwritten row(s) after {} failed write(s) ({}); dropped runs {}",
             runs.size(), failedWrites, lastError, runs);
-        buffer.clear();
       }
+      buffer.clear();
       if (retryTimer != -1) vertx.cancelTimer(retryTimer);
       return pool.close();
     });
@@ -125,6 +153,44 @@ public final class QueryLogVerticle extends VerticleBase {
     buffer.addLast(row);
     facts();
     writeSoon();
+  }
+
+  /** {@link Addresses#QUERY_LOG_KEEP}: the answer's row, replied once committed. */
+  private void onKeep(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    JsonObject json = body.getValue("answer") instanceof JsonObject a ? a : null;
+    if (json == null || !logged(json)) {
+      msg.reply(new JsonObject().put("kept", false));
+      return;
+    }
+    String runId = String.valueOf(json.getValue("run_id", "?"));
+    if (keepers.containsKey(runId)) {
+      keepers.put(runId, msg);  // asked again (the earlier request timed out): the row is in the buffer already
+      return;
+    }
+    LogRow row;
+    try {
+      Instant answeredAt = body.getValue("answered_at") instanceof Number n ? Instant.ofEpochMilli(n.longValue()) : Instant.now();
+      row = LogRow.fromAnswer(Answer.fromJson(json), answeredAt);
+    } catch (RuntimeException e) {
+      drop(runId, "the answer could not be read (" + e.getMessage() + ")");
+      msg.fail(422, "the answer could not be read: " + e.getMessage());
+      return;
+    }
+    if (stopping || buffer.size() >= capacity) {
+      // Not dropped: the edge asks again (this writer, once it has room, or the next one).
+      msg.fail(503, stopping ? "the query-log writer is stopping" : "the query log's buffer is full (" + capacity + " rows)");
+      return;
+    }
+    keepers.put(runId, msg);
+    buffer.addLast(row);
+    facts();
+    writeSoon();
+  }
+
+  private void kept(LogRow row) {
+    Message<JsonObject> m = keepers.remove(row.runId());
+    if (m != null) m.reply(new JsonObject().put("run_id", row.runId()).put("kept", true));
   }
 
   private void drop(String runId, String why) {
@@ -157,7 +223,7 @@ public final class QueryLogVerticle extends VerticleBase {
   }
 
   private void written(int n) {
-    for (int i = 0; i < n; i++) buffer.removeFirst();
+    for (int i = 0; i < n; i++) kept(buffer.removeFirst());
     written += n;
     lastWrittenAt = Instant.now();
     if (backoffMs > 0) LOG.info("query log: writing again after {} failed attempt(s); {} row(s) waiting", failedWrites, buffer.size());
@@ -186,6 +252,8 @@ public final class QueryLogVerticle extends VerticleBase {
       buffer.removeFirst();
       batchLimit = BATCH;
       drop(batch.get(0).runId(), "the database rejected its values: " + lastError);
+      Message<JsonObject> keeper = keepers.remove(batch.get(0).runId());
+      if (keeper != null) keeper.fail(422, "the database rejected the row's values: " + lastError);
       writeSoon();
       return;
     }

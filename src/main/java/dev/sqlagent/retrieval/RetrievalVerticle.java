@@ -12,6 +12,7 @@ import dev.sqlagent.values.ValueLimits;
 import dev.sqlagent.values.ValueMatch;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -124,7 +125,9 @@ public final class RetrievalVerticle extends VerticleBase {
               bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
               bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
               bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion(),
-              bus.<Object>consumer(Addresses.SCHEMA_REFRESH, this::onRefresh).completion(),
+              // Clustered, the edges refresh every worker, each on its own address.
+              bus.<Object>consumer(config().getString("clusterNode") == null ? Addresses.SCHEMA_REFRESH
+                  : Addresses.schemaRefreshOn(config().getString("clusterNode")), this::onRefresh).completion(),
               bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion());
         })
         // A failed start is not stopped: let the model finish loading before the failure is reported.
@@ -203,18 +206,24 @@ public final class RetrievalVerticle extends VerticleBase {
     return refreshing;
   }
 
-  /** {@link Addresses#SCHEMA_REFRESH}: discover again, embed what changed, reply the index status. */
+  /**
+   * {@link Addresses#SCHEMA_REFRESH}: discover again, embed what changed, read the stored values again, reload
+   * this process's gate, then reply the index status (its {@code stored_values} the new ones).
+   */
   private void onRefresh(Message<Object> msg) {
     long t0 = System.nanoTime();
     indexReady.otherwiseEmpty()
         .compose(v -> discover())
         .compose(cat -> {
-          storedValues.refresh(cat, false);  // read again from the target: values drift with the schema
-          return indexReady = buildIndex(cat);
+          Future<Void> values = storedValues.refresh(cat, false);  // read again from the target: values drift with the schema
+          return (indexReady = buildIndex(cat))
+              // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
+              // The gate of this process: clustered, each worker's retrieval reloads its own.
+              .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject(),
+                      new DeliveryOptions().setLocalOnly(true))
+                  .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
+              .compose(gateTables -> values.map(gateTables));
         })
-        // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
-        .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject())
-            .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
         .onSuccess(gateTables -> msg.reply(indexStatus().put("gate_tables", gateTables)
             .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
         .onFailure(e -> unavailable(msg, "schema refresh", e));

@@ -1,0 +1,75 @@
+package dev.sqlagent.cluster;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An edge's {@link Addresses#SCHEMA_REFRESH} in cluster mode, node-local (so {@code POST /api/schema/refresh} is
+ * unchanged): every worker discovers the target again, rebuilds its table index and its stored values, and
+ * reloads its gate ({@link Addresses#schemaRefreshOn}); the reply comes when all have, with each worker's own
+ * status under {@code workers}, or fails naming the workers that did not. What is the same everywhere (built,
+ * tables) is at the top, as the single process replies. The schema snapshot follows on the node that holds it:
+ * each rebuilt index is published on {@link Addresses#RETRIEVAL_BUILT}.
+ */
+public final class SchemaRefreshAll extends VerticleBase {
+
+  /** Under the route's own wait (ten minutes: a refresh may embed many new tables), so this reply comes first. */
+  static final long WORKER_REFRESH_MS = 10 * 60_000L - 15_000L;
+
+  private final Cluster cluster;
+
+  public SchemaRefreshAll(Cluster cluster) {
+    this.cluster = cluster;
+  }
+
+  @Override
+  public Future<?> start() {
+    return vertx.eventBus().<JsonObject>localConsumer(Addresses.SCHEMA_REFRESH, this::refresh).completion();
+  }
+
+  private void refresh(Message<JsonObject> msg) {
+    long t0 = System.nanoTime();
+    List<ClusterMember> workers = cluster.members().stream().filter(m -> m.role().worker()).toList();
+    if (workers.isEmpty()) {
+      msg.fail(503, "no worker node is in the cluster; try again in a few seconds");
+      return;
+    }
+    List<Future<Message<JsonObject>>> replies = new ArrayList<>();
+    for (ClusterMember w : workers) {
+      replies.add(vertx.eventBus().request(Addresses.schemaRefreshOn(w.id()), new JsonObject(),
+          new DeliveryOptions().setSendTimeout(WORKER_REFRESH_MS)));
+    }
+    Future.join(replies).onComplete(ar -> {
+      JsonArray each = new JsonArray();
+      List<String> failed = new ArrayList<>();
+      List<String> done = new ArrayList<>();
+      JsonObject first = null;
+      for (int i = 0; i < replies.size(); i++) {
+        String name = workers.get(i).name();
+        Future<Message<JsonObject>> r = replies.get(i);
+        if (r.succeeded()) {
+          JsonObject status = r.result().body();
+          if (first == null) first = status;
+          each.add(new JsonObject().put("node", name).put("ok", true).mergeIn(status));
+          done.add(name);
+        } else {
+          each.add(new JsonObject().put("node", name).put("ok", false).put("error", r.cause().getMessage()));
+          failed.add(name + " (" + r.cause().getMessage() + ")");
+        }
+      }
+      if (!failed.isEmpty()) {
+        msg.fail(503, "the schema refresh failed on " + String.join(", ", failed)
+            + (done.isEmpty() ? "" : "; it was done on " + String.join(", ", done)));
+        return;
+      }
+      msg.reply(first.copy().put("workers", each).put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000));
+    });
+  }
+}
