@@ -18,6 +18,8 @@ import io.vertx.ext.web.handler.BodyHandler;
 /** {@code POST /api/ask} and {@code GET /api/runs/:id/events}: thin adapters onto the agent's addresses. */
 public final class AgentRoutes {
 
+  private static final java.util.regex.Pattern RUN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9-]{8,64}");
+
   private final Vertx vertx;
   private final long askTimeoutMs;
 
@@ -47,7 +49,14 @@ public final class AgentRoutes {
       return;
     }
     User user = Users.of(ctx);
-    String runId = java.util.UUID.randomUUID().toString();
+    // A client may name its run (as over SockJS): one that loses its connection, to a restart or to a killed edge
+    // behind a load balancer, can still read how the run ended (GET /api/runs/{run_id}/events), on any edge.
+    Object chosen = body.getValue("run_id");
+    if (chosen != null && !(chosen instanceof String c && RUN_ID.matcher(c).matches())) {
+      error(ctx, 400, "bad_request", "run_id must be 8 to 64 letters, digits or dashes (a UUID is best)");
+      return;
+    }
+    String runId = chosen == null ? java.util.UUID.randomUUID().toString() : (String) chosen;
     JsonObject request = new JsonObject().put("question", body.getValue("question"))
         .put("mode", body.getValue("mode", "agent")).put("source", "http").put("run_id", runId)
         .put("user", user == null ? null : user.toJson());
