@@ -345,8 +345,9 @@ class ClusterTest {
   @Order(8)
   void theQueryLogHoldsExactlyOneRowPerAnsweredQuestion() throws Exception {
     // Every answer a client received, of either worker (the killed one's too, given before or lost with it), over
-    // HTTP or WebSocket, cancelled or not: its row was committed before the edge delivered it, even while the
-    // writer moved from the killed worker to another node. (An answer that waited past the edge's limit for the
+    // HTTP or WebSocket, cancelled or not: its row was committed before the edge delivered it (the worker that
+    // produced it asked for the same row: one row by run id), even while the writer moved from the killed worker
+    // to another node. (An answer that waited past the edge's limit for the
     // writer would go out first, its row following: so the rows are awaited, briefly.)
     Map<String, Integer> rows = logRows(answers.keySet());
     long deadline = System.currentTimeMillis() + 15_000;
