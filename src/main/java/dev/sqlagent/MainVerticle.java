@@ -8,6 +8,7 @@ import dev.sqlagent.cluster.ClusterStatus;
 import dev.sqlagent.cluster.JournalReader;
 import dev.sqlagent.cluster.JournalWriter;
 import dev.sqlagent.cluster.Role;
+import dev.sqlagent.cluster.SchemaRefreshAll;
 import dev.sqlagent.cluster.SingletonLease;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.conversation.ConversationVerticle;
@@ -87,11 +88,11 @@ public final class MainVerticle extends VerticleBase {
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> steps = List.of(
         () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles()),
-        () -> new RetrievalVerticle(target, state, config),
+        () -> new RetrievalVerticle(target, state, config, node),
         () -> new GenerationVerticle(ChatClientOptions.from(config)));
     // Duties for exactly one node of a cluster.
     List<Supplier<Deployable>> oneNode = List.of(
-        () -> new QueryLogVerticle(state.logOptions(), QueryLogVerticle.Limits.from(config)),
+        () -> new QueryLogVerticle(state.logOptions(), QueryLogVerticle.Limits.from(config), cluster == null),
         () -> new SchemaSnapshotVerticle(target, state, config.schemas()),
         () -> new ConversationVerticle(state, config.conversationDays()),
         () -> new VerifiedVerticle(target, state, config.verifiedThreshold()));
@@ -107,7 +108,8 @@ public final class MainVerticle extends VerticleBase {
     if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, node, faultInjector)));
     if (!withHttp) return deployed;
     deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle()))
-        : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(state))));
+        : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(state),
+            () -> new SchemaRefreshAll(cluster))));
     http = new HttpVerticle(config);
     return deployed
         .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state, config)))

@@ -50,7 +50,15 @@ public final class AgentRoutes {
       return;
     }
     User user = Users.of(ctx);
-    String runId = java.util.UUID.randomUUID().toString();
+    // A client may name its run (as over SockJS): one that loses its connection, to a restart or to a killed edge
+    // behind a load balancer, can still read how the run ended (GET /api/runs/{run_id}/events), on any edge.
+    Object chosen = body.getValue("run_id");
+    AskRules.Refusal badId = chosen == null ? null : AskRules.runId(chosen);
+    if (badId != null) {
+      JsonErrors.send(ctx, 400, badId.toJson());
+      return;
+    }
+    String runId = chosen == null ? java.util.UUID.randomUUID().toString() : (String) chosen;
     JsonObject request = new JsonObject().put("question", body.getValue("question"))
         .put("mode", body.getValue("mode", "agent")).put("source", "http").put("run_id", runId)
         .put("user", user == null ? null : user.toJson());

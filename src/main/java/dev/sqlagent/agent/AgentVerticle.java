@@ -9,6 +9,7 @@ import dev.sqlagent.generation.ChatRequest;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;
+import dev.sqlagent.querylog.AnswerKeeper;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -40,6 +41,8 @@ public final class AgentVerticle extends VerticleBase {
   private final int conversationBudget;
   /** Clustered: this worker's node id; null on a single node. */
   private final String clusterNode;
+  /** Clustered: has the query-log writer keep every answer's row; null on a single node (the log reads the answers). */
+  private AnswerKeeper keeper;
 
   /** Questions running now, and those waiting for a slot; touched only on this verticle's context. */
   private int running;
@@ -91,9 +94,16 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    // Clustered, this worker takes questions on its own address (the edges choose the worker) and the runs'
-    // events are kept in the state store, where any edge replays them (dev.sqlagent.cluster).
-    if (clusterNode != null) return vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion();
+    // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
+    // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
+    // store, where any edge replays them (dev.sqlagent.cluster).
+    if (clusterNode != null) {
+      keeper = new AnswerKeeper(vertx, "the worker");
+      return Future.all(
+          vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion(),
+          vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), this::cancel).completion(),
+          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion());
+    }
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
@@ -203,6 +213,9 @@ public final class AgentVerticle extends VerticleBase {
         .compose(answer -> eventsKept(runId).map(answer))
         .onSuccess(answer -> {
           JsonObject json = answer.toJson();
+          // Clustered, the answer's log row is kept from here as well as by the edge that delivers it: the
+          // answer of a run whose edge is gone (killed mid-run) has its row all the same.
+          if (keeper != null) keeper.keep(json);
           msg.reply(json);
           vertx.eventBus().publish(Addresses.ANSWERS, json);
           LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),

@@ -74,6 +74,15 @@ public final class Addresses {
   public static final String QUERY_LOG_STATUS = "sqlagent.querylog.status";
   /** Write what is buffered now: request {timeout_ms} → the status once the buffer is empty or the time is up. */
   public static final String QUERY_LOG_FLUSH = "sqlagent.querylog.flush";
+  /**
+   * Make one answer's row durable: request {answer, answered_at (epoch ms)} → {run_id, kept: true} once the row is
+   * committed (or was already there: run ids are unique), {kept: false} for an answer that is not logged; fails
+   * REJECTED when the database refuses the row's values and BAD_REQUEST for an unreadable answer (asking again
+   * cannot help), UNAVAILABLE or BUSY when the row cannot be taken now (ask again). Cluster mode's only input of
+   * the log: the worker that produces an answer and the edge that delivers it each ask it
+   * ({@code querylog.AnswerKeeper}), the edge before it delivers the answer.
+   */
+  public static final String QUERY_LOG_KEEP = "sqlagent.querylog.keep";
   /** Published after every change of the query log's totals: {written, dropped, buffered}. */
   public static final String QUERY_LOG_FACTS = "sqlagent.querylog.facts";
 
@@ -123,7 +132,22 @@ public final class Addresses {
     return ASK + ".on." + nodeId;
   }
 
-  /** One node's own facts: request {} → {id, name, role, events_from_other_nodes, runs_in_flight}. */
+  /** The agent of one worker node: the same body and reply as {@link #CANCEL} (404 when it has no such run). */
+  public static String cancelOn(String nodeId) {
+    return CANCEL + ".on." + nodeId;
+  }
+
+  /** The agent of one worker node: the same body and reply as {@link #RUNS}, that node's runs only. */
+  public static String runsOn(String nodeId) {
+    return RUNS + ".on." + nodeId;
+  }
+
+  /** Retrieval (and, after it, the gate) of one worker node: the same body and reply as {@link #SCHEMA_REFRESH}. */
+  public static String schemaRefreshOn(String nodeId) {
+    return SCHEMA_REFRESH + ".on." + nodeId;
+  }
+
+  /** One node's own facts: request {} → {id, name, role, events_from_other_nodes, holds_singletons}. */
   public static String clusterNode(String nodeId) {
     return "sqlagent.cluster.node." + nodeId;
   }

@@ -15,7 +15,10 @@ public enum BusFailure {
   NOT_FOUND(404, 404, "not_found"),
   /** What the request names is not in a state that allows it (a run that already ended, an answer not rated up). */
   CONFLICT(409, 409, "conflict"),
-  /** The gate refused the SQL the request carries (it is not saved or run). */
+  /**
+   * What the request carries is refused on its merits, so asking again cannot help: the gate refused its SQL (it
+   * is not saved or run), or the database refused a query-log row's values.
+   */
   REJECTED(422, 422, "rejected"),
   /** The service is full: come back in a few seconds (an edge adds Retry-After). */
   BUSY(429, 503, "busy"),

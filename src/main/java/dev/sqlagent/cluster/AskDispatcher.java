@@ -1,17 +1,24 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.querylog.AnswerKeeper;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,15 +34,34 @@ import org.slf4j.LoggerFactory;
  * ({@link Addresses#askOn}): the one with the fewest of this edge's questions in flight. Knowing where each
  * question runs, the edge ends a question at once with an honest give-up ({@code worker_lost}) when its
  * worker leaves the cluster, rather than letting the client wait out the timeout. Answers gain a
- * {@code worker} key: the node that ran the question. All state lives on this verticle's event loop.
+ * {@code worker} key: the node that ran the question.
+ *
+ * <p>The edge delivers an answer only once its log row is committed: it has the query-log writer (on whichever
+ * node holds it now) confirm the row ({@link AnswerKeeper}, asking again, the next holder after a takeover,
+ * until it is), as the worker that produced the answer does too. Run ids are unique in the log, so the two
+ * requests write one row: one row per answered question, whether the worker, the writer or this edge dies on
+ * the way. The answer waits for its row at most {@link dev.sqlagent.config.Deadlines#logKeepWaitMs}; after that
+ * it goes out and the row is still asked for.
+ *
+ * <p>Cancels ({@link Addresses#CANCEL}: DELETE /api/runs/{id}, WebSocket and SockJS {@code cancel}, MCP
+ * {@code notifications/cancelled}) go to the worker this edge sent the run to; a run this edge did not send
+ * (asked on another edge, or already answered) is asked of every worker, and the one that has it answers.
+ * The list of runs ({@link Addresses#RUNS}) is every worker's, merged. All state lives on this verticle's
+ * event loop.
  */
 public final class AskDispatcher extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(AskDispatcher.class);
 
+  /** How long one cancel or listing waits for a worker. */
+  static final long WORKER_REQUEST_MS = 5_000;
+
   private final Cluster cluster;
   private final long forwardTimeoutMs;
+  private final long keepWaitMs;
   private final String model;
+  private AnswerKeeper keeper;
+  private BusClient workersBus;
   private final Map<String, InFlight> inFlight = new HashMap<>();
   private List<ClusterMember> workers = List.of();
   private int turn;
@@ -47,14 +73,20 @@ public final class AskDispatcher extends VerticleBase {
     this.cluster = cluster;
     // Longer than the adapters' own wait, so a slow answer times out there, with their message.
     this.forwardTimeoutMs = config.deadlines().dispatchMs();
+    this.keepWaitMs = config.deadlines().logKeepWaitMs();
     this.model = config.llmModel();
   }
 
   @Override
   public Future<?> start() {
+    keeper = new AnswerKeeper(vertx, "the edge");
+    workersBus = new BusClient(vertx, "the worker", WORKER_REQUEST_MS);
     workers = liveWorkers();
     cluster.onMembershipChange(context, this::membersChanged);
-    return vertx.eventBus().<JsonObject>localConsumer(Addresses.ASK, this::ask).completion();
+    return Future.all(
+        vertx.eventBus().<JsonObject>localConsumer(Addresses.ASK, this::ask).completion(),
+        vertx.eventBus().<JsonObject>localConsumer(Addresses.CANCEL, this::cancel).completion(),
+        vertx.eventBus().<JsonObject>localConsumer(Addresses.RUNS, this::listRuns).completion());
   }
 
   private void ask(Message<JsonObject> msg) {
@@ -84,7 +116,7 @@ public final class AskDispatcher extends VerticleBase {
     inFlight.put(runId, f);
     vertx.eventBus().<JsonObject>request(Addresses.askOn(worker.id()), request, new DeliveryOptions().setSendTimeout(forwardTimeoutMs))
         .onSuccess(reply -> {
-          if (inFlight.remove(runId, f)) msg.reply(reply.body().put("worker", worker.name()));
+          if (inFlight.remove(runId, f)) deliver(msg, reply.body().put("worker", worker.name()));
         })
         .onFailure(err -> {
           if (!inFlight.remove(runId, f)) return;  // already ended (its worker left)
@@ -132,8 +164,113 @@ public final class AskDispatcher extends VerticleBase {
     inFlight.remove(runId);
     JsonObject answer = WorkerLost.answer(f.request(), f.worker().name(), System.currentTimeMillis() - f.startedAt(), model);
     LOG.warn("run {} given up: its worker {} left the cluster", runId, f.worker().name());
-    f.msg().reply(answer);
     vertx.eventBus().publish(Addresses.ANSWERS, answer);
+    deliver(f.msg(), answer);
+  }
+
+  // --- one log row per answered question ---------------------------------------------------------
+
+  /** Replies the answer once its log row is committed, or once it has waited {@link #keepWaitMs} for it. */
+  private void deliver(Message<JsonObject> msg, JsonObject answer) {
+    boolean[] replied = new boolean[1];
+    long timer = vertx.setTimer(keepWaitMs, t -> {
+      if (replied[0]) return;
+      replied[0] = true;
+      LOG.warn("run {}: answering before its log row is confirmed (waited {} ms); still asking the log writer",
+          answer.getString("run_id"), keepWaitMs);
+      msg.reply(answer);
+    });
+    // Kept, refused by the writer (it logged the drop) or given up (logged by the keeper): the answer goes out.
+    keeper.keep(answer).onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      if (replied[0]) return;
+      replied[0] = true;
+      msg.reply(answer);
+    });
+  }
+
+  // --- cancels and the list of runs, wherever the run is -----------------------------------------
+
+  /** {@link Addresses#CANCEL}: the run's worker if this edge sent it, otherwise every worker; the one that has it answers. */
+  private void cancel(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
+    if (badId != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
+      return;
+    }
+    String runId = body.getString("run_id");
+    InFlight f = inFlight.get(runId);
+    List<ClusterMember> asked = f != null ? List.of(f.worker()) : workers;
+    if (asked.isEmpty()) {
+      msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (no worker node is in the cluster)");
+      return;
+    }
+    List<Future<JsonObject>> replies = new ArrayList<>();
+    for (ClusterMember w : asked) replies.add(workersBus.request(Addresses.cancelOn(w.id()), body));
+    Future.join(replies).onComplete(ar -> {
+      for (Future<JsonObject> r : replies) {
+        if (r.succeeded()) {
+          msg.reply(r.result());
+          return;
+        }
+      }
+      // No worker stopped it: the most telling refusal (another user's, no longer running) over "not here".
+      List<String> unreachable = new ArrayList<>();
+      BusError best = null;
+      for (int i = 0; i < replies.size(); i++) {
+        BusError err = BusError.of(replies.get(i).cause(), "the worker " + asked.get(i).name());
+        if (err.failure() == BusFailure.TIMEOUT || err.failure() == BusFailure.UNAVAILABLE) {
+          unreachable.add(asked.get(i).name());
+        } else if (best == null || rank(err.failure()) > rank(best.failure())) {
+          best = err;
+        }
+      }
+      if (best != null && best.failure() != BusFailure.NOT_FOUND) {
+        best.failOn(msg);
+      } else if (!unreachable.isEmpty()) {
+        msg.fail(BusFailure.BUSY.code(), "run " + runId + " was not found on the workers that answered, and "
+            + String.join(", ", unreachable) + " did not answer; try again");
+      } else {
+        msg.fail(BusFailure.NOT_FOUND.code(), best == null ? "no run " + runId : best.getMessage());
+      }
+    });
+  }
+
+  /** Which refusal of a cancel tells the caller most: another user's run, then a run that ended, then the rest. */
+  private static int rank(BusFailure f) {
+    return switch (f) {
+      case FORBIDDEN -> 3;
+      case CONFLICT -> 2;
+      case NOT_FOUND -> 0;
+      default -> 1;
+    };
+  }
+
+  /** {@link Addresses#RUNS}: every worker's recent runs the caller may see, newest first, each naming its worker. */
+  private void listRuns(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    List<ClusterMember> asked = workers;
+    List<Future<JsonObject>> replies = new ArrayList<>();
+    for (ClusterMember w : asked) replies.add(workersBus.request(Addresses.runsOn(w.id()), body));
+    Future.join(replies).onComplete(ar -> {
+      List<JsonObject> runs = new ArrayList<>();
+      JsonArray unreachable = new JsonArray();
+      for (int i = 0; i < replies.size(); i++) {
+        Future<JsonObject> r = replies.get(i);
+        if (r.failed()) {
+          unreachable.add(asked.get(i).name());
+          continue;
+        }
+        for (Object o : r.result().getJsonArray("runs", new JsonArray())) {
+          runs.add(((JsonObject) o).put("worker", asked.get(i).name()));
+        }
+      }
+      runs.sort(Comparator.comparing((JsonObject run) -> Instant.parse(run.getString("started_at"))).reversed());
+      JsonObject reply = new JsonObject().put("runs", new JsonArray(runs));
+      if (!unreachable.isEmpty()) reply.put("unreachable", unreachable);
+      msg.reply(reply);
+    });
   }
 
   private List<ClusterMember> liveWorkers() {

@@ -43,6 +43,8 @@ public final class Cluster {
   private final Role role;
   private final HazelcastClusterManager manager;
   private final String id;
+  /** Whether this node runs the single-node duties now (set by {@link SingletonLease} once they are deployed). */
+  private volatile boolean holdsSingletons;
 
   private Cluster(ClusterSettings settings, Role role, String id) {
     this.settings = settings;
@@ -114,6 +116,15 @@ public final class Cluster {
   /** This node's id, as {@link ClusterMember#id()} shows it on every node. */
   public String nodeId() {
     return id;
+  }
+
+  /** Whether the query-log writer and the schema snapshot run on this node now (deployed, not only due). */
+  public boolean holdsSingletons() {
+    return holdsSingletons;
+  }
+
+  void holdsSingletons(boolean holds) {
+    this.holdsSingletons = holds;
   }
 
   /** The live members, oldest first (the same order on every node). */

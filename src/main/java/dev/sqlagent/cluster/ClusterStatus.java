@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What health shows of the cluster. Every node answers for itself on {@link Addresses#clusterNode} (its role,
  * and how many graph-event deliveries reached it from other nodes: the measure that cluster-wide publishing
- * copies events only to nodes with a watcher). {@link Addresses#CLUSTER_STATUS} (node-local) gathers every
- * member's answer, and names the holder of the query-log writer (the oldest member).
+ * copies events only to nodes with a watcher), and whether it runs the single-node duties now.
+ * {@link Addresses#CLUSTER_STATUS} (node-local) gathers every member's answer, and names the holder of the
+ * query-log writer (the oldest member), {@code ready} once that member says it runs it.
  */
 public final class ClusterStatus extends VerticleBase {
 
@@ -59,7 +60,8 @@ public final class ClusterStatus extends VerticleBase {
 
   private JsonObject self() {
     return new JsonObject().put("id", cluster.nodeId()).put("name", cluster.name()).put("role", cluster.role().label())
-        .put("started_at", startedAt.toString()).put("events_from_other_nodes", eventsFromOtherNodes.get());
+        .put("started_at", startedAt.toString()).put("events_from_other_nodes", eventsFromOtherNodes.get())
+        .put("holds_singletons", cluster.holdsSingletons());
   }
 
   private Future<JsonObject> status() {
@@ -74,11 +76,17 @@ public final class ClusterStatus extends VerticleBase {
     return Future.join(asked).transform(ar -> {
       JsonArray list = new JsonArray();
       asked.forEach(f -> list.add(f.result()));
+      // The oldest member is due to hold the log writer; "ready" once it says it runs it (a takeover deploys it).
       ClusterMember holder = members.isEmpty() ? null : members.get(0);
+      JsonObject writer = null;
+      if (holder != null) {
+        writer = new JsonObject().put("id", holder.id()).put("name", holder.name())
+            .put("ready", asked.get(0).result().getBoolean("holds_singletons", false));
+      }
       return Future.succeededFuture(new JsonObject().put("enabled", true).put("name", cluster.settings().name())
           .put("node", cluster.name()).put("role", cluster.role().label()).put("size", members.size())
           .put("members", list)
-          .put("log_writer", holder == null ? null : new JsonObject().put("id", holder.id()).put("name", holder.name())));
+          .put("log_writer", writer));
     });
   }
 }

@@ -13,7 +13,7 @@ final class EventJournal {
 
   private static final String APPEND = "INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
   private static final String AFTER = "SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq";
-  private static final String KNOWN = "SELECT 1 FROM run_events WHERE run_id = $1 LIMIT 1";
+  private static final String FIRST = "SELECT event FROM run_events WHERE run_id = $1 ORDER BY seq LIMIT 1";
   private static final String PRUNE = "DELETE FROM run_events WHERE written_at < now() - interval '1 day'";
 
   private final Pool pool;
@@ -38,9 +38,10 @@ final class EventJournal {
     });
   }
 
-  /** Whether any event of the run is kept. */
-  Future<Boolean> known(String runId) {
-    return pool.preparedQuery(KNOWN).execute(Tuple.of(runId)).map(rows -> rows.size() > 0);
+  /** The run's first kept event (every event names the run's owner), or null when none is kept. */
+  Future<JsonObject> first(String runId) {
+    return pool.preparedQuery(FIRST).execute(Tuple.of(runId))
+        .map(rows -> rows.size() == 0 ? null : new JsonObject(rows.iterator().next().getString(0)));
   }
 
   Future<Integer> prune() {

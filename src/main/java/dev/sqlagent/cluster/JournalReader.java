@@ -1,11 +1,14 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.state.StateStore;
+import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgBuilder;
@@ -16,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An edge's {@link Addresses#RUN_EVENTS} in cluster mode, node-local: a run's events from the state store,
- * wherever the run ran, so replay works on any edge (and after the worker that ran it is gone). Same request
- * and reply as the single process's agent.
+ * wherever the run ran, so replay works on any edge (and after the worker that ran it is gone). Same request,
+ * reply and refusals as the single process's agent: 404 for a run not kept, 403 for another user's run (every
+ * kept event names its owner).
  */
 public final class JournalReader extends VerticleBase {
 
@@ -45,22 +49,34 @@ public final class JournalReader extends VerticleBase {
     return pool.close();
   }
 
+  /** A run's kept events after the asked seq, and whose run it is. */
+  private record Kept(JsonArray events, String owner) {}
+
   private void runEvents(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String runId = String.valueOf(body.getValue("run_id", ""));
+    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
+    if (badId != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
+      return;
+    }
+    String runId = body.getString("run_id");
     if (!(body.getValue("after_seq", 0L) instanceof Number after)) {
       msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
       return;
     }
+    User caller = User.fromJson(body.getJsonObject("user"));
     journal.after(runId, after.longValue())
         .compose(events -> events.isEmpty()
-            ? journal.known(runId).map(known -> known ? events : null)
-            : Future.succeededFuture(events))
-        .onSuccess(events -> {
-          if (events == null) {
+            ? journal.first(runId).map(first -> first == null ? null : new Kept(events, first.getString("user")))
+            : Future.succeededFuture(new Kept(events, events.getJsonObject(0).getString("user"))))
+        .onSuccess(kept -> {
+          if (kept == null) {
             msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (runs' events are kept for a day)");
+          } else if (!User.mayReach(caller, kept.owner())) {
+            // As the single process's agent answers: another user's run is not replayed (nor its question shown).
+            msg.fail(BusFailure.FORBIDDEN.code(), "run " + runId + " is another user's");
           } else {
-            msg.reply(new JsonObject().put("run_id", runId).put("events", events));
+            msg.reply(new JsonObject().put("run_id", runId).put("events", kept.events()));
           }
         })
         .onFailure(e -> {

@@ -41,7 +41,10 @@ public final class SingletonLease extends VerticleBase {
         cluster.name(), cluster.members().size());
     Future<String> deployed = Future.succeededFuture();
     for (Supplier<Deployable> duty : duties) deployed = deployed.compose(id -> vertx.deployVerticle(duty.get()));
-    return deployed.onFailure(e -> {
+    return deployed.onSuccess(id -> {
+      cluster.holdsSingletons(true);
+      LOG.info("this node ({}) now runs the query-log writer and the schema snapshot", cluster.name());
+    }).onFailure(e -> {
       holding = false;
       LOG.error("the query-log writer or the schema snapshot could not start here: {}", e.getMessage());
     });

@@ -16,6 +16,12 @@ public record Deadlines(long statementMs, long llmCallMs, long questionMs, long 
   static final long MCP_MARGIN_MS = 30_000;
   /** The longest a question waits for a slot: well under the edges' margin. */
   static final long MAX_QUEUE_WAIT_MS = 10_000;
+  /**
+   * Clustered: the longest an answer waits at its edge for its log row to be confirmed (a takeover of the writer
+   * after its node died takes a few seconds): under the edges' margin, so a slow writer never turns an answer
+   * into a client's timeout.
+   */
+  static final long LOG_KEEP_WAIT_MS = 10_000;
 
   public static Deadlines of(AppConfig c) {
     return new Deadlines(c.statementTimeoutMs(), c.llmCallTimeoutMs(), c.questionTimeoutMs(), c.healthTimeoutMs());
@@ -42,6 +48,14 @@ public record Deadlines(long statementMs, long llmCallMs, long questionMs, long 
    */
   public long dispatchMs() {
     return questionMs + DISPATCH_MARGIN_MS;
+  }
+
+  /**
+   * Clustered: how long an edge holds an answer back until its query-log row is confirmed; after that the
+   * answer goes out and the row is still asked for.
+   */
+  public long logKeepWaitMs() {
+    return LOG_KEEP_WAIT_MS;
   }
 
   /** The MCP SDK's own deadline for a tool call, and the evaluation's for one question. */

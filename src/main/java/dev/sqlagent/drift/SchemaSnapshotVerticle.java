@@ -76,10 +76,24 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
         .onComplete(ar -> timer = vertx.setTimer(snapshotFor == null ? POLL_UNTIL_BUILT_MS : POLL_AFTER_BUILT_MS, t -> poll()));
   }
 
+  /**
+   * Whether an index built at {@code builtAt} is no newer than the one the snapshot is for. Clustered, every
+   * worker has its own index: without this, statuses from two workers would take turns retaking the snapshot
+   * from the live schema (hiding any drift since the newest index was built).
+   */
+  static boolean notNewer(String builtAt, String snapshotFor) {
+    if (snapshotFor == null) return false;
+    try {
+      return !java.time.Instant.parse(builtAt).isAfter(java.time.Instant.parse(snapshotFor));
+    } catch (java.time.format.DateTimeParseException e) {
+      return false;
+    }
+  }
+
   private void onStatus(JsonObject status) {
     if (status == null || !status.getBoolean("built", false) || writing) return;
     String builtAt = Objects.requireNonNullElse(status.getString("built_at"), "unknown");
-    if (builtAt.equals(snapshotFor)) return;
+    if (builtAt.equals(snapshotFor) || notNewer(builtAt, snapshotFor)) return;
     writing = true;
     discovery.read().map(cat -> SchemaReader.shape(target.key(), cat))
         .compose(shape -> vertx.executeBlocking(() -> {

@@ -162,11 +162,13 @@ final class LiveSocket {
           .put("message", "watching every run is only allowed from this machine unless an API token is configured"));
       return;
     }
+    Future<Void> subscribed = Future.succeededFuture();
     if (!watching) {
       watching = true;
-      hub.add(this);
+      subscribed = hub.add(this);
     }
-    sendFrame(new JsonObject().put("type", "watching").put("watching", true).encode());
+    // Once subscribed: from "watching" on, no run's event is missed.
+    subscribed.onComplete(ar -> sendFrame(new JsonObject().put("type", "watching").put("watching", true).encode()));
   }
 
   private void unwatch() {

@@ -3,6 +3,7 @@ package dev.sqlagent.live;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
@@ -13,7 +14,9 @@ import java.util.Set;
 /**
  * The "watch every run" fan-out: ONE consumer on {@link Addresses#EVENTS} (and one on
  * {@link Addresses#ANSWERS}) however many sockets watch, each frame encoded once; made when the first
- * socket watches. Touched only on the HTTP verticle's event loop.
+ * socket watches and given back when the last one stops (unwatch, or its socket closes). In a cluster the
+ * consumer is this node's subscription to every run's events: while it exists every worker copies every event
+ * here, so it must not outlive the last watcher. Touched only on the HTTP verticle's event loop.
  */
 final class WatchHub {
 
@@ -21,12 +24,14 @@ final class WatchHub {
   private final Set<LiveSocket> watchers = new LinkedHashSet<>();
   private MessageConsumer<JsonObject> events;
   private MessageConsumer<JsonObject> answers;
+  private Future<Void> subscribed = Future.succeededFuture();
 
   WatchHub(Vertx vertx) {
     this.vertx = vertx;
   }
 
-  void add(LiveSocket socket) {
+  /** Completes once the subscription is in place (in a cluster: known to the other nodes' event bus). */
+  Future<Void> add(LiveSocket socket) {
     watchers.add(socket);
     if (events == null) {
       events = vertx.eventBus().consumer(Addresses.EVENTS, m -> {
@@ -37,13 +42,21 @@ final class WatchHub {
         Answer a = Answer.fromJson(m.body());
         fanOut(LiveSocket.answerFrame(a), a.user());
       });
+      subscribed = Future.all(events.completion(), answers.completion()).mapEmpty();
     }
+    return subscribed;
   }
 
   void remove(LiveSocket socket) {
-    // The two consumers stay once made (one pair per HTTP verticle, not per socket): unregistering them
-    // under load would discard the events already queued for them.
     watchers.remove(socket);
+    if (watchers.isEmpty() && events != null) {
+      // Whatever is still queued for these consumers has no watcher left to go to.
+      events.unregister();
+      answers.unregister();
+      events = null;
+      answers = null;
+      subscribed = Future.succeededFuture();
+    }
   }
 
   int watcherCount() {

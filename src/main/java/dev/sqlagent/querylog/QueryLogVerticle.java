@@ -2,6 +2,7 @@ package dev.sqlagent.querylog;
 
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -18,7 +19,9 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * service stops before it could write them.
  *
  * <p>Retries cannot write a row twice: run ids are unique in the table and the insert skips conflicts.
+ *
+ * <p>{@link Addresses#QUERY_LOG_KEEP} takes one answer and replies once its row is committed. In cluster mode
+ * it is the log's only input: the worker that produced an answer and the edge that delivers it each ask it
+ * ({@link AnswerKeeper}), and ask again, the next holder after a takeover, until it is confirmed; the published
+ * answers are not read there, so a worker that dies after its reply, an edge that dies before delivering, or a
+ * writer that dies with rows in its buffer costs no row. A row that is still waiting when the writer stops is
+ * left to the askers' next request, not counted as dropped.
  * All state lives on this verticle's event loop.
  */
 public final class QueryLogVerticle extends VerticleBase {
@@ -57,6 +67,13 @@ public final class QueryLogVerticle extends VerticleBase {
   private final PgConnectOptions logRole;
   private final int capacity;
   private final long retryMaxMs;
+  /** Whether the published answers are the log's input (one process); clustered, only keep requests are. */
+  private final boolean fromAnswers;
+  /**
+   * The keep requests waiting for each buffered row, by run id: clustered, the worker that produced an answer
+   * and the edge that delivers it both ask, often at the same moment, and each is answered.
+   */
+  private final Map<String, List<Message<JsonObject>>> keepers = new HashMap<>();
   private Pool pool;
 
   private final Deque<LogRow> buffer = new ArrayDeque<>();
@@ -75,9 +92,21 @@ public final class QueryLogVerticle extends VerticleBase {
 
   /** @param logRole connect options of {@code sql_agent_log} ({@code DbTarget.logOptions()}) */
   public QueryLogVerticle(PgConnectOptions logRole, Limits limits) {
+    this(logRole, limits, true);
+  }
+
+  /** @param fromAnswers false in cluster mode: rows come only through {@link Addresses#QUERY_LOG_KEEP} */
+  public QueryLogVerticle(PgConnectOptions logRole, Limits limits, boolean fromAnswers) {
     this.logRole = new PgConnectOptions(logRole).setReconnectAttempts(0);
     this.capacity = limits.bufferRows();
     this.retryMaxMs = limits.retryMaxMs();
+    this.fromAnswers = fromAnswers;
+  }
+
+  /** Whether this answer (its JSON) is logged at all: every source a person asks through, not evaluation. */
+  public static boolean logged(JsonObject answer) {
+    Object source = answer.getValue("source");
+    return LogRow.LOGGED_SOURCES.contains(source == null ? "eventbus" : String.valueOf(source));
   }
 
   @Override
@@ -89,7 +118,8 @@ public final class QueryLogVerticle extends VerticleBase {
         .connectingTo(logRole).using(vertx).build();
     var bus = vertx.eventBus();
     return Future.all(
-        bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion(),
+        fromAnswers ? bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion() : Future.succeededFuture(),
+        bus.<JsonObject>consumer(Addresses.QUERY_LOG_KEEP, this::onKeep).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_STATUS, m -> m.reply(status())).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_FLUSH, this::onFlush).completion());
   }
@@ -100,13 +130,17 @@ public final class QueryLogVerticle extends VerticleBase {
     stopping = true;
     Future<Void> drained = buffer.isEmpty() && !writing ? Future.succeededFuture() : whenDrained(STOP_FLUSH_MS);
     return drained.otherwiseEmpty().compose(v -> {
-      if (!buffer.isEmpty()) {
-        List<String> runs = buffer.stream().map(LogRow::runId).toList();
+      // Rows someone is waiting for are asked again of the next writer: only the others are lost.
+      keepers.values().forEach(waiting -> waiting.forEach(m -> m.fail(BusFailure.UNAVAILABLE.code(),
+          "the query-log writer is stopping; ask the next one")));
+      List<String> runs = buffer.stream().map(LogRow::runId).filter(id -> !keepers.containsKey(id)).toList();
+      keepers.clear();
+      if (!runs.isEmpty()) {
         dropped += runs.size();
         LOG.error("query log: stopping with {} unwritten row(s) after {} failed write(s) ({}); dropped runs {}",
             runs.size(), failedWrites, lastError, runs);
-        buffer.clear();
       }
+      buffer.clear();
       if (retryTimer != -1) vertx.cancelTimer(retryTimer);
       return pool.close();
     });
@@ -132,6 +166,50 @@ public final class QueryLogVerticle extends VerticleBase {
     buffer.addLast(row);
     facts();
     writeSoon();
+  }
+
+  /** {@link Addresses#QUERY_LOG_KEEP}: the answer's row, replied once committed. */
+  private void onKeep(Message<JsonObject> msg) {
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    JsonObject json = body.getValue("answer") instanceof JsonObject a ? a : null;
+    if (json == null || !logged(json)) {
+      msg.reply(new JsonObject().put("kept", false));
+      return;
+    }
+    String runId = String.valueOf(json.getValue("run_id", "?"));
+    List<Message<JsonObject>> waiting = keepers.get(runId);
+    if (waiting != null) {
+      // Asked again (an earlier request timed out) or by the other node: the row is in the buffer already.
+      waiting.add(msg);
+      return;
+    }
+    LogRow row;
+    try {
+      Instant answeredAt = body.getValue("answered_at") instanceof Number n ? Instant.ofEpochMilli(n.longValue()) : Instant.now();
+      row = LogRow.fromAnswer(Answer.fromJson(json), answeredAt);
+    } catch (RuntimeException e) {
+      drop(runId, "the answer could not be read (" + e.getMessage() + ")");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "the answer could not be read: " + e.getMessage());
+      return;
+    }
+    if (stopping || buffer.size() >= capacity) {
+      // Not dropped: the asker asks again (this writer, once it has room, or the next one).
+      if (stopping) {
+        msg.fail(BusFailure.UNAVAILABLE.code(), "the query-log writer is stopping");
+      } else {
+        msg.fail(BusFailure.BUSY.code(), "the query log's buffer is full (" + capacity + " rows)");
+      }
+      return;
+    }
+    keepers.put(runId, new ArrayList<>(List.of(msg)));
+    buffer.addLast(row);
+    facts();
+    writeSoon();
+  }
+
+  private void kept(LogRow row) {
+    List<Message<JsonObject>> waiting = keepers.remove(row.runId());
+    if (waiting != null) waiting.forEach(m -> m.reply(new JsonObject().put("run_id", row.runId()).put("kept", true)));
   }
 
   private void drop(String runId, String why) {
@@ -164,7 +242,7 @@ public final class QueryLogVerticle extends VerticleBase {
   }
 
   private void written(int n) {
-    for (int i = 0; i < n; i++) buffer.removeFirst();
+    for (int i = 0; i < n; i++) kept(buffer.removeFirst());
     written += n;
     lastWrittenAt = Instant.now();
     if (backoffMs > 0) LOG.info("query log: writing again after {} failed attempt(s); {} row(s) waiting", failedWrites, buffer.size());
@@ -193,6 +271,10 @@ public final class QueryLogVerticle extends VerticleBase {
       buffer.removeFirst();
       batchLimit = BATCH;
       drop(batch.get(0).runId(), "the database rejected its values: " + lastError);
+      List<Message<JsonObject>> waiting = keepers.remove(batch.get(0).runId());
+      if (waiting != null) {
+        waiting.forEach(m -> m.fail(BusFailure.REJECTED.code(), "the database rejected the row's values: " + lastError));
+      }
       writeSoon();
       return;
     }

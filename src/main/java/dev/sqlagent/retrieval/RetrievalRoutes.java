@@ -16,7 +16,7 @@ public final class RetrievalRoutes {
   static final String CATALOGUE = "the schema catalogue";
   static final String VERIFIED = "the verified-query library";
   /** A refresh re-embeds what changed: at 1,000 new tables that is minutes of model time, not seconds. */
-  static final long REFRESH_TIMEOUT_MS = 10 * 60_000L;
+  public static final long REFRESH_TIMEOUT_MS = 10 * 60_000L;
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
     BusClient retrieval = new BusClient(vertx, CATALOGUE, config.deadlines().queryMs());

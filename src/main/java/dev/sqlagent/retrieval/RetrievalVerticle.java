@@ -14,6 +14,7 @@ import dev.sqlagent.values.ValueLimits;
 import dev.sqlagent.values.ValueMatch;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -56,6 +57,8 @@ public final class RetrievalVerticle extends VerticleBase {
   private final Target target;
   private final StateStore state;
   private final AppConfig config;
+  /** Clustered: this worker's node id; null on a single node. */
+  private final String clusterNode;
   private Pool pool;
   /** A connection of its own for reading stored values, so the background read never delays a question. */
   private Pool valuesPool;
@@ -84,9 +87,15 @@ public final class RetrievalVerticle extends VerticleBase {
    * @param config the schemas to offer, the notes file, the prompt budget and the statement timeout
    */
   public RetrievalVerticle(Target target, StateStore state, AppConfig config) {
+    this(target, state, config, null);
+  }
+
+  /** @param clusterNode clustered: this worker's node id (refreshes come on its own address); null on a single node */
+  public RetrievalVerticle(Target target, StateStore state, AppConfig config, String clusterNode) {
     this.target = target;
     this.state = state;
     this.config = config;
+    this.clusterNode = clusterNode;
   }
 
   @Override
@@ -127,7 +136,9 @@ public final class RetrievalVerticle extends VerticleBase {
               bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
               bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
               bus.<Object>consumer(Addresses.SAMPLE, this::onSample).completion(),
-              bus.<Object>consumer(Addresses.SCHEMA_REFRESH, this::onRefresh).completion(),
+              // Clustered, the edges refresh every worker, each on its own address.
+              bus.<Object>consumer(clusterNode == null ? Addresses.SCHEMA_REFRESH : Addresses.schemaRefreshOn(clusterNode),
+                  this::onRefresh).completion(),
               bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion());
         })
         // A failed start is not stopped: let the model finish loading before the failure is reported.
@@ -206,18 +217,24 @@ public final class RetrievalVerticle extends VerticleBase {
     return refreshing;
   }
 
-  /** {@link Addresses#SCHEMA_REFRESH}: discover again, embed what changed, reply the index status. */
+  /**
+   * {@link Addresses#SCHEMA_REFRESH}: discover again, embed what changed, read the stored values again, reload
+   * this process's gate, then reply the index status (its {@code stored_values} the new ones).
+   */
   private void onRefresh(Message<Object> msg) {
     long t0 = System.nanoTime();
     indexReady.otherwiseEmpty()
         .compose(v -> discover())
         .compose(cat -> {
-          storedValues.refresh(cat, false);  // read again from the target: values drift with the schema
-          return indexReady = buildIndex(cat);
+          Future<Void> values = storedValues.refresh(cat, false);  // read again from the target: values drift with the schema
+          return (indexReady = buildIndex(cat))
+              // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
+              // The gate of this process: clustered, each worker's retrieval reloads its own.
+              .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject(),
+                      new DeliveryOptions().setLocalOnly(true))
+                  .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
+              .compose(gateTables -> values.map(gateTables));
         })
-        // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
-        .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject())
-            .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
         .onSuccess(gateTables -> msg.reply(indexStatus().put("gate_tables", gateTables)
             .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
         .onFailure(e -> unavailable(msg, "schema refresh", e));

@@ -82,7 +82,14 @@ public final class StoredValues {
       long t1 = System.nanoTime();
       ValueIndex index = ValueIndex.build(loaded.columns());
       long indexMs = (System.nanoTime() - t1) / 1_000_000;
-      if (loaded.read() != null && store != null) store.save(target, shape, loaded.columns());
+      if (loaded.read() != null && store != null) {
+        try {
+          store.save(target, shape, loaded.columns());
+        } catch (java.sql.SQLException e) {
+          // The values read are good: only keeping them for the next start failed.
+          LOG.warn("stored values read but not kept in the state store (the next start reads them again): {}", e.toString());
+        }
+      }
       Map<String, List<String>> low = new HashMap<>();
       loaded.columns().stream().filter(ColumnValues::lowCardinality)
           .forEach(c -> low.put(key(c.table(), c.column()), c.values()));

@@ -37,13 +37,20 @@ final class ValueStore {
     }
   }
 
-  /** Replaces what is kept for the target. */
+  /**
+   * Replaces what is kept for the target. One save of a target at a time (a transaction-scoped advisory lock):
+   * clustered, every worker reads and saves the values at once on a schema refresh, and two interleaved
+   * delete-then-insert transactions would collide on the primary key.
+   */
   void save(String target, String shape, List<ColumnValues> columns) throws SQLException {
     try (Connection c = state.ownerConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement del = c.prepareStatement("DELETE FROM stored_values WHERE target = ?");
+      try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext('stored_values ' || ?))");
+           PreparedStatement del = c.prepareStatement("DELETE FROM stored_values WHERE target = ?");
            PreparedStatement ins = c.prepareStatement("INSERT INTO stored_values"
                + " (target, relation, column_name, shape, low_cardinality, source, vals) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+        lock.setString(1, target);
+        lock.execute();
         del.setString(1, target);
         del.executeUpdate();
         for (ColumnValues v : columns) {

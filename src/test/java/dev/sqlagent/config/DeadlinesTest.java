@@ -19,6 +19,7 @@ class DeadlinesTest {
     assertThat(d.queueWaitMs()).isEqualTo(10_000);
     assertThat(d.readinessMs()).isEqualTo(3_000);
     assertThat(d.memberProbeMs()).isEqualTo(1_700);
+    assertThat(d.logKeepWaitMs()).isEqualTo(10_000);
   }
 
   @Test
@@ -39,6 +40,8 @@ class DeadlinesTest {
           // Clustered, the dispatcher outwaits the edges; the MCP SDK and the evaluation outwait both.
           assertThat(d.dispatchMs()).as(at).isGreaterThan(d.askMs());
           assertThat(d.outerMs()).as(at).isGreaterThan(d.dispatchMs());
+          // Clustered, an answer held back for its log row still reaches the edge that asked in time.
+          assertThat(d.askMs()).as(at).isGreaterThan(d.questionMs() + d.logKeepWaitMs());
           // A step has room beyond the statement timeout for planning; the console outwaits the gate.
           assertThat(d.stepMs()).as(at).isGreaterThan(d.statementMs());
           assertThat(d.queryMs()).as(at).isGreaterThan(d.stepMs());

@@ -60,11 +60,16 @@ class QueryLogTest {
   }
 
   void deploy(Map<String, String> env) throws Exception {
+    deploy(env, true);
+  }
+
+  /** @param fromAnswers false: as in cluster mode, rows come only through QUERY_LOG_KEEP */
+  void deploy(Map<String, String> env, boolean fromAnswers) throws Exception {
     PgUrl a = DB.adminUrl();
     StateStore viaProxy = new StateStore(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(),
         DB.state().owner().database()), DB.state().logPassword());
     deployment = vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions(),
-        QueryLogVerticle.Limits.from(dev.sqlagent.config.AppConfig.load(env)))).await(20, TimeUnit.SECONDS);
+        QueryLogVerticle.Limits.from(dev.sqlagent.config.AppConfig.load(env)), fromAnswers)).await(20, TimeUnit.SECONDS);
   }
 
   @Test
@@ -216,6 +221,104 @@ class QueryLogTest {
       assertThat(e.getLevel()).isEqualTo(Level.ERROR);
       assertThat(e.getFormattedMessage()).contains("1 unwritten row").contains(a.getString("run_id"));
     });
+  }
+
+  // --- keep: the row confirmed before the answer goes out (cluster mode's only input) ------------------
+
+  @Test
+  void aKeptAnswerIsCommittedWhenTheReplyComesAndAskingAgainWritesNoSecondRow() throws Exception {
+    deploy(Map.of(), false);
+    JsonObject published = answer("http");
+    vertx.eventBus().publish(Addresses.ANSWERS, published);  // not an input here: the edges keep what they deliver
+    JsonObject a = answer("ws");
+    JsonObject reply = keep(a, 10_000);
+    assertThat(reply.getBoolean("kept")).isTrue();
+    assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);  // no flush: committed before the reply
+    assertThat(keep(a, 10_000).getBoolean("kept")).isTrue();
+    assertThat(keep(answer("eval"), 10_000).getBoolean("kept")).isFalse();
+    JsonObject s = flush();
+    assertThat(s.getLong("dropped")).isZero();
+    assertThat(rows(List.of(a.getString("run_id"), published.getString("run_id")))).extracting(r -> r.get("run_id"))
+        .containsExactly(a.getString("run_id"));
+  }
+
+  @Test
+  void aKeepWaitsWhileTheDatabaseIsAwayAndARetriedKeepIsOneRow() throws Exception {
+    deploy(Map.of(), false);
+    proxy.cut();
+    JsonObject a = answer("mcp");
+    io.vertx.core.Future<io.vertx.core.eventbus.Message<JsonObject>> first = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP,
+        new JsonObject().put("answer", a).put("answered_at", System.currentTimeMillis()),
+        new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(500));
+    assertThat(first.toCompletionStage().toCompletableFuture().handle((m, e) -> e).get(5, TimeUnit.SECONDS))
+        .as("no confirmation while nothing is written").isNotNull();
+    // The edge asks again: the same buffered row, not a second one.
+    io.vertx.core.Future<io.vertx.core.eventbus.Message<JsonObject>> again = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP,
+        new JsonObject().put("answer", a).put("answered_at", System.currentTimeMillis()),
+        new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(30_000));
+    assertThat(awaitStatus(st -> st.getLong("failed_writes") >= 1).getInteger("buffered")).isEqualTo(1);
+    proxy.restore();
+    assertThat(again.await(30, TimeUnit.SECONDS).body().getBoolean("kept")).isTrue();
+    assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);
+    assertThat(flush().getLong("written")).isEqualTo(1);
+  }
+
+  @Test
+  void aKeptRowTheDatabaseRejectsFails422AndAStoppingWriterHandsItsWaitingRowsBack() throws Exception {
+    deploy(Map.of(), false);
+    JsonObject bad = answer("http").put("cost_usd", 12_345_678.0);  // beyond numeric(12,6)
+    Throwable refused = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP, new JsonObject().put("answer", bad))
+        .toCompletionStage().toCompletableFuture().handle((m, e) -> e).get(20, TimeUnit.SECONDS);
+    assertThat(refused).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
+        e -> assertThat(e.failureCode()).isEqualTo(422));
+
+    proxy.cut();
+    JsonObject waiting = answer("http");
+    io.vertx.core.Future<io.vertx.core.eventbus.Message<JsonObject>> kept = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP,
+        new JsonObject().put("answer", waiting), new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(60_000));
+    awaitStatus(st -> st.getInteger("buffered") == 1 && st.getLong("failed_writes") >= 1);
+    vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
+    Throwable handedBack = kept.toCompletionStage().toCompletableFuture().handle((m, e) -> e).get(5, TimeUnit.SECONDS);
+    assertThat(handedBack).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
+        e -> assertThat(e.failureCode()).isEqualTo(503));
+    // Not dropped: the edge asks the next writer.
+    assertThat(logLines.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(waiting.getString("run_id")));
+  }
+
+  @Test
+  void theWorkerAndTheEdgeKeepingOneAnswerAreBothConfirmedWithOneRowEvenBeforeAWriterIsThere() throws Exception {
+    // Clustered, the worker that produced an answer and the edge that delivers it both keep it, often at the
+    // same moment, and before a writer is back after a takeover: each asks again until one confirms.
+    JsonObject a = answer("ws");
+    JsonObject b = answer("http");
+    AnswerKeeper worker = new AnswerKeeper(vertx, "the worker");
+    AnswerKeeper edge = new AnswerKeeper(vertx, "the edge");
+    io.vertx.core.Future<Void> byWorker = worker.keep(a);
+    io.vertx.core.Future<Void> byEdge = edge.keep(a.copy().put("worker", "127.0.0.1:5702"));
+    Thread.sleep(1_000);
+    assertThat(byWorker.isComplete()).as("no writer yet").isFalse();
+    proxy.cut();
+    deploy(Map.of(), false);
+    io.vertx.core.Future<Void> again = edge.keep(b);
+    io.vertx.core.Future<Void> twice = worker.keep(b);
+    awaitStatus(st -> st.getInteger("buffered") == 2 && st.getLong("failed_writes") >= 1);
+    proxy.restore();
+    byWorker.await(30, TimeUnit.SECONDS);
+    byEdge.await(30, TimeUnit.SECONDS);
+    again.await(30, TimeUnit.SECONDS);
+    twice.await(30, TimeUnit.SECONDS);
+    assertThat(rows(List.of(a.getString("run_id"), b.getString("run_id")))).extracting(r -> r.get("run_id"))
+        .containsExactlyInAnyOrder(a.getString("run_id"), b.getString("run_id"));
+    assertThat(flush().getLong("dropped")).isZero();
+    // An answer that is not logged (evaluation) is kept at once, with no writer asked.
+    assertThat(edge.keep(answer("eval")).await(1, TimeUnit.SECONDS)).isNull();
+  }
+
+  JsonObject keep(JsonObject answer, long timeoutMs) throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_KEEP,
+            new JsonObject().put("answer", answer).put("answered_at", System.currentTimeMillis()),
+            new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(timeoutMs))
+        .await(timeoutMs + 5_000, TimeUnit.MILLISECONDS).body();
   }
 
   // --- helpers -------------------------------------------------------------------------------------

@@ -1,0 +1,89 @@
+package dev.sqlagent.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An edge's replay from the state store answers as the single process's agent does: a run's events after a
+ * seq, in order; 404 for a run not kept; 403 for another user's run (its owner and the admins may read it),
+ * also when nothing is left after the asked seq; 400 for a malformed run id.
+ */
+class JournalReaderTest {
+
+  static Vertx vertx;
+  static final String RUN = UUID.randomUUID().toString();
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    try (Connection c = db.state().ownerConnection();
+         PreparedStatement ps = c.prepareStatement("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)")) {
+      for (int seq = 1; seq <= 3; seq++) {
+        ps.setString(1, RUN);
+        ps.setLong(2, seq);
+        ps.setString(3, new JsonObject().put("run_id", RUN).put("seq", seq).put("node", "step" + seq)
+            .put("user", "alice").encode());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+    vertx = Vertx.vertx();
+    vertx.deployVerticle(new JournalReader(db.state())).await(60, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try (Connection c = TestDatabase.get().state().ownerConnection();
+         PreparedStatement ps = c.prepareStatement("DELETE FROM run_events WHERE run_id = ?")) {
+      ps.setString(1, RUN);
+      ps.executeUpdate();
+    }
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+
+  static JsonObject user(String name, boolean admin) {
+    return new JsonObject().put("name", name).put("admin", admin);
+  }
+
+  static JsonArray events(String runId, long afterSeq, JsonObject user) throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
+            new JsonObject().put("run_id", runId).put("after_seq", afterSeq).put("user", user))
+        .await(20, TimeUnit.SECONDS).body().getJsonArray("events");
+  }
+
+  @Test
+  void theOwnerAnAdminAndAServiceWithoutUsersReadTheRun() throws Exception {
+    assertThat(events(RUN, 1, user("alice", false)).stream().map(e -> ((JsonObject) e).getLong("seq")).toList())
+        .containsExactly(2L, 3L);
+    assertThat(events(RUN, 0, user("root", true))).hasSize(3);
+    assertThat(events(RUN, 0, null)).hasSize(3);
+    assertThat(events(RUN, 3, user("alice", false))).isEmpty();
+  }
+
+  @Test
+  void anotherUserIsRefusedAndAnUnknownRunIsNotFound() {
+    for (long after : new long[] {0, 3}) {
+      assertThatThrownBy(() -> events(RUN, after, user("bob", false)))
+          .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(403));
+    }
+    assertThatThrownBy(() -> events("no-such-run-" + UUID.randomUUID(), 0, null))
+        .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(404));
+    // A run id no client may name is refused as everywhere (AskRules), before the state store is read.
+    assertThatThrownBy(() -> events("bad id", 0, null))
+        .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(400));
+  }
+}
