@@ -17,6 +17,8 @@ import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.eval.EvalRunsVerticle;
 import dev.sqlagent.execution.ExecutionVerticle;
+import dev.sqlagent.execution.Gate;
+import dev.sqlagent.generation.ChatClientOptions;
 import dev.sqlagent.generation.GenerationVerticle;
 import dev.sqlagent.health.HealthVerticle;
 import dev.sqlagent.metrics.MetricsVerticle;
@@ -24,10 +26,8 @@ import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.retrieval.RetrievalVerticle;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.Deployable;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -82,44 +82,43 @@ public final class MainVerticle extends VerticleBase {
   public Future<?> start() {
     LOG.info("effective configuration: {}", config.describe());
     Role role = cluster == null ? Role.ALL : cluster.role();
-    JsonObject settings = config.toJson();
-    if (cluster != null) settings.put("clusterNode", cluster.nodeId()).put("clusterNodeName", cluster.name());
-    DeploymentOptions opts = new DeploymentOptions().setConfig(settings);
+    // Each verticle gets its settings, built once from the checked configuration, through its constructor.
+    String node = cluster == null ? null : cluster.nodeId();
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> steps = List.of(
-        () -> new ExecutionVerticle(target),
-        () -> new RetrievalVerticle(target, state),
-        GenerationVerticle::new);
+        () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles()),
+        () -> new RetrievalVerticle(target, state, config),
+        () -> new GenerationVerticle(ChatClientOptions.from(config)));
     // Duties for exactly one node of a cluster.
     List<Supplier<Deployable>> oneNode = List.of(
-        () -> new QueryLogVerticle(state.logOptions()),
-        () -> new SchemaSnapshotVerticle(target, state),
-        () -> new ConversationVerticle(state),
-        () -> new VerifiedVerticle(target, state));
+        () -> new QueryLogVerticle(state.logOptions(), QueryLogVerticle.Limits.from(config)),
+        () -> new SchemaSnapshotVerticle(target, state, config.schemas()),
+        () -> new ConversationVerticle(state, config.conversationDays()),
+        () -> new VerifiedVerticle(target, state, config.verifiedThreshold()));
     Future<String> deployed = Future.succeededFuture();
     if (cluster != null) {
       LOG.info("{}: {} node {}", cluster.settings().describe(), role.label(), cluster.nodeId());
-      deployed = deployAll(opts, List.of(MetricsVerticle::new, () -> new ClusterStatus(cluster)));
-      if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new JournalWriter(state), opts));
+      deployed = deployAll(List.of(() -> new MetricsVerticle(cluster.name()), () -> new ClusterStatus(cluster, config.deadlines())));
+      if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new JournalWriter(state)));
     }
-    if (role.worker()) deployed = deployed.compose(id -> deployAll(opts, steps));
-    deployed = deployed.compose(id -> cluster == null ? deployAll(opts, oneNode)
-        : vertx.deployVerticle(new SingletonLease(cluster, oneNode, opts), opts));
-    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(faultInjector), opts));
+    if (role.worker()) deployed = deployed.compose(id -> deployAll(steps));
+    deployed = deployed.compose(id -> cluster == null ? deployAll(oneNode)
+        : vertx.deployVerticle(new SingletonLease(cluster, oneNode)));
+    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, node, faultInjector)));
     if (!withHttp) return deployed;
-    deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle(), opts))
-        : deployed.compose(id -> deployAll(opts, List.of(() -> new AskDispatcher(cluster), () -> new JournalReader(state))));
-    http = new HttpVerticle();
+    deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle()))
+        : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(state))));
+    http = new HttpVerticle(config);
     return deployed
-        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state), opts))
-        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state), opts))
-        .compose(id -> vertx.deployVerticle(http, opts))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state, config)))
+        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state)))
+        .compose(id -> vertx.deployVerticle(http))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
   }
 
-  private Future<String> deployAll(DeploymentOptions opts, List<Supplier<Deployable>> verticles) {
+  private Future<String> deployAll(List<Supplier<Deployable>> verticles) {
     Future<String> deployed = Future.succeededFuture();
-    for (Supplier<Deployable> v : verticles) deployed = deployed.compose(id -> vertx.deployVerticle(v.get(), opts));
+    for (Supplier<Deployable> v : verticles) deployed = deployed.compose(id -> vertx.deployVerticle(v.get()));
     return deployed;
   }
 

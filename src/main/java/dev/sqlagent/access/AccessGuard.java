@@ -1,8 +1,7 @@
 package dev.sqlagent.access;
 
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
-import dev.sqlagent.agent.AgentVerticle;
-import dev.sqlagent.live.OriginGuard;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
@@ -33,10 +32,11 @@ import java.util.regex.Pattern;
  *   <li><b>Watching every run.</b> Without a token configured, only loopback clients may watch all runs;
  *       the live edges ask {@link #mayWatchAll(RoutingContext)} before subscribing anyone to every event.</li>
  *   <li><b>Sizes.</b> A body larger than {@code maxBodyBytes} is refused (413) before it is read; a question
- *       longer than the agent accepts is refused at the edge with a message that says how long it was.</li>
+ *       the {@link AskRules} refuse (too long, a bad mode) is refused at the edge, as on every other edge.</li>
  *   <li><b>Browser-borne requests.</b> A POST to {@code /api} must say {@code Content-Type: application/json}
- *       (415 otherwise) and must not come from another site's page ({@link OriginGuard}, 403): a form or a
- *       {@code text/plain} fetch that a browser sends without a preflight cannot spend the model or read data.</li>
+ *       (415 otherwise); it, {@code /ws}, {@code /eventbus} and {@code /mcp} must not come from another site's
+ *       page ({@link OriginGuard}, 403): a form or a {@code text/plain} fetch that a browser sends without a
+ *       preflight cannot spend the model or read data, and a page cannot drive the live edges or the tools.</li>
  *   <li><b>Fair share.</b> {@code POST /api/ask} admits {@code askPerClient} questions in flight per client
  *       address; one more gets 429 with {@code Retry-After}, so one client cannot starve the others.</li>
  * </ul>
@@ -51,6 +51,8 @@ public final class AccessGuard {
   private static final Pattern GUARDED = Pattern.compile("^/(api|ws|eventbus|mcp)(/.*)?$");
   private static final Pattern API_POST = Pattern.compile("^/api(/.*)?$");
   private static final Pattern QUERY_TOKEN_ALLOWED = Pattern.compile("^/(ws|eventbus)(/.*)?$");
+  /** Where a browser page could reach without a preflight: the origin check stands in front of each. */
+  private static final Pattern BROWSER_REACHABLE = Pattern.compile("^/(ws|eventbus|mcp)(/.*)?$");
 
   private final byte[] tokenDigest;
   private final Users users;
@@ -58,25 +60,27 @@ public final class AccessGuard {
   private final int askPerClient;
   private final AskSlots slots;
 
-  private AccessGuard(Vertx vertx, JsonObject config) {
-    String token = config.getString("apiToken");
+  private AccessGuard(Vertx vertx, AppConfig config) {
+    String token = config.apiToken().orElse(null);
     this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
-    this.users = Users.fromConfig(config);
-    this.maxBodyBytes = config.getInteger("maxBodyBytes", 65_536);
-    this.askPerClient = config.getInteger("askPerClient", 2);
+    this.users = config.users();
+    this.maxBodyBytes = config.maxBodyBytes();
+    this.askPerClient = config.askPerClient();
     // One table per Vert.x instance, shared by every HTTP verticle instance.
     this.slots = (AskSlots) vertx.sharedData().<String, AskSlots>getLocalMap("sqlagent.access")
         .computeIfAbsent("ask-slots", k -> new AskSlots());
   }
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
     AccessGuard g = new AccessGuard(vertx, config);
+    OriginGuard origin = new OriginGuard(config);
     router.route().handler(g::limitBody);
-    router.post().pathRegex(API_POST.pattern()).handler(AccessGuard::requireJson).handler(new OriginGuard(config));
+    router.post().pathRegex(API_POST.pattern()).handler(AccessGuard::requireJson).handler(origin);
+    router.routeWithRegex(BROWSER_REACHABLE.pattern()).handler(origin);
     router.routeWithRegex(GUARDED.pattern()).handler(g::authenticate);
     // A question needs far less than the general limit; the agent's own route uses 16 KiB too.
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
-        .handler(g::checkQuestion).handler(g::admitAsk);
+        .handler(AccessGuard::checkAsk).handler(g::admitAsk);
     router.get("/api/access").handler(g::describe);
     router.get("/api/runs").handler(g::mayListRuns);
   }
@@ -88,21 +92,21 @@ public final class AccessGuard {
         .put("user", user == null ? null : new JsonObject().put("name", user.name()).put("display_name", user.displayName())
             .put("admin", user.admin()))
         .put("ask_per_client", askPerClient).put("max_body_bytes", maxBodyBytes)
-        .put("max_question_chars", AgentVerticle.MAX_QUESTION_CHARS));
+        .put("max_question_chars", AskRules.MAX_QUESTION_CHARS));
   }
 
   /** Whether the client of this request may watch every run (see the class comment). */
   public static boolean mayWatchAll(RoutingContext ctx) {
     Boolean decided = ctx.get(WATCH_ALL);
-    return decided != null ? decided : isLoopback(ctx.request().remoteAddress());
+    return decided != null ? decided : mayWatchAll(ctx.request().remoteAddress(), false);
   }
 
-  /** The same decision for a connection seen outside a route (e.g. a SockJS bridge event's socket). */
+  /** The one rule without a users file: a client that presented the configured token, or one on this machine. */
   public static boolean mayWatchAll(SocketAddress remote, boolean tokenConfiguredAndPresented) {
     return tokenConfiguredAndPresented || isLoopback(remote);
   }
 
-  public static boolean isLoopback(SocketAddress remote) {
+  private static boolean isLoopback(SocketAddress remote) {
     if (remote == null || remote.host() == null) return false;
     try {
       // A literal address: no name lookup happens.
@@ -148,7 +152,7 @@ public final class AccessGuard {
       return;
     }
     if (tokenDigest == null) {
-      ctx.put(WATCH_ALL, isLoopback(ctx.request().remoteAddress()));
+      ctx.put(WATCH_ALL, mayWatchAll(ctx.request().remoteAddress(), false));
       ctx.next();
       return;
     }
@@ -160,7 +164,7 @@ public final class AccessGuard {
           : "the API token is not valid");
       return;
     }
-    ctx.put(WATCH_ALL, true);
+    ctx.put(WATCH_ALL, mayWatchAll(ctx.request().remoteAddress(), true));
     ctx.next();
   }
 
@@ -202,21 +206,17 @@ public final class AccessGuard {
     ctx.next();
   }
 
-  /** The agent refuses long questions too; here the refusal says plainly what happened and what to do. */
-  private void checkQuestion(RoutingContext ctx) {
-    Object q = null;
+  /** The agent applies the same rules; here a refusal comes before the question takes a slot. */
+  private static void checkAsk(RoutingContext ctx) {
+    JsonObject body = null;
     try {
-      JsonObject body = ctx.body().asJsonObject();
-      q = body == null ? null : body.getValue("question");
+      body = ctx.body().asJsonObject();
     } catch (DecodeException | ClassCastException e) {
       // Not JSON: the agent's route says what it expects.
     }
-    if (q instanceof String s && s.length() > AgentVerticle.MAX_QUESTION_CHARS) {
-      ctx.response().setStatusCode(400).putHeader("content-type", "application/json").end(new JsonObject()
-          .put("ok", false).put("error_type", "question_too_long")
-          .put("message", "the question is " + s.length() + " characters long; the limit is " + AgentVerticle.MAX_QUESTION_CHARS
-              + ". Ask something shorter (one question at a time) and try again.")
-          .put("length", s.length()).put("limit", AgentVerticle.MAX_QUESTION_CHARS).encode());
+    AskRules.Refusal refused = body == null ? null : AskRules.ask(body);
+    if (refused != null) {
+      JsonErrors.send(ctx, 400, refused.toJson());
       return;
     }
     ctx.next();

@@ -1,32 +1,36 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.errors.JsonErrors;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
-/** {@code POST /api/ask} and {@code GET /api/runs/:id/events}: thin adapters onto the agent's addresses. */
+/**
+ * {@code POST /api/ask}, {@code GET /api/runs/:id/events}, {@code DELETE /api/runs/:id} and {@code GET /api/runs}:
+ * thin adapters onto the agent's addresses; a failure is rendered as on every edge ({@link JsonErrors}).
+ */
 public final class AgentRoutes {
 
-  private final Vertx vertx;
-  private final long askTimeoutMs;
+  static final String AGENT = "the agent";
 
-  private AgentRoutes(Vertx vertx, JsonObject config) {
-    this.vertx = vertx;
-    this.askTimeoutMs = config.getLong("questionTimeoutMs", 180_000L) + 15_000L;
+  private final BusClient agent;
+
+  private AgentRoutes(Vertx vertx, AppConfig config) {
+    this.agent = new BusClient(vertx, AGENT, config.deadlines().askMs());
   }
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
     AgentRoutes r = new AgentRoutes(vertx, config);
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(r::ask);
     router.get("/api/runs/:id/events").handler(r::events);
@@ -39,11 +43,10 @@ public final class AgentRoutes {
     try {
       body = ctx.body().asJsonObject();
     } catch (DecodeException | ClassCastException e) {
-      error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
-      return;
+      body = null;
     }
     if (body == null) {
-      error(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
+      JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like {\"question\": \"...\", \"mode\": \"agent\"}");
       return;
     }
     User user = Users.of(ctx);
@@ -57,77 +60,59 @@ public final class AgentRoutes {
       if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
     });
     ctx.response().putHeader("X-Run-Id", runId);
-    vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
-        .onSuccess(m -> {
-          if (!ctx.response().closed()) ctx.json(m.body());
+    agent.<JsonObject>request(Addresses.ASK, request)
+        .onSuccess(answer -> {
+          if (!ctx.response().closed()) ctx.json(answer);
         })
         .onFailure(err -> {
-          if (!ctx.response().closed()) replyFailure(ctx, err);
+          if (!ctx.response().closed()) JsonErrors.send(ctx, err, AGENT);
         });
   }
 
   private Future<JsonObject> cancel(String runId, User user, String by) {
-    return vertx.eventBus().<JsonObject>request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
-            .put("user", user == null ? null : user.toJson()).put("by", by))
-        .map(m -> m.body());
+    // A cancel is answered from memory: the bus's default wait is plenty.
+    return agent.request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
+        .put("user", user == null ? null : user.toJson()).put("by", by), DeliveryOptions.DEFAULT_TIMEOUT);
   }
 
   /** {@code DELETE /api/runs/:id}: stops a running question (its owner's or, for an admin, anyone's). */
   private void cancel(RoutingContext ctx) {
+    if (badRunId(ctx)) return;
     User user = Users.of(ctx);
     cancel(ctx.pathParam("id"), user, user == null ? "a client" : user.displayName())
         .onSuccess(ctx::json)
-        .onFailure(err -> replyFailure(ctx, err));
+        .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 
   /** {@code GET /api/runs}: the recent runs this client may see (its own; an admin's: all). */
   private void list(RoutingContext ctx) {
     User user = Users.of(ctx);
-    vertx.eventBus().<JsonObject>request(Addresses.RUNS, new JsonObject().put("user", user == null ? null : user.toJson()))
-        .onSuccess(m -> ctx.json(m.body()))
-        .onFailure(err -> replyFailure(ctx, err));
+    agent.<JsonObject>request(Addresses.RUNS, new JsonObject().put("user", user == null ? null : user.toJson()),
+            DeliveryOptions.DEFAULT_TIMEOUT)
+        .onSuccess(ctx::json)
+        .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 
   private void events(RoutingContext ctx) {
+    if (badRunId(ctx)) return;
     long after;
     try {
       after = Long.parseLong(ctx.queryParams().get("after_seq") == null ? "0" : ctx.queryParams().get("after_seq"));
     } catch (NumberFormatException e) {
-      error(ctx, 400, "bad_request", "after_seq must be a whole number");
+      JsonErrors.send(ctx, 400, "bad_request", "after_seq must be a whole number");
       return;
     }
-    vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after)
-                .put("user", Users.of(ctx) == null ? null : Users.of(ctx).toJson()))
-        .onSuccess(m -> ctx.json(m.body()))
-        .onFailure(err -> replyFailure(ctx, err));
+    // Kept events are read from memory (or, clustered, the state store): the bus's default wait is plenty.
+    agent.<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after)
+                .put("user", Users.of(ctx) == null ? null : Users.of(ctx).toJson()), DeliveryOptions.DEFAULT_TIMEOUT)
+        .onSuccess(ctx::json)
+        .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 
-  static void replyFailure(RoutingContext ctx, Throwable err) {
-    if (err instanceof ReplyException re) {
-      if (re.failureType() == ReplyFailure.TIMEOUT) {
-        error(ctx, 504, "timeout", "no answer in time");
-      } else if (re.failureType() == ReplyFailure.NO_HANDLERS) {
-        error(ctx, 503, "unavailable", "the agent is not running");
-      } else if (re.failureCode() == AgentVerticle.BUSY) {
-        ctx.response().putHeader("Retry-After", "5");
-        error(ctx, 503, "busy", re.getMessage());
-      } else if (re.failureCode() == AgentVerticle.FORBIDDEN) {
-        error(ctx, 403, "forbidden", re.getMessage());
-      } else if (re.failureCode() == AgentVerticle.CONFLICT) {
-        error(ctx, 409, "not_running", re.getMessage());
-      } else if (re.failureCode() == 400 || re.failureCode() == 404 || re.failureCode() == 429) {
-        error(ctx, re.failureCode(), re.failureCode() == 404 ? "not_found" : re.failureCode() == 429 ? "busy" : "bad_request",
-            re.getMessage());
-      } else {
-        error(ctx, 500, "error", "the request could not be completed");
-      }
-    } else {
-      error(ctx, 500, "error", "the request could not be completed");
-    }
-  }
-
-  static void error(RoutingContext ctx, int status, String type, String message) {
-    JsonErrors.send(ctx, status, type, message);
+  /** Whether the path's run id was refused (answered 400 here, as every edge refuses it). */
+  private static boolean badRunId(RoutingContext ctx) {
+    AskRules.Refusal badId = AskRules.runId(ctx.pathParam("id"));
+    if (badId != null) JsonErrors.send(ctx, 400, badId.toJson());
+    return badId != null;
   }
 }

@@ -1,12 +1,14 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.generation.ChatRequest;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
-import dev.sqlagent.conversation.ConversationVerticle;
 import dev.sqlagent.conversation.Conversations;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -29,28 +31,21 @@ public final class AgentVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgentVerticle.class);
 
-  /** Longest question accepted; longer is refused with a clear message rather than sent to the model. */
-  public static final int MAX_QUESTION_CHARS = 2_000;
   private static final int KEPT_RUNS = 500;
-  public static final int DEFAULT_CONVERSATION_BUDGET = 1_500;
   private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
 
   private final FirstSqlMutator mutator;
-  private AgentSettings settings;
+  private final AgentSettings settings;
   /** Most tokens of a conversation's earlier turns in a follow-up's prompt (SQLAGENT_CONVERSATION_BUDGET). */
-  private int conversationBudget;
-  private String clusterNode;
+  private final int conversationBudget;
+  /** Clustered: this worker's node id; null on a single node. */
+  private final String clusterNode;
 
-  /** Failure code of a question refused because the service is full (the edges answer 503 + Retry-After). */
-  public static final int BUSY = 503;
-  /** Failure codes of a run that is another user's, and of a cancel that came after the run ended. */
-  public static final int FORBIDDEN = 403;
-  public static final int CONFLICT = 409;
   /** Questions running now, and those waiting for a slot; touched only on this verticle's context. */
   private int running;
-  private int maxRunning;
-  private int maxWaiting;
-  private long maxWaitMs;
+  private final int maxRunning;
+  private final int maxWaiting;
+  private final long maxWaitMs;
   private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
 
   /** A question waiting for a slot, refused when it has waited too long. */
@@ -79,27 +74,25 @@ public final class AgentVerticle extends VerticleBase {
     }
   }
 
-  public AgentVerticle() {
-    this(null);
-  }
-
-  /** With a fault injector: evaluation only. */
-  public AgentVerticle(FirstSqlMutator mutator) {
+  /**
+   * @param clusterNode clustered: this worker's node id (questions come on its own address); null on a single node
+   * @param mutator a fault injector: evaluation only, null otherwise
+   */
+  public AgentVerticle(AppConfig config, String clusterNode, FirstSqlMutator mutator) {
     this.mutator = mutator;
+    this.clusterNode = clusterNode;
+    this.settings = AgentSettings.from(config, clusterNode);
+    this.conversationBudget = config.conversationBudgetTokens();
+    this.maxRunning = config.askInFlight();
+    this.maxWaiting = config.askQueue();
+    // A question that waited longer than this would age past its deadline: it is better told to come back.
+    this.maxWaitMs = config.deadlines().queueWaitMs();
   }
 
   @Override
   public Future<?> start() {
-    settings = AgentSettings.from(config());
-    conversationBudget = config().getInteger("conversationBudgetTokens", DEFAULT_CONVERSATION_BUDGET);
-    maxRunning = config().getInteger("askInFlight", 64);
-    maxWaiting = config().getInteger("askQueue", 128);
-    // A question that waited longer than this would age past its deadline: it is better told to come back.
-    // The edges wait the question timeout + 15 s, so the wait stays under that margin.
-    maxWaitMs = Math.max(1_000, Math.min(10_000, config().getLong("questionTimeoutMs", 180_000L) / 4));
     // Clustered, this worker takes questions on its own address (the edges choose the worker) and the runs'
     // events are kept in the state store, where any edge replays them (dev.sqlagent.cluster).
-    clusterNode = config().getString("clusterNode");
     if (clusterNode != null) return vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion();
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
@@ -119,7 +112,7 @@ public final class AgentVerticle extends VerticleBase {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
     String problem = invalid(body);
     if (problem != null) {
-      msg.fail(400, problem);
+      msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
     if ("eval".equals(body.getString("source"))) {
@@ -132,7 +125,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     if (waiting.size() >= maxWaiting) {
-      msg.fail(BUSY, "the service is answering " + running + " questions and " + waiting.size()
+      msg.fail(BusFailure.BUSY.code(), "the service is answering " + running + " questions and " + waiting.size()
           + " are waiting; try again in a few seconds");
       return;
     }
@@ -145,7 +138,7 @@ public final class AgentVerticle extends VerticleBase {
   private void giveUpWaiting(long timer) {
     waiting.removeIf(w -> {
       if (w.timer() != timer) return false;
-      w.msg().fail(BUSY, "the service stayed busy for " + maxWaitMs / 1000 + " s; try again in a few seconds");
+      w.msg().fail(BusFailure.BUSY.code(), "the service stayed busy for " + maxWaitMs / 1000 + " s; try again in a few seconds");
       return true;
     });
   }
@@ -170,7 +163,7 @@ public final class AgentVerticle extends VerticleBase {
     String runId = body.getString("run_id", UUID.randomUUID().toString());
     if (runs.containsKey(runId)) {
       // A client-chosen id must not graft a second run onto another run's events.
-      msg.fail(400, "run_id " + runId + " is already in use");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + runId + " is already in use");
       if (counted) finished();
       return;
     }
@@ -189,8 +182,8 @@ public final class AgentVerticle extends VerticleBase {
     opened.onFailure(err -> {
       runs.remove(runId);
       kept.active = null;
-      msg.fail(err instanceof ReplyException re && re.failureCode() > 0 ? re.failureCode() : 503,
-          err instanceof ReplyException re && re.failureCode() > 0 ? err.getMessage() : "conversations are not available now");
+      // The conversation store's refusal (an unknown or another user's conversation), as it said it.
+      BusError.of(err, Conversations.STORE).failOn(msg);
       finished();
     });
     opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user));
@@ -218,19 +211,15 @@ public final class AgentVerticle extends VerticleBase {
         })
         .onFailure(err -> {
           LOG.error("run {} failed unexpectedly", runId, err);
-          msg.fail(500, "the agent failed unexpectedly; run " + runId);
+          msg.fail(BusFailure.FAILED.code(), "the agent failed unexpectedly; run " + runId);
         });
   }
 
   /** The request's problem in words, or null when it is fine. */
   public static String invalid(JsonObject body) {
-    Object q = body.getValue("question");
-    if (!(q instanceof String s) || s.isBlank()) return "question must be a non-empty string";
-    if (s.length() > MAX_QUESTION_CHARS) {
-      return "question is " + s.length() + " characters; the limit is " + MAX_QUESTION_CHARS;
-    }
-    Object mode = body.getValue("mode");
-    if (mode != null && !"agent".equals(mode) && !"baseline".equals(mode)) return "mode must be \"agent\" or \"baseline\"";
+    AskRules.Refusal refused = AskRules.ask(body);
+    if (refused == null && body.getValue("run_id") != null) refused = AskRules.runId(body.getValue("run_id"));
+    if (refused != null) return refused.message();
     Object source = body.getValue("source");
     if (source != null && !SOURCES.contains(source)) return "source must be one of " + SOURCES;
     if (body.getValue("inject_fault") != null && !(body.getValue("inject_fault") instanceof Boolean)) {
@@ -246,27 +235,24 @@ public final class AgentVerticle extends VerticleBase {
     if (user != null && !(user instanceof JsonObject u && u.getValue("name") instanceof String)) {
       return "user must be an object with a name";
     }
-    Object runId = body.getValue("run_id");
-    if (runId != null && !(runId instanceof String r && r.matches("[A-Za-z0-9-]{8,64}"))) {
-      return "run_id must be 8 to 64 letters, digits or dashes";
-    }
-    Object conversation = body.getValue("conversation_id");
-    if (conversation != null && !(conversation instanceof String c && ConversationVerticle.ID.matcher(c).matches())) {
-      return "conversation_id must be 8 to 64 letters, digits or dashes (the id an earlier answer returned)";
-    }
     return null;
   }
 
   /** The run a request names, when the caller may reach it; otherwise the request is failed (404 or 403) and null. */
   private KeptRun reachable(Message<JsonObject> msg, JsonObject body) {
-    String runId = String.valueOf(body.getValue("run_id", ""));
+    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
+    if (badId != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
+      return null;
+    }
+    String runId = body.getString("run_id");
     KeptRun kept = runs.get(runId);
     if (kept == null) {
-      msg.fail(404, "no run " + runId + " (only the last " + KEPT_RUNS + " runs are kept)");
+      msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (only the last " + KEPT_RUNS + " runs are kept)");
       return null;
     }
     if (!User.mayReach(User.fromJson(body.getJsonObject("user")), kept.owner)) {
-      msg.fail(FORBIDDEN, "run " + runId + " is another user's");
+      msg.fail(BusFailure.FORBIDDEN.code(), "run " + runId + " is another user's");
       return null;
     }
     return kept;
@@ -279,7 +265,7 @@ public final class AgentVerticle extends VerticleBase {
     if (kept == null) return;
     String runId = body.getString("run_id");
     if (kept.active == null) {
-      msg.fail(CONFLICT, "run " + runId + " is no longer running (it " + kept.state.replace('_', ' ') + ")");
+      msg.fail(BusFailure.CONFLICT.code(), "run " + runId + " is no longer running (it " + kept.state.replace('_', ' ') + ")");
       return;
     }
     boolean first = kept.active.cancel(body.getString("by"));
@@ -308,7 +294,7 @@ public final class AgentVerticle extends VerticleBase {
     if (kept == null) return;
     JsonArray events = kept.events;
     if (!(body.getValue("after_seq", 0L) instanceof Number)) {
-      msg.fail(400, "after_seq must be a whole number");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
       return;
     }
     long after = body.getLong("after_seq", 0L);

@@ -7,6 +7,12 @@ public final class Addresses {
   // --- the gate -------------------------------------------------------------------------------
   /** Request {sql, run, row_cap}, reply the result or a structured error. */
   public static final String EXECUTE = "sqlagent.execution.run";
+  /**
+   * The gate's grading mode (the evaluation harness): request {sql}, reply the same contract as {@link #EXECUTE},
+   * every row, no cap. A local consumer: reached only from inside the process that runs the gate, never over
+   * the cluster bus, and no edge (HTTP, WebSocket, SockJS bridge, MCP) sends to it.
+   */
+  public static final String GATE_GRADE = "sqlagent.execution.grade";
 
   // --- retrieval ------------------------------------------------------------------------------
   /** Request {question, widen}, reply {tables, schema, samples, conventions, top_k}. */

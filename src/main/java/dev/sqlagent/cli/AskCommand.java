@@ -4,6 +4,7 @@ import dev.sqlagent.MainVerticle;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.display.ResultText;
 import dev.sqlagent.Databases;
@@ -61,14 +62,14 @@ public final class AskCommand implements Callable<Integer> {
         JsonObject request = new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent")
             .put("source", "cli").put("run_id", runId);
         io.vertx.core.Future<JsonObject> asked = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
-            new DeliveryOptions().setSendTimeout(config.questionTimeoutMs() + 15_000L)).map(m -> m.body());
+            new DeliveryOptions().setSendTimeout(config.deadlines().askMs())).map(m -> m.body());
         Thread stop = new Thread(() -> cancelOnInterrupt(vertx, runId, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
         Runtime.getRuntime().addShutdownHook(stop);
         Answer answer;
         try {
           answer = Answer.fromJson(asked.await());
         } catch (ReplyException e) {
-          spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
+          spec.commandLine().getErr().println("sql-agent ask: " + BusError.of(e, "the agent").getMessage());
           return 2;
         } finally {
           try {

@@ -6,13 +6,15 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.Databases;
 import dev.sqlagent.eval.EvalRun;
 import dev.sqlagent.eval.EvalRunner;
-import dev.sqlagent.eval.GoldExecutor;
+import dev.sqlagent.eval.GradingGate;
 import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
 import dev.sqlagent.eval.RunStore;
 import dev.sqlagent.eval.TableColumns;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.eval.Summary;
+import dev.sqlagent.execution.ExecutionVerticle;
+import dev.sqlagent.execution.Gate;
 import io.vertx.core.Vertx;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -109,19 +111,24 @@ public final class EvalCommand implements Callable<Integer> {
     AppConfig config = configuration.get();
     PrintWriter stdout = spec.commandLine().getOut();
     EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, out,
-        questions != null ? questions.toString() : QuestionSet.SHIPPED, config.questionTimeoutMs() + 30_000L, null,
+        questions != null ? questions.toString() : QuestionSet.SHIPPED, config.deadlines().outerMs(), null,
         line -> {
           stdout.println(line);
           stdout.flush();
         }, candidates);
 
-    try (Databases db = Databases.open(config); GoldExecutor gold = new GoldExecutor(db.target())) {
+    try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx();
       try {
         RunStore store = new RunStore(db.state());
-        EvalRunner runner = new EvalRunner(vertx, gold, store, options);
+        // Gold SQL and truncated answers run through the gate's grading mode: no second route to the database.
+        GradingGate gate = new GradingGate(vertx, config.deadlines().queryMs());
+        EvalRunner runner = new EvalRunner(vertx, gate, store, options);
         EvalRun run;
         if (regrade != null) {
+          // No model and no agent: the gate alone.
+          vertx.deployVerticle(new ExecutionVerticle(db.target(), Gate.Settings.from(config), config.users().dbRoles()))
+              .await(5, TimeUnit.MINUTES);
           run = runner.regrade(regrade, qs).await();
         } else {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,

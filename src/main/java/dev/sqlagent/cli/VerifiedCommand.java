@@ -2,13 +2,13 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.Databases;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.execution.ExecutionVerticle;
+import dev.sqlagent.execution.Gate;
 import dev.sqlagent.verified.VerifiedVerticle;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
@@ -69,9 +69,8 @@ public final class VerifiedCommand implements Callable<Integer> {
     try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx();
       try {
-        DeploymentOptions opts = new DeploymentOptions().setConfig(config.toJson());
-        vertx.deployVerticle(new ExecutionVerticle(db.target()), opts)
-            .compose(id -> vertx.deployVerticle(new VerifiedVerticle(db.target(), db.state()), opts))
+        vertx.deployVerticle(new ExecutionVerticle(db.target(), Gate.Settings.from(config), config.users().dbRoles()))
+            .compose(id -> vertx.deployVerticle(new VerifiedVerticle(db.target(), db.state(), config.verifiedThreshold())))
             .await(2, TimeUnit.MINUTES);
         int code = work.run(vertx, out, err);
         out.flush();
@@ -83,8 +82,9 @@ public final class VerifiedCommand implements Callable<Integer> {
     }
   }
 
+  /** A request to the library; a refusal or failure is thrown as a {@link BusError}, in plain words. */
   static JsonObject request(Vertx vertx, String address, JsonObject body) {
-    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(120_000)).await().body();
+    return new BusClient(vertx, "the verified-query library", 120_000).<JsonObject>request(address, body).await();
   }
 
   static String describe(JsonObject v) {
@@ -112,7 +112,7 @@ public final class VerifiedCommand implements Callable<Integer> {
           JsonObject saved = request(vertx, Addresses.VERIFIED_ADD, new JsonObject().put("question", question).put("sql", sql));
           out.println("saved " + describe(saved));
           return 0;
-        } catch (ReplyException e) {
+        } catch (BusError e) {
           err.println("sql-agent verified add: " + e.getMessage());
           return 1;
         }
@@ -159,7 +159,7 @@ public final class VerifiedCommand implements Callable<Integer> {
           request(vertx, Addresses.VERIFIED_REMOVE, new JsonObject().put("verified_id", id));
           out.println("removed #" + id);
           return 0;
-        } catch (ReplyException e) {
+        } catch (BusError e) {
           err.println("sql-agent verified remove: " + e.getMessage());
           return 1;
         }
@@ -222,7 +222,7 @@ public final class VerifiedCommand implements Callable<Integer> {
           } catch (DecodeException | ClassCastException e) {
             err.println(file + " line " + (i + 1) + ": not a JSON object");
             refused++;
-          } catch (ReplyException e) {
+          } catch (BusError e) {
             err.println(file + " line " + (i + 1) + ": " + e.getMessage());
             refused++;
           }

@@ -2,6 +2,9 @@ package dev.sqlagent.cluster;
 
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -31,24 +34,24 @@ public final class AskDispatcher extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(AskDispatcher.class);
 
   private final Cluster cluster;
+  private final long forwardTimeoutMs;
+  private final String model;
   private final Map<String, InFlight> inFlight = new HashMap<>();
   private List<ClusterMember> workers = List.of();
-  private long forwardTimeoutMs;
-  private String model;
   private int turn;
 
   /** A question handed to a worker, by run id. */
   private record InFlight(Message<JsonObject> msg, JsonObject request, ClusterMember worker, long startedAt) {}
 
-  public AskDispatcher(Cluster cluster) {
+  public AskDispatcher(Cluster cluster, AppConfig config) {
     this.cluster = cluster;
+    // Longer than the adapters' own wait, so a slow answer times out there, with their message.
+    this.forwardTimeoutMs = config.deadlines().dispatchMs();
+    this.model = config.llmModel();
   }
 
   @Override
   public Future<?> start() {
-    // Longer than the adapters' own wait, so a slow answer times out there, with their message.
-    forwardTimeoutMs = config().getLong("questionTimeoutMs", 180_000L) + 20_000L;
-    model = config().getString("llmModel", "unknown");
     workers = liveWorkers();
     cluster.onMembershipChange(context, this::membersChanged);
     return vertx.eventBus().<JsonObject>localConsumer(Addresses.ASK, this::ask).completion();
@@ -58,12 +61,12 @@ public final class AskDispatcher extends VerticleBase {
     JsonObject request = msg.body() == null ? new JsonObject() : msg.body().copy();
     String problem = AgentVerticle.invalid(request);
     if (problem != null) {
-      msg.fail(400, problem);
+      msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
     if (request.getString("run_id") == null) request.put("run_id", UUID.randomUUID().toString());
     if (inFlight.containsKey(request.getString("run_id"))) {
-      msg.fail(400, "run_id " + request.getString("run_id") + " is already in use");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + request.getString("run_id") + " is already in use");
       return;
     }
     forward(msg, request, new HashSet<>());
@@ -72,7 +75,7 @@ public final class AskDispatcher extends VerticleBase {
   private void forward(Message<JsonObject> msg, JsonObject request, Set<String> tried) {
     ClusterMember worker = pick(tried);
     if (worker == null) {
-      msg.fail(AgentVerticle.BUSY, workers.isEmpty() ? "no worker node is in the cluster; try again in a few seconds"
+      msg.fail(BusFailure.BUSY.code(), workers.isEmpty() ? "no worker node is in the cluster; try again in a few seconds"
           : "no worker node is ready yet; try again in a few seconds");
       return;
     }
@@ -90,9 +93,9 @@ public final class AskDispatcher extends VerticleBase {
             tried.add(worker.id());
             forward(msg, request, tried);
           } else if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
-            msg.fail(re.failureCode(), re.getMessage());
+            BusError.of(re, "the worker " + worker.name()).failOn(msg);
           } else {
-            msg.fail(504, "no answer in time");
+            msg.fail(BusFailure.TIMEOUT.code(), "the worker " + worker.name() + " did not answer in time");
           }
         });
   }

@@ -1,5 +1,6 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.config.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,8 @@ import java.util.Map;
  */
 public record ClusterSettings(boolean enabled, String host, int port, List<String> members, String name) {
 
-  public static final int DEFAULT_PORT = 5701;
+  /** SQLAGENT_CLUSTER_PORT's default, as {@link AppConfig#KEYS} declares it (every default is declared there once). */
+  public static final int DEFAULT_PORT = Integer.parseInt(AppConfig.KEYS.get("SQLAGENT_CLUSTER_PORT")[0]);
 
   public static ClusterSettings disabled() {
     return new ClusterSettings(false, null, DEFAULT_PORT, List.of(), null);
@@ -22,20 +24,20 @@ public record ClusterSettings(boolean enabled, String host, int port, List<Strin
 
   /** From the service's merged settings (environment over the config file). */
   public static ClusterSettings from(Map<String, String> values) {
-    String on = value(values, "SQLAGENT_CLUSTER", "false").toLowerCase(Locale.ROOT);
+    String on = value(values, "SQLAGENT_CLUSTER").toLowerCase(Locale.ROOT);
     if (!on.equals("true") && !on.equals("false")) {
       throw new ConfigException("SQLAGENT_CLUSTER=" + on + ": expected true or false");
     }
     if (on.equals("false")) {
       for (String k : List.of("SQLAGENT_CLUSTER_HOST", "SQLAGENT_CLUSTER_PORT", "SQLAGENT_CLUSTER_MEMBERS", "SQLAGENT_CLUSTER_NAME")) {
-        if (!value(values, k, "").isEmpty()) throw new ConfigException(k + " is set but SQLAGENT_CLUSTER is not true");
+        if (values.get(k) != null && !values.get(k).isBlank()) throw new ConfigException(k + " is set but SQLAGENT_CLUSTER is not true");
       }
       return disabled();
     }
-    String host = value(values, "SQLAGENT_CLUSTER_HOST", "127.0.0.1");
-    int port = port("SQLAGENT_CLUSTER_PORT", value(values, "SQLAGENT_CLUSTER_PORT", String.valueOf(DEFAULT_PORT)));
+    String host = value(values, "SQLAGENT_CLUSTER_HOST");
+    int port = port("SQLAGENT_CLUSTER_PORT", value(values, "SQLAGENT_CLUSTER_PORT"));
     List<String> members = new ArrayList<>();
-    for (String m : value(values, "SQLAGENT_CLUSTER_MEMBERS", "").split(",")) {
+    for (String m : value(values, "SQLAGENT_CLUSTER_MEMBERS").split(",")) {
       String member = m.trim();
       if (member.isEmpty()) continue;
       int colon = member.lastIndexOf(':');
@@ -46,7 +48,7 @@ public record ClusterSettings(boolean enabled, String host, int port, List<Strin
       members.add(member);
     }
     if (members.isEmpty()) members.add(host + ":" + port);  // the first node of a cluster knows only itself
-    String name = value(values, "SQLAGENT_CLUSTER_NAME", "sql-agent");
+    String name = value(values, "SQLAGENT_CLUSTER_NAME");
     if (!name.matches("[A-Za-z0-9._-]{1,64}")) {
       throw new ConfigException("SQLAGENT_CLUSTER_NAME=" + name + ": expected 1 to 64 letters, digits, dots, dashes or underscores");
     }
@@ -57,9 +59,12 @@ public record ClusterSettings(boolean enabled, String host, int port, List<Strin
     return enabled ? "cluster " + name + " at " + host + ":" + port + ", members " + String.join(",", members) : "single process";
   }
 
-  private static String value(Map<String, String> values, String key, String fallback) {
+  /** The key's value, or its default as {@link AppConfig#KEYS} declares it ("" for none). */
+  private static String value(Map<String, String> values, String key) {
     String v = values.get(key);
-    return v == null || v.isBlank() ? fallback : v.trim();
+    if (v != null && !v.isBlank()) return v.trim();
+    String fallback = AppConfig.KEYS.get(key)[0];
+    return fallback == null ? "" : fallback;
   }
 
   private static int port(String key, String s) {

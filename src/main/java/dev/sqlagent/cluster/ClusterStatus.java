@@ -1,6 +1,7 @@
 package dev.sqlagent.cluster;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.config.Deadlines;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
@@ -23,18 +24,19 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ClusterStatus extends VerticleBase {
 
   private final Cluster cluster;
+  private final long timeoutMs;
   private final AtomicLong eventsFromOtherNodes = new AtomicLong();
   private final Instant startedAt = Instant.now();
-  private long timeoutMs;
   private Handler<DeliveryContext<Object>> counter;
 
-  public ClusterStatus(Cluster cluster) {
+  /** @param deadlines health's: each member's status is asked within one check's deadline */
+  public ClusterStatus(Cluster cluster, Deadlines deadlines) {
     this.cluster = cluster;
+    this.timeoutMs = deadlines.memberProbeMs();
   }
 
   @Override
   public Future<?> start() {
-    timeoutMs = Math.max(200, config().getLong("healthTimeoutMs", 2_000L) - 300);
     counter = ctx -> {
       // Vert.x marks what came over a TCP connection from another node: only those are counted.
       if (ctx.message().address().startsWith(Addresses.EVENTS) && ctx.message() instanceof ClusteredMessage<?, ?> m

@@ -1,6 +1,7 @@
 package dev.sqlagent.cluster;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -48,7 +49,7 @@ public final class JournalReader extends VerticleBase {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
     String runId = String.valueOf(body.getValue("run_id", ""));
     if (!(body.getValue("after_seq", 0L) instanceof Number after)) {
-      msg.fail(400, "after_seq must be a whole number");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
       return;
     }
     journal.after(runId, after.longValue())
@@ -57,14 +58,14 @@ public final class JournalReader extends VerticleBase {
             : Future.succeededFuture(events))
         .onSuccess(events -> {
           if (events == null) {
-            msg.fail(404, "no run " + runId + " (runs' events are kept for a day)");
+            msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (runs' events are kept for a day)");
           } else {
             msg.reply(new JsonObject().put("run_id", runId).put("events", events));
           }
         })
         .onFailure(e -> {
           LOG.warn("run {}: kept events could not be read: {}", runId, e.getMessage());
-          msg.fail(503, "the run's events could not be read from the state store; try again");
+          msg.fail(BusFailure.UNAVAILABLE.code(), "the run's events could not be read from the state store; try again");
         });
   }
 }

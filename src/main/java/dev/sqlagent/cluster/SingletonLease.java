@@ -1,7 +1,6 @@
 package dev.sqlagent.cluster;
 
 import io.vertx.core.Deployable;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.util.List;
@@ -21,13 +20,12 @@ public final class SingletonLease extends VerticleBase {
 
   private final Cluster cluster;
   private final List<Supplier<Deployable>> duties;
-  private final DeploymentOptions options;
   private boolean holding;
 
-  public SingletonLease(Cluster cluster, List<Supplier<Deployable>> duties, DeploymentOptions options) {
+  /** @param duties each built with its settings (nothing is read from a deployment config) */
+  public SingletonLease(Cluster cluster, List<Supplier<Deployable>> duties) {
     this.cluster = cluster;
     this.duties = duties;
-    this.options = options;
   }
 
   @Override
@@ -42,7 +40,7 @@ public final class SingletonLease extends VerticleBase {
     LOG.info("this node ({}) is the oldest of {} member(s): it runs the query-log writer and the schema snapshot",
         cluster.name(), cluster.members().size());
     Future<String> deployed = Future.succeededFuture();
-    for (Supplier<Deployable> duty : duties) deployed = deployed.compose(id -> vertx.deployVerticle(duty.get(), options));
+    for (Supplier<Deployable> duty : duties) deployed = deployed.compose(id -> vertx.deployVerticle(duty.get()));
     return deployed.onFailure(e -> {
       holding = false;
       LOG.error("the query-log writer or the schema snapshot could not start here: {}", e.getMessage());

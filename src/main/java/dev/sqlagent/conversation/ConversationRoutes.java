@@ -1,11 +1,13 @@
 package dev.sqlagent.conversation;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -14,28 +16,39 @@ import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * {@code GET /api/conversations/:id} and {@code POST /api/runs/:id/feedback}: thin adapters onto the bus, each
- * request carrying the user it authenticated as (the conversation store decides what that user may reach).
+ * request carrying the user it authenticated as (the conversation store decides what that user may reach). A
+ * refused id or a failed request is answered as on every edge ({@link JsonErrors}).
  */
 public final class ConversationRoutes {
 
-  static final DeliveryOptions TIMEOUT = new DeliveryOptions().setSendTimeout(10_000);
+  static final long TIMEOUT_MS = 10_000;
 
   private ConversationRoutes() {}
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
-    router.get("/api/conversations/:id").handler(ctx -> vertx.eventBus()
-        .<JsonObject>request(Addresses.CONVERSATION_GET, new JsonObject().put("conversation_id", ctx.pathParam("id"))
-            .put("user", userJson(ctx)), TIMEOUT)
-        .onSuccess(m -> ctx.json(m.body()))
-        .onFailure(err -> BusErrors.send(ctx, err)));
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
+    BusClient store = new BusClient(vertx, Conversations.STORE, TIMEOUT_MS);
+    router.get("/api/conversations/:id").handler(ctx -> {
+      if (refused(ctx, AskRules.conversationId(ctx.pathParam("id")))) return;
+      store.<JsonObject>request(Addresses.CONVERSATION_GET, new JsonObject().put("conversation_id", ctx.pathParam("id"))
+              .put("user", userJson(ctx)))
+          .onSuccess(ctx::json)
+          .onFailure(err -> JsonErrors.send(ctx, err, Conversations.STORE));
+    });
     router.post("/api/runs/:id/feedback").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(ctx -> {
+      if (refused(ctx, AskRules.runId(ctx.pathParam("id")))) return;
       JsonObject body = jsonBody(ctx, "{\"rating\": \"up\" | \"down\", \"comment\": \"...\"}");
       if (body == null) return;
-      vertx.eventBus().<JsonObject>request(Addresses.RUN_FEEDBACK, new JsonObject().put("run_id", ctx.pathParam("id"))
-              .put("rating", body.getValue("rating")).put("comment", body.getValue("comment")).put("user", userJson(ctx)), TIMEOUT)
-          .onSuccess(m -> ctx.json(m.body()))
-          .onFailure(err -> BusErrors.send(ctx, err));
+      store.<JsonObject>request(Addresses.RUN_FEEDBACK, new JsonObject().put("run_id", ctx.pathParam("id"))
+              .put("rating", body.getValue("rating")).put("comment", body.getValue("comment")).put("user", userJson(ctx)))
+          .onSuccess(ctx::json)
+          .onFailure(err -> JsonErrors.send(ctx, err, Conversations.STORE));
     });
+  }
+
+  /** Whether the request was refused by one of the {@link AskRules} (answered 400 here, as on every edge). */
+  public static boolean refused(RoutingContext ctx, AskRules.Refusal refusal) {
+    if (refusal != null) JsonErrors.send(ctx, 400, refusal.toJson());
+    return refusal != null;
   }
 
   /** The user the request authenticated as, for the bus; null without a users file. */

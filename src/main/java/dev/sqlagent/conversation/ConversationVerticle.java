@@ -1,7 +1,9 @@
 package dev.sqlagent.conversation;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
@@ -19,7 +21,6 @@ import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,22 +40,21 @@ public final class ConversationVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ConversationVerticle.class);
 
-  public static final int DEFAULT_DAYS = 30;
   public static final int MAX_COMMENT_CHARS = 2_000;
-  public static final Pattern ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
   private static final long SWEEP_MS = 3_600_000L;
 
   private final StateStore state;
+  /** Days a conversation is kept after its last turn (SQLAGENT_CONVERSATION_DAYS). */
+  private final int days;
   private Pool pool;
-  private int days;
 
-  public ConversationVerticle(StateStore state) {
+  public ConversationVerticle(StateStore state, int days) {
     this.state = state;
+    this.days = days;
   }
 
   @Override
   public Future<?> start() {
-    days = config().getInteger("conversationDays", DEFAULT_DAYS);
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(state.ownerOptions()).using(vertx).build();
     vertx.setPeriodic(0, SWEEP_MS, id -> sweep());
     var bus = vertx.eventBus();
@@ -93,7 +93,7 @@ public final class ConversationVerticle extends VerticleBase {
     if (id == null) return;
     turns(id, caller).onSuccess(turns -> {
       if (turns == null) {
-        msg.fail(404, unknown(id));
+        msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
         return;
       }
       msg.reply(new JsonObject().put("conversation_id", id).put("new", false)
@@ -125,11 +125,11 @@ public final class ConversationVerticle extends VerticleBase {
     try {
       answer = b.getValue("answer") instanceof JsonObject j ? Answer.fromJson(j) : null;
     } catch (IllegalArgumentException e) {
-      msg.fail(400, "the answer is not an answer: " + e.getMessage());
+      msg.fail(BusFailure.BAD_REQUEST.code(), "the answer is not an answer: " + e.getMessage());
       return;
     }
     if (id == null || answer == null || answer.runId() == null) {
-      msg.fail(400, "record needs conversation_id and an answer with its run_id");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "record needs conversation_id and an answer with its run_id");
       return;
     }
     User caller = caller(msg);
@@ -137,7 +137,7 @@ public final class ConversationVerticle extends VerticleBase {
             ? record(id, answer, caller)  // two turns of one conversation at once: the loser takes the next number
             : Future.failedFuture(e))
         .onSuccess(turn -> {
-          if (turn == null) msg.fail(404, unknown(id));
+          if (turn == null) msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
           else msg.reply(new JsonObject().put("conversation_id", id).put("turn", turn));
         })
         .onFailure(e -> unavailable(msg, e));
@@ -191,7 +191,7 @@ public final class ConversationVerticle extends VerticleBase {
             ORDER BY t.turn""").execute(Tuple.of(id, days))
         .onSuccess(rows -> {
           if (rows.size() == 0 || !User.mayReach(caller, rows.iterator().next().getString("started_by"))) {
-            msg.fail(404, unknown(id));
+            msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
             return;
           }
           JsonObject out = new JsonObject().put("conversation_id", id)
@@ -221,16 +221,16 @@ public final class ConversationVerticle extends VerticleBase {
     if (runId == null) return;
     Object rating = b.getValue("rating");
     if (!"up".equals(rating) && !"down".equals(rating)) {
-      msg.fail(400, "rating must be \"up\" or \"down\"");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "rating must be \"up\" or \"down\"");
       return;
     }
     Object comment = b.getValue("comment");
     if (comment != null && !(comment instanceof String)) {
-      msg.fail(400, "comment must be a string");
+      msg.fail(BusFailure.BAD_REQUEST.code(), "comment must be a string");
       return;
     }
     if (comment != null && ((String) comment).length() > MAX_COMMENT_CHARS) {
-      msg.fail(400, "comment is " + ((String) comment).length() + " characters; the limit is " + MAX_COMMENT_CHARS);
+      msg.fail(BusFailure.BAD_REQUEST.code(), "comment is " + ((String) comment).length() + " characters; the limit is " + MAX_COMMENT_CHARS);
       return;
     }
     User caller = caller(msg);
@@ -245,7 +245,7 @@ public final class ConversationVerticle extends VerticleBase {
                 RETURNING given_at""").execute(Tuple.of(runId, rating, comment, giver))
             .onSuccess(rows -> {
               if (rows.size() == 0) {
-                msg.fail(404, "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
+                msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
                 return;
               }
               msg.reply(new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
@@ -274,12 +274,12 @@ public final class ConversationVerticle extends VerticleBase {
     pool.preparedQuery(query).execute(Tuple.of(runId))
         .onSuccess((RowSet<Row> rows) -> {
           if (rows.size() == 0) {
-            msg.fail(404, missing);
+            msg.fail(BusFailure.NOT_FOUND.code(), missing);
             return;
           }
           Row r = rows.iterator().next();
           if (!User.mayReach(caller, r.getString("user_name"))) {
-            msg.fail(403, "run " + runId + " is another user's");
+            msg.fail(BusFailure.FORBIDDEN.code(), "run " + runId + " is another user's");
             return;
           }
           then.accept(r);
@@ -297,14 +297,16 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private static String validId(Message<?> msg, Object id) {
-    if (id instanceof String s && ID.matcher(s).matches()) return s;
-    msg.fail(400, "conversation_id must be 8 to 64 letters, digits or dashes");
-    return null;
+    return valid(msg, id, AskRules.conversationId(id));
   }
 
   private static String validRun(Message<?> msg, Object id) {
-    if (id instanceof String s && ID.matcher(s).matches()) return s;
-    msg.fail(400, "run_id must be 8 to 64 letters, digits or dashes");
+    return valid(msg, id, AskRules.runId(id));
+  }
+
+  private static String valid(Message<?> msg, Object id, AskRules.Refusal refused) {
+    if (refused == null) return (String) id;
+    msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
     return null;
   }
 
@@ -314,6 +316,6 @@ public final class ConversationVerticle extends VerticleBase {
 
   private static void unavailable(Message<?> msg, Throwable e) {
     LOG.warn("conversation store failed: {}", e.toString());
-    msg.fail(503, "the state store did not answer; try again shortly");
+    msg.fail(BusFailure.UNAVAILABLE.code(), "the state store did not answer; try again shortly");
   }
 }

@@ -24,6 +24,8 @@ public final class Conversations {
 
   private static final Logger LOG = LoggerFactory.getLogger(Conversations.class);
   private static final DeliveryOptions TIMEOUT = new DeliveryOptions().setSendTimeout(10_000);
+  /** The conversation store, as a client would name it. */
+  public static final String STORE = "the conversation store";
 
   /** A question's conversation: its id (null: none) and the turns before this question. */
   public record Opened(String conversationId, List<Turn> turns) {

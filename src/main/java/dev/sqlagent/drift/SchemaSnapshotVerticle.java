@@ -32,15 +32,18 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
 
   private final Target target;
   private final SnapshotStore store;
+  private final List<String> schemas;
   private Pool pool;
   private Discovery discovery;
   private String snapshotFor;
   private boolean writing;
   private long timer = -1;
 
-  public SchemaSnapshotVerticle(Target target, StateStore state) {
+  /** @param schemas the schemas offered (empty: every readable one), as retrieval discovers them */
+  public SchemaSnapshotVerticle(Target target, StateStore state, List<String> schemas) {
     this.target = target;
     this.store = new SnapshotStore(state);
+    this.schemas = List.copyOf(schemas);
   }
 
   @Override
@@ -48,7 +51,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
     pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
         .with(new PoolOptions().setMaxSize(1).setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS))
         .connectingTo(target.roOptions()).using(vertx).build();
-    discovery = new Discovery(pool, schemas(config()));
+    discovery = new Discovery(pool, schemas);
     return vertx.executeBlocking(() -> store.read(target.key()).map(SchemaShape::indexBuiltAt).orElse(null), false)
         .otherwise(e -> {
           LOG.warn("schema snapshot: {}", e.getMessage());
@@ -59,10 +62,6 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
           return vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> onStatus(m.body())).completion();
         })
         .onSuccess(v -> poll());
-  }
-
-  static List<String> schemas(JsonObject config) {
-    return config.getJsonArray("schemas", new io.vertx.core.json.JsonArray()).stream().map(String::valueOf).toList();
   }
 
   @Override

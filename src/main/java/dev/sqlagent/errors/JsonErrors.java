@@ -1,5 +1,6 @@
 package dev.sqlagent.errors;
 
+import dev.sqlagent.bus.BusError;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -8,8 +9,21 @@ public final class JsonErrors {
   private JsonErrors() {}
 
   public static void send(RoutingContext ctx, int status, String type, String message) {
+    send(ctx, status, new JsonObject().put("ok", false).put("error_type", type).put("message", message));
+  }
+
+  /** An error body with more than the three keys (e.g. the limit a request went past). */
+  public static void send(RoutingContext ctx, int status, JsonObject body) {
     if (ctx.response().ended()) return;
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", type).put("message", message).encode());
+    ctx.response().setStatusCode(status).putHeader("content-type", "application/json").end(body.encode());
+  }
+
+  /** A failed bus request, rendered as every HTTP edge renders it: its status, Retry-After when busy. */
+  public static void send(RoutingContext ctx, Throwable failure, String what) {
+    BusError e = BusError.of(failure, what);
+    if (e.failure().retryLater() && !ctx.response().ended()) {
+      ctx.response().putHeader("Retry-After", String.valueOf(dev.sqlagent.bus.BusFailure.RETRY_AFTER_SECONDS));
+    }
+    send(ctx, e.failure().httpStatus(), e.toJson());
   }
 }

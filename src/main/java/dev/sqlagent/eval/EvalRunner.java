@@ -119,9 +119,10 @@ public final class EvalRunner {
   private final Options options;
   private final RunStore store;
 
+  /** @param sql the gate's grading mode ({@link GradingGate}): gold SQL and truncated answers run through it */
   public EvalRunner(Vertx vertx, Grader.SqlRunner sql, RunStore store, Options options) {
     this.vertx = vertx;
-    this.grader = new Grader(sql);
+    this.grader = new Grader(sql, vertx);
     this.options = options;
     this.store = Objects.requireNonNull(store, "store");
   }
@@ -203,12 +204,12 @@ public final class EvalRunner {
         .put("runs", options.runs())
         .put("inject_faults", options.injectFaults())
         .put("candidates", new JsonArray(options.candidates()));
-    return blocking(() -> {
-      grader.prepare(questions);              // a broken gold query stops the run before the model is asked
+    // A broken gold query stops the run before the model is asked.
+    return grader.prepare(questions).compose(ready -> blocking(() -> {
       Saving out = open(null, meta);
       out.lines(RunStore.QUESTIONS, questions.stream().map(Question::toJson).toList());
       return out;
-    }).compose(out -> {
+    })).compose(out -> {
       List<Verdict> verdicts = new ArrayList<>();
       List<Sample> samples = new ArrayList<>();
       return loop(tasks, 0, out, verdicts, samples)
@@ -227,27 +228,30 @@ public final class EvalRunner {
   private Future<Void> loop(List<Task> tasks, int i, Saving out, List<Verdict> verdicts, List<Sample> samples) {
     if (i == tasks.size()) return Future.succeededFuture();
     Task t = tasks.get(i);
-    return ask(t).compose(sample -> blocking(() -> {
+    return ask(t).compose(sample -> {
       if (sample.failure() != null && "no_agent".equals(sample.failure().getString("kind"))) {
-        throw new NoAgentException("no agent is listening on " + options.askAddress()
-            + ": deploy the service's verticles (MainVerticle) before evaluating");
+        return Future.<Verdict>failedFuture(new NoAgentException("no agent is listening on " + options.askAddress()
+            + ": deploy the service's verticles (MainVerticle) before evaluating"));
       }
-      Verdict v;
-      try {
-        v = grader.grade(t.question(), sample);
-      } catch (RuntimeException e) {
-        out.append(Map.of(RunStore.ANSWERS, sample.toJson()));   // the answer is kept even when grading fails
-        throw e;
-      }
-      Map<String, JsonObject> lines = new LinkedHashMap<>();
-      lines.put(RunStore.ANSWERS, sample.toJson());
-      lines.put(RunStore.VERDICTS, v.toJson());
-      out.append(lines);
-      verdicts.add(v);
-      samples.add(sample);
-      options.progress().accept(progressLine(i + 1, tasks.size(), v));
-      return v;
-    })).compose(v -> loop(tasks, i + 1, out, verdicts, samples));
+      return grader.grade(t.question(), sample)
+          .recover(err -> blocking(() -> {
+            out.append(Map.of(RunStore.ANSWERS, sample.toJson()));   // the answer is kept even when grading fails
+            throw err instanceof Exception e ? e : new RuntimeException(err);
+          }))
+          .compose(v -> blocking(() -> record(sample, v, i, tasks.size(), out, verdicts, samples)));
+    }).compose(v -> loop(tasks, i + 1, out, verdicts, samples));
+  }
+
+  private Verdict record(Sample sample, Verdict v, int i, int of, Saving out, List<Verdict> verdicts,
+                         List<Sample> samples) {
+    Map<String, JsonObject> lines = new LinkedHashMap<>();
+    lines.put(RunStore.ANSWERS, sample.toJson());
+    lines.put(RunStore.VERDICTS, v.toJson());
+    out.append(lines);
+    verdicts.add(v);
+    samples.add(sample);
+    options.progress().accept(progressLine(i + 1, of, v));
+    return v;
   }
 
   private Future<Sample> ask(Task t) {
@@ -352,15 +356,15 @@ public final class EvalRunner {
    * model is not called; the database is (gold SQL, truncated answers re-run).
    */
   public Future<EvalRun> regrade(String run, List<Question> questions) {
+    record Loaded(Saved from, List<Question> qs, List<Sample> samples, List<Question> asked) {}
     return blocking(() -> {
       Saved from = load(run);
       List<Question> qs = questions != null ? questions : from.questions().get();
       Map<String, Question> byId = new HashMap<>();
       qs.forEach(q -> byId.put(q.id(), q));
       List<JsonObject> answers = from.answers();
-      grader.prepare(qs);
-      List<Verdict> verdicts = new ArrayList<>();
       List<Sample> samples = new ArrayList<>();
+      List<Question> asked = new ArrayList<>();
       for (int i = 0; i < answers.size(); i++) {
         Sample s = Sample.fromJson(answers.get(i));
         samples.add(s);
@@ -369,21 +373,30 @@ public final class EvalRunner {
           throw new IllegalArgumentException(from.answersSource() + " line " + (i + 1) + ": question \""
               + s.questionId() + "\" is not in the question set used to regrade");
         }
-        verdicts.add(grader.grade(q, s));
+        asked.add(q);
       }
-      JsonObject meta = from.meta().copy()
-          .put("regraded_from", from.name())
-          .put("regraded_at", Instant.now().toString())
-          .put("questions", qs.size());
-      if (questions != null) meta.put("questions_file", options.questionsSource());
-      Saving out = open("-regrade", meta);
-      out.lines(RunStore.QUESTIONS, qs.stream().map(Question::toJson).toList());
-      out.lines(RunStore.ANSWERS, answers);
-      out.lines(RunStore.VERDICTS, verdicts.stream().map(Verdict::toJson).toList());
-      JsonObject summary = VoteSummary.addTo(Summary.compute(verdicts, meta), samples, verdicts);
-      out.json(RunStore.SUMMARY, summary);
-      return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
-    });
+      return new Loaded(from, qs, samples, asked);
+    }).compose(loaded -> grader.prepare(loaded.qs())
+        .compose(ready -> Grader.inTurn(java.util.stream.IntStream.range(0, loaded.samples().size()).boxed().toList(),
+            i -> grader.grade(loaded.asked().get(i), loaded.samples().get(i))))
+        .compose(verdicts -> blocking(() -> saveRegrade(loaded.from(), loaded.qs(), loaded.samples(), verdicts, questions))));
+  }
+
+  private EvalRun saveRegrade(Saved from, List<Question> qs, List<Sample> samples, List<Verdict> verdicts,
+                              List<Question> questions) {
+    List<JsonObject> answers = from.answers();
+    JsonObject meta = from.meta().copy()
+        .put("regraded_from", from.name())
+        .put("regraded_at", Instant.now().toString())
+        .put("questions", qs.size());
+    if (questions != null) meta.put("questions_file", options.questionsSource());
+    Saving out = open("-regrade", meta);
+    out.lines(RunStore.QUESTIONS, qs.stream().map(Question::toJson).toList());
+    out.lines(RunStore.ANSWERS, answers);
+    out.lines(RunStore.VERDICTS, verdicts.stream().map(Verdict::toJson).toList());
+    JsonObject summary = VoteSummary.addTo(Summary.compute(verdicts, meta), samples, verdicts);
+    out.json(RunStore.SUMMARY, summary);
+    return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
   }
 
   private <T> Future<T> blocking(java.util.concurrent.Callable<T> work) {

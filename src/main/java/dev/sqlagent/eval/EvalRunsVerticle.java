@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
@@ -52,7 +53,7 @@ public final class EvalRunsVerticle extends VerticleBase {
     pool.query(RunStore.LATEST_SUMMARY_SQL).execute()
         .onSuccess(rows -> {
           if (rows.size() == 0) {
-            msg.fail(404, "no evaluation has been saved yet: run `sql-agent eval` first");
+            msg.fail(BusFailure.NOT_FOUND.code(), "no evaluation has been saved yet: run `sql-agent eval` first");
             return;
           }
           Row row = rows.iterator().next();
@@ -60,12 +61,12 @@ public final class EvalRunsVerticle extends VerticleBase {
             msg.reply(new JsonObject(row.getString("content")));
           } catch (RuntimeException e) {
             LOG.warn("the summary of saved run {} in the state store is not JSON: {}", row.getString("run"), e.getMessage());
-            msg.fail(500, "the summary of saved run " + row.getString("run") + " cannot be read");
+            msg.fail(BusFailure.FAILED.code(), "the summary of saved run " + row.getString("run") + " cannot be read");
           }
         })
         .onFailure(e -> {
           LOG.warn("cannot read the latest evaluation from the state store {}: {}", state.owner(), e.getMessage());
-          msg.fail(503, "the state store cannot be read: " + e.getMessage());
+          msg.fail(BusFailure.UNAVAILABLE.code(), "the state store cannot be read: " + e.getMessage());
         });
   }
 }

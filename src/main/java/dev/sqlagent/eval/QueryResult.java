@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * A result set as the grader sees it: columns (name and PostgreSQL type name, either may be null) and rows
- * of plain values. Built from the agent's answer JSON or from a harness query over JDBC.
+ * of plain values. Built from the agent's answer JSON or from a harness query through the gate's grading mode
+ * ({@link GradingGate}).
  */
 public record QueryResult(List<Column> columns, List<List<Object>> rows) {
 

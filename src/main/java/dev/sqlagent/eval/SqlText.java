@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.execution.PgLexer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -7,7 +8,8 @@ import java.util.Set;
 
 /**
  * A small lexical view of one SQL statement, enough for the harness to mutate and trim queries without
- * reformatting them: tokens (comments and string literals kept whole), parenthesis depth, and for every
+ * reformatting them: tokens (comments and string literals kept whole, split by the gate's own
+ * {@link PgLexer}, so the harness reads SQL exactly as PostgreSQL does), parenthesis depth, and for every
  * token the SELECT it belongs to (its scope) and the clause of that SELECT it sits in.
  *
  * <p>A scope starts at each SELECT keyword; parentheses that hold no SELECT (function calls, IN lists) stay
@@ -83,96 +85,43 @@ public final class SqlText {
 
   // ---- lexing ------------------------------------------------------------------------------------
 
+  /**
+   * The gate's PostgreSQL-faithful lexer's tokens, with the whitespace and comments between them kept as
+   * tokens of their own so the text can be rebuilt as written. Text PostgreSQL would not tokenise (an
+   * unterminated string) has no tokens here: there is nothing to mutate or trim, and PostgreSQL reports it.
+   */
   private static List<Token> lex(String s) {
-    List<Token> out = new ArrayList<>();
-    int i = 0;
-    int n = s.length();
-    while (i < n) {
-      char c = s.charAt(i);
-      int start = i;
-      Kind kind;
-      if (Character.isWhitespace(c)) {
-        while (i < n && Character.isWhitespace(s.charAt(i))) i++;
-        kind = Kind.SPACE;
-      } else if (c == '-' && i + 1 < n && s.charAt(i + 1) == '-') {
-        while (i < n && s.charAt(i) != '\n') i++;
-        kind = Kind.COMMENT;
-      } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-        int close = s.indexOf("*/", i + 2);
-        i = close < 0 ? n : close + 2;
-        kind = Kind.COMMENT;
-      } else if (c == '\'' || ((c == 'E' || c == 'e') && i + 1 < n && s.charAt(i + 1) == '\'')) {
-        i = c == '\'' ? i + 1 : i + 2;
-        while (i < n) {
-          if (s.charAt(i) == '\\' && c != '\'') {
-            i += 2;
-            continue;
-          }
-          if (s.charAt(i) == '\'') {
-            if (i + 1 < n && s.charAt(i + 1) == '\'') {
-              i += 2;
-              continue;
-            }
-            i++;
-            break;
-          }
-          i++;
-        }
-        kind = Kind.STRING;
-      } else if (c == '"') {
-        i++;
-        while (i < n) {
-          if (s.charAt(i) == '"') {
-            if (i + 1 < n && s.charAt(i + 1) == '"') {
-              i += 2;
-              continue;
-            }
-            i++;
-            break;
-          }
-          i++;
-        }
-        kind = Kind.QUOTED;
-      } else if (c == '$' && dollarTag(s, i) != null) {
-        String tag = dollarTag(s, i);
-        int close = s.indexOf(tag, i + tag.length());
-        i = close < 0 ? n : close + tag.length();
-        kind = Kind.STRING;
-      } else if (Character.isLetter(c) || c == '_') {
-        while (i < n && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_' || s.charAt(i) == '$')) i++;
-        kind = Kind.WORD;
-      } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(s.charAt(i + 1)))) {
-        while (i < n && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.')) i++;
-        if (i < n && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
-          int j = i + 1;
-          if (j < n && (s.charAt(j) == '+' || s.charAt(j) == '-')) j++;
-          if (j < n && Character.isDigit(s.charAt(j))) {
-            i = j;
-            while (i < n && Character.isDigit(s.charAt(i))) i++;
-          }
-        }
-        kind = Kind.NUMBER;
-      } else {
-        String two = i + 1 < n ? s.substring(i, i + 2) : "";
-        i += switch (two) {
-          case "<=", ">=", "<>", "!=", "::", "||" -> 2;
-          default -> 1;
-        };
-        kind = Kind.PUNCT;
-      }
-      out.add(new Token(kind, s.substring(start, i), start, i));
+    List<PgLexer.Token> pg;
+    try {
+      pg = PgLexer.lex(s).tokens();
+    } catch (PgLexer.LexException e) {
+      return List.of();
     }
+    List<Token> out = new ArrayList<>();
+    int at = 0;
+    for (PgLexer.Token t : pg) {
+      if (t.start() > at) out.add(gap(s, at, t.start()));
+      out.add(new Token(kind(t.kind()), s.substring(t.start(), t.end()), t.start(), t.end()));
+      at = t.end();
+    }
+    if (at < s.length()) out.add(gap(s, at, s.length()));
     return out;
   }
 
-  /** {@code $tag$} or {@code $$} at i, else null. */
-  private static String dollarTag(String s, int i) {
-    int j = i + 1;
-    while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) j++;
-    if (j < s.length() && s.charAt(j) == '$' && (j == i + 1 || !Character.isDigit(s.charAt(i + 1)))) {
-      return s.substring(i, j + 1);
-    }
-    return null;
+  private static Kind kind(PgLexer.Kind k) {
+    return switch (k) {
+      case WORD -> Kind.WORD;
+      case QUOTED_IDENT -> Kind.QUOTED;
+      case STRING -> Kind.STRING;
+      case NUMBER -> Kind.NUMBER;
+      default -> Kind.PUNCT;  // punctuation, operators, parameters
+    };
+  }
+
+  /** What lies between two tokens: only whitespace, or comments (with any whitespace around them). */
+  private static Token gap(String s, int from, int to) {
+    boolean blank = s.substring(from, to).isBlank();
+    return new Token(blank ? Kind.SPACE : Kind.COMMENT, s.substring(from, to), from, to);
   }
 
   // ---- scopes and clauses ------------------------------------------------------------------------
@@ -235,17 +184,6 @@ public final class SqlText {
   /** The text of significant tokens {@code from..to} (inclusive) exactly as written. */
   public String text(int from, int to) {
     return sql.substring(sig.get(from).start, sig.get(to).end);
-  }
-
-  /** True when a semicolon is followed by anything but whitespace and comments. */
-  public static boolean hasSecondStatement(String sql) {
-    List<Token> sig = lex(sql).stream().filter(Token::significant).toList();
-    for (int i = 0; i < sig.size(); i++) {
-      if (sig.get(i).isPunct(";") && i < sig.size() - 1) {
-        for (int j = i + 1; j < sig.size(); j++) if (!sig.get(j).isPunct(";")) return true;
-      }
-    }
-    return false;
   }
 
   /**

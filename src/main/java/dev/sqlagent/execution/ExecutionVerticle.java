@@ -1,30 +1,46 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.users.Users;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The gate on the event bus ({@link Addresses#EXECUTE}). Request {@code {"sql", "run" (default true),
  * "row_cap" (optional)}}; the reply is always a {@link GateReply} ({@code ok} true or a structured error,
- * with every stage's verdict), and {@code msg.fail(400, ...)} only for a request that is not of that shape.
+ * with every stage's verdict), and {@code msg.fail(BusFailure.BAD_REQUEST, ...)} only for a request that is not
+ * of that shape.
+ *
+ * <p>Also the gate's grading mode ({@link Gate#grade}) on {@link Addresses#GATE_GRADE}, request {@code {"sql"}}:
+ * a local consumer, so only this process's callers (the evaluation harness) reach it; the edges send to
+ * {@link Addresses#EXECUTE} only.
  */
 public final class ExecutionVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionVerticle.class);
-  public static final int BAD_REQUEST = 400;
+  public static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
 
   private final Target db;
+  private final Gate.Settings settings;
+  private final List<String> userRoles;
   private Gate gate;
 
-  public ExecutionVerticle(Target db) {
+  /** Without users' database roles (no users file). */
+  public ExecutionVerticle(Target db, Gate.Settings settings) {
+    this(db, settings, List.of());
+  }
+
+  /** @param userRoles the database roles users switch to ({@code Users.dbRoles()}): checked at start */
+  public ExecutionVerticle(Target db, Gate.Settings settings, List<String> userRoles) {
     this.db = db;
+    this.settings = settings;
+    this.userRoles = List.copyOf(userRoles);
   }
 
   /** A request of the gate's contract, validated. */
@@ -51,7 +67,7 @@ public final class ExecutionVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return Gate.start(vertx, db.roOptions(), Gate.Settings.from(config()))
+    return Gate.start(vertx, db.roOptions(), settings)
         .compose(g -> {
           gate = g;
           // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.
@@ -59,15 +75,28 @@ public final class ExecutionVerticle extends VerticleBase {
           // A schema refresh: the gate's tables follow the new discovery before the refresh is answered.
           vertx.eventBus().<JsonObject>consumer(Addresses.GATE_RELOAD, m -> gate.reloadSchema()
               .onSuccess(v -> m.reply(new JsonObject().put("tables", gate.schema().tables().size())))
-              .onFailure(e -> m.fail(503, "the gate could not re-read the visible tables: " + e.getMessage())));
-          return UserRoles.check(gate, Users.fromConfig(config()).dbRoles(), db.role())
-              .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion());
+              .onFailure(e -> m.fail(BusFailure.UNAVAILABLE.code(), "the gate could not re-read the visible tables: " + e.getMessage())));
+          return UserRoles.check(gate, userRoles, db.role())
+              .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion())
+              .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion());
         });
   }
 
   @Override
   public Future<?> stop() {
     return gate == null ? Future.succeededFuture() : gate.close();
+  }
+
+  /** Grading mode: {@code {"sql"}} → the gate's reply with every row (see {@link Gate#grade}). */
+  private void onGrade(Message<Object> msg) {
+    if (!(msg.body() instanceof JsonObject json) || !(json.getValue("sql") instanceof String sql)) {
+      msg.fail(BAD_REQUEST, "the request must be a JSON object with a string \"sql\"");
+      return;
+    }
+    gate.grade(sql).onSuccess(reply -> msg.reply(reply.toJson())).onFailure(e -> {
+      LOG.error("grading failed unexpectedly", e);
+      msg.fail(BusFailure.FAILED.code(), "the gate failed unexpectedly while grading; try again");
+    });
   }
 
   private void onExecute(Message<Object> msg) {

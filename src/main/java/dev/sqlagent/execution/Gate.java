@@ -49,14 +49,6 @@ public final class Gate {
           StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas());
     }
 
-    /** From the verticle's deployment config (AppConfig.toJson keys). */
-    public static Settings from(JsonObject c) {
-      return new Settings(c.getInteger("rowCap", 200), c.getDouble("maxPlanCost", 1_000_000.0),
-          c.getInteger("statementTimeoutMs", 5000), c.getInteger("lockTimeoutMs", 1000), 4, StaticCheck.Limits.DEFAULT,
-          c.getLong("maxResultBytes", DEFAULT_MAX_RESULT_BYTES),
-          c.getJsonArray("schemas", new io.vertx.core.json.JsonArray()).stream().map(String::valueOf).toList());
-    }
-
     public Settings withMaxResultBytes(long bytes) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas);
     }
@@ -454,6 +446,88 @@ public final class Gate {
     if (a == null || a.isBlank()) return b;
     if (b == null || b.isBlank()) return a;
     return a + " " + b;
+  }
+
+  // ---- grading mode: the evaluation harness, in this process only --------------------------------
+
+  /** The most rows one grading query may return: far more than any gold result; past it, a clear error. */
+  public static final int GRADING_MAX_ROWS = 1_000_000;
+  /** The most bytes (as JSON text) one grading result may take: the memory guard beside the row limit. */
+  public static final long GRADING_MAX_BYTES = 128L * 1024 * 1024;
+
+  /**
+   * Grading mode, for the evaluation harness's own SQL (gold queries, and an answer's final SQL again without the
+   * cap that truncated it), served by {@link ExecutionVerticle} on a local address that no edge forwards to. The
+   * same static check as {@link #submit} (PostgreSQL's tokens, one statement, deny list, visible tables), the same
+   * read-only transaction as the agent's role with the same statement and lock timeouts, and PostgreSQL's plan
+   * checked for writes, row locks, hidden relations and deny-listed functions. Unlike {@link #submit}: no row cap,
+   * no clipping of values, and no plan-cost ceiling. That ceiling keeps the model's runaway queries off the
+   * interactive path; grading SQL is the question author's or already ran capped, its uncapped plan is costlier
+   * by design (a LIMIT lowers the estimate), and a gold query refused for its cost would stop the whole run. The
+   * statement timeout still bounds it. Every row comes back, up to {@link #GRADING_MAX_ROWS} rows and
+   * {@link #GRADING_MAX_BYTES} bytes; past either the reply is a {@code result_too_large} error, never an
+   * unbounded read. The future always succeeds, as {@link #submit}'s does.
+   */
+  public Future<GateReply> grade(String sql) {
+    return grade(sql, GRADING_MAX_ROWS, GRADING_MAX_BYTES);
+  }
+
+  /** The same with other limits (tests). */
+  Future<GateReply> grade(String sql, int maxRows, long maxBytes) {
+    long t0 = System.nanoTime();
+    Stages stages = new Stages();
+    return staticCheck(sql, null).compose(checked -> {
+      StaticCheck.Verdict verdict = checked.verdict();
+      if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
+      stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
+      RowBound.Bounded whole = RowBound.none(sql, verdict.lexed().tokens());
+      stages.passed(new JsonObject().put("grading", true).put("max_rows", maxRows).put("capped", false).put("sql", whole.sql()));
+      VisibleSchema schema = check.schema();
+      return executor.inReadOnlyTransaction(conn -> describe(conn, whole.executed()).compose(columns -> {
+            String shaped = ResultShape.shaped(whole.executed(), columns, false);
+            int prefix = ResultShape.prefix(columns, false).length();
+            return explain(conn, shaped, prefix).compose(plan -> {
+              Optional<GateError> refused = PlanCheck.check(plan, Double.POSITIVE_INFINITY, schema);
+              if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
+              double cost = PlanCheck.totalCost(plan);
+              stages.passed(new JsonObject().put("cost", cost));
+              return executor.fetchBounded(conn, shaped, columns, maxRows + 1, maxBytes)
+                  .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
+                  .map(rows -> {
+                    if (rows.size() > maxRows) {
+                      return stages.failed(gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)
+                          .withSql(sql), false);
+                    }
+                    GateReply.Result result = result(whole, columns, rows, maxRows, t0);
+                    stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
+                    return GateReply.ran(whole.sql(), verdict.staticCheck(), cost, result, stages.list());
+                  });
+            });
+          }))
+          .recover(err -> {
+            if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
+              GateError error = tooLarge.budget == 0 ? tooLarge(tooLarge)
+                  : gradingTooLarge("grew past " + tooLarge.budget + " bytes after " + tooLarge.rows + " rows", maxRows, maxBytes);
+              return Future.succeededFuture(stages.failed(error.withSql(sql), false));
+            }
+            Located located = err instanceof Located l ? l : new Located(err, 0);
+            if (located.getCause() instanceof PgException pg) {
+              GateError error = fromPostgres(pg, located.prefix, sql, whole, verdict, schema);
+              return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
+            }
+            return Future.failedFuture(located.getCause());
+          });
+    }).recover(err -> {
+      LOG.warn("gate failure while grading: {}", String.valueOf(err));
+      return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
+          "The query could not be run: the database did not answer as expected.", "Try again later.", null)
+          .withSql(sql), false));
+    });
+  }
+
+  private static GateError gradingTooLarge(String what, int maxRows, long maxBytes) {
+    return GateError.of(ErrorType.RESULT_TOO_LARGE, "The grading result " + what + "; grading holds at most " + maxRows
+        + " rows and " + maxBytes + " bytes of one result.", "Grade on an aggregate or a narrower query.", null);
   }
 
   public Future<Void> close() {

@@ -1,12 +1,12 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -20,21 +20,23 @@ import io.vertx.ext.web.handler.BodyHandler;
  * <p>Status codes: 200 with the result when the query ran; <b>422</b> with the gate's structured error
  * (same JSON as on the bus) when the gate refused it or PostgreSQL reported an error, so a client can tell
  * "the SQL was wrong" from "the request was wrong" by status alone; 400 for a body that is not a JSON
- * object with a string "sql"; 413 for a body over 64 KiB; 503 when the gate is not answering.
+ * object with a string "sql"; 413 for a body over 64 KiB; a bus failure as every edge reports it
+ * ({@code JsonErrors}): 503 when the gate is not running, 504 when it did not answer in time.
  */
 public final class QueryRoutes {
   private QueryRoutes() {}
 
   static final int BODY_LIMIT = 64 * 1024;
+  static final String GATE = "the query gate";
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
-    long timeout = config.getInteger("statementTimeoutMs", 5000) + 30_000L;
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
+    BusClient gate = new BusClient(vertx, GATE, config.deadlines().queryMs());
     router.post("/api/query")
         .handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT))
-        .handler(ctx -> query(ctx, vertx, timeout));
+        .handler(ctx -> query(ctx, gate));
   }
 
-  private static void query(RoutingContext ctx, Vertx vertx, long timeout) {
+  private static void query(RoutingContext ctx, BusClient gate) {
     JsonObject body;
     try {
       body = ctx.body().asJsonObject();
@@ -42,7 +44,7 @@ public final class QueryRoutes {
       body = null;
     }
     if (body == null || !(body.getValue("sql") instanceof String)) {
-      send(ctx, 400, error("bad_request", "the body must be a JSON object like {\"sql\": \"SELECT ...\"}"));
+      JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like {\"sql\": \"SELECT ...\"}");
       return;
     }
     // The database role is the authenticated user's, never the body's.
@@ -50,23 +52,8 @@ public final class QueryRoutes {
     body = body.copy();
     body.remove("run_id");
     body.put("db_role", user == null ? null : user.dbRole());
-    vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, body, new DeliveryOptions().setSendTimeout(timeout))
-        .onSuccess(reply -> send(ctx, GateReply.fromJson(reply.body()).ok() ? 200 : 422, reply.body()))
-        .onFailure(err -> {
-          if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
-              && re.failureCode() == ExecutionVerticle.BAD_REQUEST) {
-            send(ctx, 400, error("bad_request", re.getMessage()));
-          } else {
-            send(ctx, 503, error("unavailable", "the query gate is not answering; try again later"));
-          }
-        });
-  }
-
-  private static JsonObject error(String type, String message) {
-    return new JsonObject().put("ok", false).put("error_type", type).put("message", message);
-  }
-
-  private static void send(RoutingContext ctx, int status, JsonObject body) {
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json").end(body.encode());
+    gate.<JsonObject>request(Addresses.EXECUTE, body)
+        .onSuccess(reply -> JsonErrors.send(ctx, GateReply.fromJson(reply).ok() ? 200 : 422, reply))
+        .onFailure(err -> JsonErrors.send(ctx, err, GATE));
   }
 }

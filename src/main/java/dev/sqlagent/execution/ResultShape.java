@@ -64,12 +64,22 @@ final class ResultShape {
 
   /** The select list that clips every non-native column in PostgreSQL. */
   static String prefix(List<Column> columns) {
+    return prefix(columns, true);
+  }
+
+  /**
+   * The select list; without {@code clip} (the gate's grading mode) every non-native column is PostgreSQL's
+   * whole text, and the bound on the result is the caller's byte budget alone.
+   */
+  static String prefix(List<Column> columns, boolean clip) {
     StringBuilder sb = new StringBuilder("SELECT ");
     for (int i = 0; i < columns.size(); i++) {
       if (i > 0) sb.append(", ");
       String c = "q.c" + (i + 1);
       if (columns.get(i).kind() == Kind.NATIVE) {
         sb.append(c);
+      } else if (!clip) {
+        sb.append(c).append("::text");
       } else {
         String t = c + "::text";
         // octet_length is read from the value's header; length() scans, so it only runs for long values.
@@ -92,13 +102,18 @@ final class ResultShape {
 
   /** The bounded query, every column shaped. */
   static String shaped(String executed, List<Column> columns) {
+    return shaped(executed, columns, true);
+  }
+
+  /** The same, with or without clipping (see {@link #prefix(List, boolean)}). */
+  static String shaped(String executed, List<Column> columns, boolean clip) {
     StringBuilder alias = new StringBuilder("\n) AS q");
     if (!columns.isEmpty()) {
       alias.append('(');
       for (int i = 0; i < columns.size(); i++) alias.append(i > 0 ? ", " : "").append('c').append(i + 1);
       alias.append(')');
     }
-    return prefix(columns) + executed + alias;
+    return prefix(columns, clip) + executed + alias;
   }
 
   /** Worst-case bytes of one row on the wire (UTF-8, four bytes a character), for the fetch size. */

@@ -75,6 +75,17 @@ public final class RowBound {
     return literal(text, count, cap);
   }
 
+  /**
+   * The query as submitted, trailing semicolons dropped, with no bound at all: the gate's grading mode
+   * ({@link Gate#grade}), which returns every row up to its own memory guard.
+   */
+  public static Bounded none(String sql, List<Token> tokens) {
+    int end = tokens.size();
+    while (end > 0 && tokens.get(end - 1).isPunct(";")) end--;
+    String text = end == 0 ? sql.strip() : sql.substring(0, tokens.get(end - 1).end());
+    return new Bounded(text, text, false, false, -1, 0);
+  }
+
   /** Whether the limit clause ends at token {@code i}: the end of the query or an OFFSET clause. */
   private static boolean endsClause(List<Token> body, int i) {
     return i >= body.size() || body.get(i).isWord("offset");

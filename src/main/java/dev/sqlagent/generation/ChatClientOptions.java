@@ -1,14 +1,11 @@
 package dev.sqlagent.generation;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
+import dev.sqlagent.config.AppConfig;
 import java.util.List;
 
 /**
- * The model client's settings. From the service config (AppConfig.toJson()): llmBaseUrl, llmModel,
- * llmApiKeys, llmCallTimeoutMs, promptPricePerMTok, completionPricePerMTok; and, with defaults, the retry
- * policy: llmMaxAttempts (per call, for retryable failures), llmBackoffBaseMs, llmBackoffMaxMs.
+ * The model client's settings: the model's address, name, keys, call deadline, prices and connections from
+ * the service configuration, and the retry policy (attempts per call for retryable failures, backoff).
  */
 public record ChatClientOptions(
     String baseUrl,
@@ -36,26 +33,16 @@ public record ChatClientOptions(
     if (maxConnections < 1) throw new IllegalArgumentException("maxConnections must be at least 1");
   }
 
-  public static ChatClientOptions fromConfig(JsonObject c) {
-    List<String> keys = new ArrayList<>();
-    JsonArray a = c.getJsonArray("llmApiKeys", new JsonArray());
-    for (int i = 0; i < a.size(); i++) keys.add(a.getString(i));
-    return new ChatClientOptions(
-        c.getString("llmBaseUrl", "http://localhost:11434/v1"),
-        c.getString("llmModel", "qwen2.5-coder:7b"),
-        keys,
-        c.getLong("llmCallTimeoutMs", 60_000L),
-        c.getDouble("promptPricePerMTok", 0.0),
-        c.getDouble("completionPricePerMTok", 0.0),
-        c.getInteger("llmMaxAttempts", DEFAULT_MAX_ATTEMPTS),
-        c.getLong("llmBackoffBaseMs", DEFAULT_BACKOFF_BASE_MS),
-        c.getLong("llmBackoffMaxMs", DEFAULT_BACKOFF_MAX_MS),
-        c.getInteger("llmMaxConnections", DEFAULT_MAX_CONNECTIONS));
+  /** The service's model settings; the retry policy takes its defaults. */
+  public static ChatClientOptions from(AppConfig c) {
+    return new ChatClientOptions(c.llmBaseUrl(), c.llmModel(), c.llmApiKeys(), c.llmCallTimeoutMs(),
+        c.promptPricePerMTok(), c.completionPricePerMTok(), DEFAULT_MAX_ATTEMPTS, DEFAULT_BACKOFF_BASE_MS,
+        DEFAULT_BACKOFF_MAX_MS, c.llmMaxConnections());
   }
 
   @Override
   public String toString() {
-    return "ChatClientOptions[" + baseUrl + " model=" + model + " keys=" + apiKeys.size() + "x" + Secrets.MASK
+    return "ChatClientOptions[" + baseUrl + " model=" + model + " keys=" + AppConfig.describeKeys(apiKeys)
         + " timeoutMs=" + callTimeoutMs + " attempts=" + maxAttempts + "]";
   }
 }

@@ -18,11 +18,15 @@ public final class GenerationVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(GenerationVerticle.class);
 
+  private final ChatClientOptions options;
   private ChatClient client;
+
+  public GenerationVerticle(ChatClientOptions options) {
+    this.options = options;
+  }
 
   @Override
   public Future<?> start() {
-    ChatClientOptions options = ChatClientOptions.fromConfig(config());
     client = new ChatClient(vertx, options);
     LOG.info("generation: {}", options);
     // A stopped run (cancelled, or past its deadline): its model call in flight is aborted.

@@ -1,33 +1,41 @@
 package dev.sqlagent.health;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
-/** {@code GET /api/health}: readiness, 200 when every gate is UP, 503 otherwise (the body says which). */
+/**
+ * {@code GET /api/health}: readiness, 200 when every gate is UP, 503 otherwise (the body says which). A probe
+ * reads the status alone, so a report that did not come is 503 too, its body the bus failure as every edge
+ * words it, with {@code status: DOWN}.
+ */
 public final class HealthRoutes {
 
-  private final Vertx vertx;
-  private final long deadlineMs;
+  static final String CHECKS = "the readiness checks";
 
-  private HealthRoutes(Vertx vertx, JsonObject config) {
-    this.vertx = vertx;
+  private final BusClient health;
+
+  private HealthRoutes(Vertx vertx, AppConfig config) {
     // Each check has its own deadline; the whole report cannot take much longer than one.
-    this.deadlineMs = config.getLong("healthTimeoutMs", 2_000L) + 1_000L;
+    this.health = new BusClient(vertx, CHECKS, config.deadlines().readinessMs());
   }
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
     router.get("/api/health").handler(new HealthRoutes(vertx, config)::readiness);
   }
 
   private void readiness(RoutingContext ctx) {
-    vertx.eventBus().<JsonObject>request(Addresses.HEALTH_READINESS, new JsonObject(), new DeliveryOptions().setSendTimeout(deadlineMs))
-        .onSuccess(m -> send(ctx, m.body().getBoolean("ok", false) ? 200 : 503, m.body()))
-        .onFailure(e -> send(ctx, 503, new JsonObject().put("ok", false).put("status", "DOWN")
-            .put("error", "the readiness checks did not report: " + e.getMessage())));
+    health.<JsonObject>request(Addresses.HEALTH_READINESS, new JsonObject())
+        .onSuccess(report -> send(ctx, report.getBoolean("ok", false) ? 200 : 503, report))
+        .onFailure(err -> {
+          BusError e = BusError.of(err, CHECKS);
+          send(ctx, 503, e.toJson().put("status", "DOWN").put("error", e.getMessage()));
+        });
   }
 
   private static void send(RoutingContext ctx, int status, JsonObject body) {

@@ -1,5 +1,7 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
@@ -82,20 +84,21 @@ public final class HealthVerticle extends VerticleBase {
   private Future<Catalogue> probeCatalogue;
 
   private final StateStore state;
+  private final AppConfig config;
 
-  public HealthVerticle(Target target, StateStore state) {
+  public HealthVerticle(Target target, StateStore state, AppConfig config) {
     this.target = target;
     this.state = state;
+    this.config = config;
     this.snapshots = new SnapshotStore(state);
   }
 
   @Override
   public Future<?> start() {
-    timeoutMs = config().getLong("healthTimeoutMs", 2_000L);
-    modelName = config().getString("llmModel", "");
-    modelBase = config().getString("llmBaseUrl", "");
-    JsonArray keys = config().getJsonArray("llmApiKeys", new JsonArray());
-    modelKey = keys.isEmpty() ? null : keys.getString(0);
+    timeoutMs = config.healthTimeoutMs();
+    modelName = config.llmModel();
+    modelBase = config.llmBaseUrl();
+    modelKey = config.llmApiKeys().isEmpty() ? null : config.llmApiKeys().get(0);
     int connectMs = (int) Math.max(100, timeoutMs - 100);
     NetClientOptions net = new NetClientOptions().setConnectTimeout(connectMs);
     PoolOptions small = new PoolOptions().setConnectionTimeout(connectMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
@@ -106,8 +109,8 @@ public final class HealthVerticle extends VerticleBase {
         .connectingTo(state.logOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
     statePool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(1).setName("sql-agent-health-state"))
         .connectingTo(state.ownerOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
-    schemas = config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList();
-    writableAllowed = config().getBoolean("allowWritableRole", false);
+    schemas = config.schemas();
+    writableAllowed = config.allowWritableRole();
     discovery = new Discovery(roPool, schemas);
     web = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(connectMs).setIdleTimeout((int) timeoutMs)
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
@@ -158,7 +161,7 @@ public final class HealthVerticle extends VerticleBase {
         return Future.succeededFuture();
       });
     }
-    inFlight.onSuccess(msg::reply).onFailure(e -> msg.fail(500, "the readiness checks failed: " + describe(e)));
+    inFlight.onSuccess(msg::reply).onFailure(e -> msg.fail(BusFailure.FAILED.code(), "the readiness checks failed: " + describe(e)));
   }
 
   /** The flat report: one field per flag, plus every check with its data. */

@@ -1,24 +1,28 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.access.AccessGuard;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.bridge.BridgeEventType;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.sockjs.BridgeEvent;
 import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSSocket;
-import io.vertx.core.eventbus.ReplyException;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
-import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,14 +37,14 @@ final class EventBridge {
   private static final Logger LOG = LoggerFactory.getLogger(EventBridge.class);
 
   /** The per-run event addresses, exactly as the agent accepts run ids. */
-  static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + "[A-Za-z0-9-]{8,64}";
+  static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + AskRules.RUN_ID_REGEX;
 
   /** The ask fields a bridge client may set (not, e.g., the evaluation's fault injection). */
   static final List<String> ASK_FIELDS = List.of("question", "mode", "run_id", "conversation_id");
 
   private EventBridge() {}
 
-  static Router router(Vertx vertx, JsonObject config, long askTimeoutMs, Predicate<String> mayWatch) {
+  static Router router(Vertx vertx, AppConfig config, long askTimeoutMs) {
     SockJSBridgeOptions options = new SockJSBridgeOptions()
         .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(RUN_EVENTS_REGEX))
@@ -49,18 +53,16 @@ final class EventBridge {
         .setReplyTimeout(askTimeoutMs)
         .setMaxHandlersPerSocket(64);
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
-    String origin = config.getString("allowedOrigin");
-    if (origin != null) sockjs.setOrigin(origin);
-    Users users = Users.fromConfig(config);
+    config.allowedOrigin().ifPresent(sockjs::setOrigin);
+    Users users = config.users();
     Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
-    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, mayWatch, users, asked));
+    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, users, asked));
   }
 
   /** At most this many runs per socket are remembered (to stop them when it closes). */
   static final int REMEMBERED_RUNS = 64;
 
-  private static void handle(Vertx vertx, BridgeEvent ev, Predicate<String> mayWatch, Users users,
-                             Map<SockJSSocket, Set<String>> asked) {
+  private static void handle(Vertx vertx, BridgeEvent ev, Users users, Map<SockJSSocket, Set<String>> asked) {
     User user = users.configured() ? users.userOf(ev.socket().headers().get("Authorization"), ev.socket().uri()) : null;
     JsonObject userJson = user == null ? null : user.toJson();
     BridgeEventType type = ev.type();
@@ -116,7 +118,7 @@ final class EventBridge {
         String address = raw.getString("address", "");
         if (Addresses.EVENTS.equals(address)) {
           // Every run's events: with users, for admins only (the bridge cannot filter them per user).
-          ev.complete(user != null ? user.admin() : mayWatch.test(remoteHost(ev)));
+          ev.complete(user != null ? user.admin() : mayWatchAll(ev));
           return;
         }
         if (user == null || user.admin()) {
@@ -128,7 +130,7 @@ final class EventBridge {
         vertx.eventBus().request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId).put("after_seq", Long.MAX_VALUE)
                 .put("user", userJson))
             .onComplete(ar -> ev.complete(ar.succeeded()
-                || ar.cause() instanceof ReplyException re && re.failureCode() == 404));
+                || BusError.of(ar.cause(), "the agent").failure() == BusFailure.NOT_FOUND));
         return;
       case RECEIVE:
         if (ev.socket().writeQueueFull()) {
@@ -145,7 +147,9 @@ final class EventBridge {
     }
   }
 
-  private static String remoteHost(BridgeEvent ev) {
-    return ev.socket().remoteAddress() == null ? null : ev.socket().remoteAddress().hostAddress();
+  /** Decided by the access guard on the request that opened the session. */
+  private static boolean mayWatchAll(BridgeEvent ev) {
+    RoutingContext opened = ev.socket().routingContext();
+    return opened != null ? AccessGuard.mayWatchAll(opened) : AccessGuard.mayWatchAll(ev.socket().remoteAddress(), false);
   }
 }

@@ -1,16 +1,17 @@
 package dev.sqlagent.live;
 
-import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.agent.GraphEvent;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -21,14 +22,14 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One client of {@code /ws}. Client → server: {@code ask}, {@code watch}, {@code unwatch}, {@code replay}.
  * Server → client: {@code accepted}, {@code event}, {@code answer}, {@code watching}, {@code replay_end},
- * {@code error}. The socket only ever holds bus consumers for what it asked or watches, and gives them all
+ * {@code cancelling}, {@code error} ({@code {type, error_type, message, run_id?}}, the same error_type and message
+ * as the HTTP edge's for the same refusal or failure). The socket only ever holds bus consumers for what it asked or watches, and gives them all
  * back when it closes; the runs themselves live in the agent and are not touched by a client leaving.
  */
 final class LiveSocket {
@@ -48,13 +49,13 @@ final class LiveSocket {
   static final long PING_EVERY_MS = 20_000;
   /** Sockets open in this process. */
   static final AtomicInteger OPEN = new AtomicInteger();
-  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9-]{8,64}");
+  static final String AGENT = "the agent";
 
   private final Vertx vertx;
   private final ServerWebSocket ws;
   private final WatchHub hub;
   private final boolean mayWatch;
-  private final long askTimeoutMs;
+  private final BusClient agent;
   /** Who this socket authenticated as (null without a users file). */
   private final User user;
   private final Map<String, RunStream> runs = new HashMap<>();
@@ -72,7 +73,7 @@ final class LiveSocket {
     this.ws = ws;
     this.hub = hub;
     this.mayWatch = mayWatch;
-    this.askTimeoutMs = askTimeoutMs;
+    this.agent = new BusClient(vertx, AGENT, askTimeoutMs);
   }
 
   void start() {
@@ -123,22 +124,16 @@ final class LiveSocket {
   }
 
   private void ask(JsonObject msg) {
-    Object q = msg.getValue("question");
-    if (!(q instanceof String question) || question.isBlank()) {
-      error(null, "ask needs a non-empty \"question\" string");
+    AskRules.Refusal refused = AskRules.ask(msg);
+    if (refused != null) {
+      error(null, refused.toJson());
       return;
     }
-    if (question.length() > AgentVerticle.MAX_QUESTION_CHARS) {
-      error(null, "question is " + question.length() + " characters; the limit is " + AgentVerticle.MAX_QUESTION_CHARS);
-      return;
-    }
+    String question = msg.getString("question");
     Object mode = msg.getValue("mode", "agent");
-    if (!"agent".equals(mode) && !"baseline".equals(mode)) {
-      error(null, "mode must be \"agent\" or \"baseline\"");
-      return;
-    }
     if (runs.size() >= MAX_RUNS_IN_FLIGHT) {
-      error(null, "this connection already has " + runs.size() + " runs in progress; wait for an answer first");
+      error(null, new JsonObject().put("error_type", "too_many_requests")
+          .put("message", "this connection already has " + runs.size() + " runs in progress; wait for an answer first"));
       return;
     }
     // The run id is made here so the run's address is subscribed BEFORE the agent publishes anything.
@@ -154,8 +149,8 @@ final class LiveSocket {
           JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
               .put("run_id", runId).put("user", user == null ? null : user.toJson());
           if (msg.getValue("conversation_id") != null) request.put("conversation_id", msg.getValue("conversation_id"));
-          vertx.eventBus().<JsonObject>request(Addresses.ASK, request, new DeliveryOptions().setSendTimeout(askTimeoutMs))
-              .onSuccess(reply -> run.finish(Answer.fromJson(reply.body())))
+          agent.<JsonObject>request(Addresses.ASK, request)
+              .onSuccess(reply -> run.finish(Answer.fromJson(reply)))
               .onFailure(err -> run.fail(err));
         })
         .onFailure(err -> run.fail(err));
@@ -163,7 +158,8 @@ final class LiveSocket {
 
   private void watch() {
     if (!mayWatch) {
-      error(null, "watching every run is only allowed from this machine unless an API token is configured");
+      error(null, new JsonObject().put("error_type", "forbidden")
+          .put("message", "watching every run is only allowed from this machine unless an API token is configured"));
       return;
     }
     if (!watching) {
@@ -182,11 +178,12 @@ final class LiveSocket {
   }
 
   private void replay(JsonObject msg) {
-    Object runId = msg.getValue("run_id");
-    if (!(runId instanceof String id) || !RUN_ID.matcher(id).matches()) {
-      error(null, "replay needs a \"run_id\" (8 to 64 letters, digits or dashes)");
+    AskRules.Refusal badId = AskRules.runId(msg.getValue("run_id"));
+    if (badId != null) {
+      error(null, badId.toJson());
       return;
     }
+    String id = msg.getString("run_id");
     Object after = msg.getValue("after_seq", 0);
     if (!(after instanceof Number n) || n.longValue() < 0 || n.doubleValue() != n.longValue()) {
       error(id, "after_seq must be a whole number, 0 or more");
@@ -201,21 +198,24 @@ final class LiveSocket {
 
   /** {"type":"cancel","run_id"}: stops a run of this user's (an admin's: anyone's); the run's own events say when it ended. */
   private void cancel(JsonObject msg) {
-    Object runId = msg.getValue("run_id");
-    if (!(runId instanceof String id) || !RUN_ID.matcher(id).matches()) {
-      error(null, "cancel needs a \"run_id\" (8 to 64 letters, digits or dashes)");
+    AskRules.Refusal badId = AskRules.runId(msg.getValue("run_id"));
+    if (badId != null) {
+      error(null, badId.toJson());
       return;
     }
-    vertx.eventBus().<JsonObject>request(Addresses.CANCEL, new JsonObject().put("run_id", id)
-            .put("user", user == null ? null : user.toJson()).put("by", user == null ? "a client" : user.displayName()))
+    String id = msg.getString("run_id");
+    agent.<JsonObject>request(Addresses.CANCEL, new JsonObject().put("run_id", id)
+            .put("user", user == null ? null : user.toJson()).put("by", user == null ? "a client" : user.displayName()),
+            DeliveryOptions.DEFAULT_TIMEOUT)
         .onSuccess(r -> sendFrame(new JsonObject().put("type", "cancelling").put("run_id", id).encode()))
         .onFailure(err -> refused(id, err));
   }
 
   /** A request the agent refused: another user's run closes the socket (4403); anything else is an error frame. */
   private void refused(String runId, Throwable err) {
-    error(runId, describe(err));
-    if (err instanceof ReplyException re && re.failureCode() == AgentVerticle.FORBIDDEN && !ws.isClosed()) {
+    BusError e = BusError.of(err, AGENT);
+    error(runId, e.toJson());
+    if (e.failure() == BusFailure.FORBIDDEN && !ws.isClosed()) {
       release();
       ws.close(FORBIDDEN, "forbidden: another user's run");
     }
@@ -231,9 +231,16 @@ final class LiveSocket {
     return new JsonObject().put("type", "answer").mergeIn(answer.toJson()).encode();
   }
 
+  /** A mistake in the client's message itself. */
   private void error(String runId, String message) {
-    JsonObject e = new JsonObject().put("type", "error").put("message", message);
+    error(runId, new JsonObject().put("error_type", "bad_request").put("message", message));
+  }
+
+  /** An error frame: the same error_type and message the HTTP edge would send in its body. */
+  private void error(String runId, JsonObject problem) {
     if (closed) return;
+    JsonObject e = new JsonObject().put("type", "error").put("error_type", problem.getString("error_type"))
+        .put("message", problem.getString("message"));
     if (runId != null) e.put("run_id", runId);
     sendFrame(e.encode());
   }
@@ -301,18 +308,11 @@ final class LiveSocket {
   }
 
   private Future<JsonArray> fetch(String runId, long afterSeq) {
-    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", runId).put("after_seq", afterSeq).put("user", user == null ? null : user.toJson()))
-        .map(m -> m.body().getJsonArray("events", new JsonArray()));
-  }
-
-  private static String describe(Throwable err) {
-    if (err instanceof ReplyException re) {
-      if (re.failureType() == ReplyFailure.NO_HANDLERS) return "the agent is not running";
-      if (re.failureType() == ReplyFailure.TIMEOUT) return "no answer in time";
-      if (re.getMessage() != null) return re.getMessage();
-    }
-    return "the request could not be completed";
+    // Kept events are read from memory (or, clustered, the state store): the bus's default wait is plenty.
+    return agent.<JsonObject>request(Addresses.RUN_EVENTS,
+            new JsonObject().put("run_id", runId).put("after_seq", afterSeq).put("user", user == null ? null : user.toJson()),
+            DeliveryOptions.DEFAULT_TIMEOUT)
+        .map(body -> body.getJsonArray("events", new JsonArray()));
   }
 
   /**
@@ -368,7 +368,7 @@ final class LiveSocket {
 
     void fail(Throwable err) {
       close();
-      error(runId, describe(err));
+      error(runId, BusError.of(err, AGENT).toJson());
     }
 
     void close() {

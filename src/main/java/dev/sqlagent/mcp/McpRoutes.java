@@ -1,5 +1,6 @@
 package dev.sqlagent.mcp;
 
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.tools.ShopTools;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code /mcp}: the shop tools over MCP Streamable HTTP on the running service. Routes are added where this
- * is called, so a bearer-token check mounted on {@code /mcp} before it guards every method.
+ * is called, so the access guard's origin and bearer-token checks, mounted on {@code /mcp} before it, guard
+ * every method. The SDK's deadline for a tool call is {@code Deadlines.outerMs()}: past the agent's.
  */
 public final class McpRoutes {
 
@@ -28,13 +30,14 @@ public final class McpRoutes {
 
   private McpRoutes() {}
 
-  public static void mount(Router router, Vertx vertx, JsonObject config) {
-    ShopTools tools = new ShopTools(vertx, config);
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
+    ShopTools tools = new ShopTools(vertx, config.deadlines());
     // Building the SDK server loads Jackson 3, reactor and the schema validator: seconds of class loading,
     // so on a worker. Requests that arrive meanwhile wait for it.
     Future<VertxStreamableHttpTransport> ready = vertx.executeBlocking(() -> {
       VertxStreamableHttpTransport transport = new VertxStreamableHttpTransport(ShopMcpServer.jsonMapper(), MAX_SESSIONS);
-      McpAsyncServer server = ShopMcpServer.build(McpServer.async(transport), tools, requestTimeout(config));
+      McpAsyncServer server = ShopMcpServer.build(McpServer.async(transport), tools,
+          Duration.ofMillis(config.deadlines().outerMs()));
       ShopMcpServer.warmUp();
       LOG.debug("MCP Streamable HTTP at {} ({} {})", PATH, server.getServerInfo().name(), server.getServerInfo().version());
       return transport;
@@ -48,10 +51,5 @@ public final class McpRoutes {
                 new JsonObject().put("code", -32603).put("message", "the MCP server is unavailable")).encode())));
     // Created in the HTTP verticle's start: the timer goes when the verticle is undeployed.
     vertx.setPeriodic(Duration.ofMinutes(1).toMillis(), t -> ready.onSuccess(transport -> transport.expireIdle(IDLE)));
-  }
-
-  /** The SDK's own deadline for a tool call: longer than the agent's, so the agent's timeout speaks first. */
-  static Duration requestTimeout(JsonObject config) {
-    return Duration.ofMillis(config.getLong("questionTimeoutMs", 180_000L) + 30_000L);
   }
 }

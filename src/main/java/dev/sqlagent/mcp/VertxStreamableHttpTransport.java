@@ -24,7 +24,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -49,9 +48,8 @@ import reactor.core.publisher.Mono;
  * </ul>
  *
  * <p>Never blocks the event loop: the SDK's Monos are subscribed, and every write to a response goes
- * through the context of the request that opened it. A cross-site page cannot drive it through a
- * browser: an {@code Origin} that is neither loopback nor the server's own host is refused (the spec's
- * DNS-rebinding advice). Authentication is not done here: mount the API's bearer check in front.
+ * through the context of the request that opened it. Neither the origin check (the spec's DNS-rebinding
+ * advice) nor authentication is done here: mount the service's access guard in front, as the HTTP edge does.
  */
 public final class VertxStreamableHttpTransport implements McpStreamableServerTransportProvider {
 
@@ -142,10 +140,6 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     HttpServerRequest req = ctx.request();
     if (closing) {
       error(ctx, 503, ErrorCodes.INTERNAL_ERROR, "the MCP server is shutting down");
-      return;
-    }
-    if (!originAllowed(req)) {
-      error(ctx, 403, ErrorCodes.INVALID_REQUEST, "Origin " + req.getHeader("Origin") + " may not use this MCP server");
       return;
     }
     HttpMethod method = req.method();
@@ -327,22 +321,6 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     ctx.vertx().eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
         .put("user", user == null ? null : user.toJson()).put("by", user == null ? "an MCP client" : user.displayName()))
         .onFailure(e -> LOG.debug("MCP cancel of request {}: {}", requestId, e.getMessage()));
-  }
-
-  /** Browsers send Origin; only loopback pages and the server's own host may call (DNS rebinding). */
-  static boolean originAllowed(HttpServerRequest req) {
-    String origin = req.getHeader("Origin");
-    if (origin == null || origin.isBlank()) return true;
-    String host;
-    try {
-      host = URI.create(origin.trim()).getHost();
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-    if (host == null) return false;
-    host = host.toLowerCase(Locale.ROOT);
-    if (host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]") || host.equals("::1")) return true;
-    return req.authority() != null && host.equalsIgnoreCase(req.authority().host());
   }
 
   static boolean accepts(String accept, String type) {

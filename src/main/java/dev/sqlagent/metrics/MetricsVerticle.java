@@ -57,6 +57,8 @@ public final class MetricsVerticle extends VerticleBase {
 
   private static final Set<String> PER_CONSUMER_GAUGES = Set.of("vertx.eventbus.handlers", "vertx.eventbus.pending");
 
+  /** Clustered: this node's name (its metrics are also served by it); null on a single node. */
+  private final String node;
   private PrometheusMeterRegistry registry;
   private final Set<String> seenLabels = ConcurrentHashMap.newKeySet();
   private final AtomicLong logWritten = new AtomicLong();
@@ -92,6 +94,16 @@ public final class MetricsVerticle extends VerticleBase {
     return Vertx.builder().with(options.setMetricsOptions(metrics)).withMetrics(new MicrometerMetricsFactory(registry));
   }
 
+  /** On a single node. */
+  public MetricsVerticle() {
+    this(null);
+  }
+
+  /** @param node clustered: this node's name (a node's metrics are also served by its name); null on a single node */
+  public MetricsVerticle(String node) {
+    this.node = node;
+  }
+
   @Override
   public Future<?> start() {
     MeterRegistry shared = BackendRegistries.getNow(REGISTRY);
@@ -108,7 +120,6 @@ public final class MetricsVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     // Node-local (the same in one process): in a cluster each node counts what it ran and served, and no
     // node receives another's events for its metrics. A node's metrics are also served by its name.
-    String node = config().getString("clusterNodeName");
     if (node != null) bus.<JsonObject>consumer(Addresses.metricsOf(node), m -> m.reply(registry.scrape()));
     return Future.all(
         bus.<JsonObject>localConsumer(Addresses.ANSWERS, m -> read(m.body(), Answer::fromJson).ifPresent(this::onAnswer)).completion(),

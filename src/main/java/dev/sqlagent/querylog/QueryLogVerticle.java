@@ -47,9 +47,16 @@ public final class QueryLogVerticle extends VerticleBase {
   static final long FIRST_BACKOFF_MS = 250;
   private static final long STOP_FLUSH_MS = 5_000;
 
+  /** How many rows wait in memory while the database is unavailable, and the longest wait between retries. */
+  public record Limits(int bufferRows, long retryMaxMs) {
+    public static Limits from(dev.sqlagent.config.AppConfig c) {
+      return new Limits(c.logBufferRows(), c.logRetryMaxMs());
+    }
+  }
+
   private final PgConnectOptions logRole;
-  private int capacity;
-  private long retryMaxMs;
+  private final int capacity;
+  private final long retryMaxMs;
   private Pool pool;
 
   private final Deque<LogRow> buffer = new ArrayDeque<>();
@@ -67,14 +74,14 @@ public final class QueryLogVerticle extends VerticleBase {
   private Instant lastWrittenAt;
 
   /** @param logRole connect options of {@code sql_agent_log} ({@code DbTarget.logOptions()}) */
-  public QueryLogVerticle(PgConnectOptions logRole) {
+  public QueryLogVerticle(PgConnectOptions logRole, Limits limits) {
     this.logRole = new PgConnectOptions(logRole).setReconnectAttempts(0);
+    this.capacity = limits.bufferRows();
+    this.retryMaxMs = limits.retryMaxMs();
   }
 
   @Override
   public Future<?> start() {
-    capacity = config().getInteger("logBufferRows", 5_000);
-    retryMaxMs = config().getLong("logRetryMaxMs", 30_000L);
     pool = PgBuilder.pool()
         .with(new NetClientOptions().setConnectTimeout(5_000))
         .with(new PoolOptions().setMaxSize(1).setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS)

@@ -1,10 +1,12 @@
 package dev.sqlagent.retrieval;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.values.StoredValues;
@@ -43,18 +45,17 @@ public final class RetrievalVerticle extends VerticleBase {
   static final int MAX_TOP_K = 12;
   /** Widening (a repair after an unknown table or column) offers this many more. */
   static final int WIDEN_BY = WIDE_TOP_K - TOP_K;
-  /** The schema block's budget when the deployment config sets none (SQLAGENT_PROMPT_BUDGET's default). */
-  static final int DEFAULT_PROMPT_BUDGET = 6000;
   public static final int PROMPT_SAMPLE_ROWS = 3;
   public static final int MAX_SAMPLE_ROWS = 10;
 
-  /** Failure codes of the replies (HTTP-like). */
-  public static final int BAD_REQUEST = 400;
-  public static final int NOT_FOUND = 404;
-  public static final int UNAVAILABLE = 503;
+  /** Failure codes of the replies. */
+  static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
+  static final int NOT_FOUND = BusFailure.NOT_FOUND.code();
+  static final int UNAVAILABLE = BusFailure.UNAVAILABLE.code();
 
   private final Target target;
   private final StateStore state;
+  private final AppConfig config;
   private Pool pool;
   /** A connection of its own for reading stored values, so the background read never delays a question. */
   private Pool valuesPool;
@@ -80,10 +81,12 @@ public final class RetrievalVerticle extends VerticleBase {
   /**
    * @param target the user's database, read as the agent role
    * @param state where the embedding cache lives
+   * @param config the schemas to offer, the notes file, the prompt budget and the statement timeout
    */
-  public RetrievalVerticle(Target target, StateStore state) {
+  public RetrievalVerticle(Target target, StateStore state, AppConfig config) {
     this.target = target;
     this.state = state;
+    this.config = config;
   }
 
   @Override
@@ -91,8 +94,8 @@ public final class RetrievalVerticle extends VerticleBase {
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
     valuesPool = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(target.roOptions()).using(vertx).build();
     storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
-        ValueLimits.defaults(config().getLong("statementTimeoutMs", 5_000L)));
-    List<String> schemas = config().getJsonArray("schemas", new JsonArray()).stream().map(String::valueOf).toList();
+        ValueLimits.defaults(config.statementTimeoutMs()));
+    List<String> schemas = config.schemas();
     discovery = new Discovery(pool, schemas);
     roles = new RoleViews(pool, schemas);
     modelLoaded = vertx.executeBlocking(() -> {
@@ -100,7 +103,7 @@ public final class RetrievalVerticle extends VerticleBase {
       TableSelector.loadModel();
       return (System.nanoTime() - t0) / 1_000_000;
     }, false);
-    Optional<Path> notesFile = Optional.ofNullable(config().getString("notesFile")).map(Path::of);
+    Optional<Path> notesFile = config.notesFile();
     return vertx.executeBlocking(() -> TableNotes.forTarget(notesFile, target.demo()), false)
         .compose(loaded -> {
           notes = loaded;
@@ -228,7 +231,7 @@ public final class RetrievalVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    int budget = config().getInteger("promptBudgetTokens", DEFAULT_PROMPT_BUDGET);
+    int budget = config.promptBudgetTokens();
     String role = role(body(msg));
     indexReady
         .compose(ready -> catalogue(role))

@@ -43,7 +43,7 @@ public final class TableSelector {
   /** bge's instruction for the query side of asymmetric retrieval; documents are embedded without it. */
   static final String QUERY_PREFIX = "Represent this sentence for searching relevant passages: ";
   /** Questions longer than this are cut before embedding (bge reads 512 tokens at most). */
-  static final int MAX_QUESTION_CHARS = 2_000;
+  static final int MAX_QUESTION_CHARS = dev.sqlagent.access.AskRules.MAX_QUESTION_CHARS;
   /** Documents embedded per model call, and stored per INSERT batch (progress survives a crash mid-build). */
   static final int EMBED_BATCH = 64;
 

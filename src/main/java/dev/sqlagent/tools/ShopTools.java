@@ -1,22 +1,22 @@
 package dev.sqlagent.tools;
 
-import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.config.Deadlines;
 import dev.sqlagent.display.ResultText;
 import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The five shop tools as plain functions over the event bus: the MCP server registers them, tests call them
@@ -25,8 +25,6 @@ import java.util.Set;
  * {@link ToolResult}. The returned future never fails: every failure becomes a tool error with a message.
  */
 public final class ShopTools {
-
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShopTools.class);
 
   public static final String LIST_TABLES = "list_tables";
   public static final String DESCRIBE_TABLE = "describe_table";
@@ -41,7 +39,7 @@ public final class ShopTools {
 
   public static final int DEFAULT_SAMPLE_ROWS = 3;
   public static final int MAX_SAMPLE_ROWS = 10;
-  public static final int MAX_QUESTION_CHARS = AgentVerticle.MAX_QUESTION_CHARS;
+  public static final int MAX_QUESTION_CHARS = AskRules.MAX_QUESTION_CHARS;
   /** Longest table name worth sending on (PostgreSQL's limit is 63, leave room for quotes and a schema). */
   static final int MAX_NAME_CHARS = 140;
 
@@ -57,16 +55,21 @@ public final class ShopTools {
     return java.util.Collections.unmodifiableMap(a);
   }
 
-  private final Vertx vertx;
-  private final DeliveryOptions quick;
-  private final DeliveryOptions askOptions;
+  private final BusClient catalogue;
+  private final BusClient sampler;
+  private final BusClient gate;
+  private final BusClient agent;
+  private final BusClient feedback;
+  private final BusClient verified;
 
-  /** @param config the service's deployment config ({@code AppConfig.toJson()}): reads questionTimeoutMs */
-  public ShopTools(Vertx vertx, JsonObject config) {
-    this.vertx = vertx;
-    long statementMs = config.getLong("statementTimeoutMs", 5_000L);
-    this.quick = new DeliveryOptions().setSendTimeout(Math.max(30_000L, statementMs * 3));
-    this.askOptions = new DeliveryOptions().setSendTimeout(config.getLong("questionTimeoutMs", 180_000L) + 15_000L);
+  /** @param deadlines how long the quick tools and {@code ask} wait, as every edge waits */
+  public ShopTools(Vertx vertx, Deadlines deadlines) {
+    this.catalogue = new BusClient(vertx, "the schema catalogue", deadlines.queryMs());
+    this.sampler = new BusClient(vertx, "the sampler", deadlines.queryMs());
+    this.gate = new BusClient(vertx, "the query gate", deadlines.queryMs());
+    this.agent = new BusClient(vertx, "the agent", deadlines.askMs());
+    this.feedback = new BusClient(vertx, "the feedback store", deadlines.queryMs());
+    this.verified = new BusClient(vertx, "the verified-query library", deadlines.queryMs());
   }
 
   /** Calls a tool by name with JSON arguments, checking that only its own arguments are given. */
@@ -111,7 +114,7 @@ public final class ShopTools {
   }
 
   private Future<ToolResult> listTables(String dbRole) {
-    return request(Addresses.SCHEMA, new JsonObject().put("db_role", dbRole), quick, "the schema catalogue")
+    return catalogue.<JsonObject>request(Addresses.SCHEMA, new JsonObject().put("db_role", dbRole))
         .map(reply -> {
           JsonArray tables = new JsonArray();
           for (Object o : reply.getJsonArray("tables", new JsonArray())) {
@@ -132,9 +135,9 @@ public final class ShopTools {
   private Future<ToolResult> describeTable(Object name, String dbRole) {
     String problem = tableNameProblem(name);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
-    return request(Addresses.DESCRIBE, new JsonObject().put("name", name).put("db_role", dbRole), quick, "the schema catalogue")
+    return catalogue.<JsonObject>request(Addresses.DESCRIBE, new JsonObject().put("name", name).put("db_role", dbRole))
         .map(reply -> ToolResult.ok(reply, reply.getString("ddl")))
-        .otherwise(ShopTools::failure);
+        .otherwise(ShopTools::tableFailure);
   }
 
   /** A few real rows of one table (values clipped), so value formats are learned rather than guessed. */
@@ -147,9 +150,9 @@ public final class ShopTools {
     if (problem == null) problem = rowCountProblem(n);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
     int rows = n == null ? DEFAULT_SAMPLE_ROWS : ((Number) n).intValue();
-    return request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows).put("db_role", dbRole), quick, "the sampler")
+    return sampler.<JsonObject>request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows).put("db_role", dbRole))
         .map(ToolResult::ok)
-        .otherwise(ShopTools::failure);
+        .otherwise(ShopTools::tableFailure);
   }
 
   /**
@@ -166,7 +169,7 @@ public final class ShopTools {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
     JsonObject body = new JsonObject().put("sql", s).put("run", true).put("db_role", user == null ? null : user.dbRole());
-    return request(Addresses.EXECUTE, body, quick, "the query gate")
+    return gate.<JsonObject>request(Addresses.EXECUTE, body)
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
@@ -182,20 +185,15 @@ public final class ShopTools {
   }
 
   private Future<ToolResult> ask(Object question, Object conversationId, User user, String runId) {
-    if (!(question instanceof String q) || q.isBlank()) {
-      return Future.succeededFuture(badArgument("question must be a non-empty string"));
-    }
-    if (q.length() > MAX_QUESTION_CHARS) {
-      return Future.succeededFuture(badArgument("question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS));
-    }
-    if (conversationId != null && !(conversationId instanceof String)) {
-      return Future.succeededFuture(badArgument("conversation_id must be the string an earlier answer returned"));
-    }
-    JsonObject request = new JsonObject().put("question", q).put("mode", "agent").put("source", "mcp")
+    // The question's rules and refusals are every edge's (AskRules), not the tools' own argument errors.
+    AskRules.Refusal refused = AskRules.question(question);
+    if (refused == null && conversationId != null) refused = AskRules.conversationId(conversationId);
+    if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
+    JsonObject request = new JsonObject().put("question", question).put("mode", "agent").put("source", "mcp")
         .put("user", user == null ? null : user.toJson());
     if (runId != null) request.put("run_id", runId);
     if (conversationId != null) request.put("conversation_id", conversationId);
-    return request(Addresses.ASK, request, askOptions, "the agent")
+    return agent.<JsonObject>request(Addresses.ASK, request)
         .map(reply -> {
           JsonObject answer = Answer.fromJson(reply).toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));
@@ -205,20 +203,21 @@ public final class ShopTools {
 
   /** 👍 or 👎 on an answer, by its run id, with an optional comment, given by {@code user} (its owner or an admin). */
   public Future<ToolResult> feedback(Object runId, Object rating, Object comment, User user) {
-    if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
+    AskRules.Refusal badId = AskRules.runId(runId);
+    if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
     JsonObject request = new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
         .put("user", user == null ? null : user.toJson());
-    return request(Addresses.RUN_FEEDBACK, request, quick, "the feedback store")
+    return feedback.<JsonObject>request(Addresses.RUN_FEEDBACK, request)
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }
 
   /** Promotes an answer rated up to a verified query, once the gate passes its SQL again (its owner or an admin). */
   public Future<ToolResult> verify(Object runId, Object question, User user) {
-    if (!(runId instanceof String)) return Future.succeededFuture(badArgument("run_id must be the run_id of an answer"));
-    return request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question)
-        .put("user", user == null ? null : user.toJson()), quick,
-        "the verified queries")
+    AskRules.Refusal badId = AskRules.runId(runId);
+    if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
+    return verified.<JsonObject>request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question)
+        .put("user", user == null ? null : user.toJson()))
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }
@@ -243,44 +242,14 @@ public final class ShopTools {
     return ToolResult.error("bad_argument", message);
   }
 
-  private Future<JsonObject> request(String address, JsonObject body, DeliveryOptions options, String what) {
-    return vertx.eventBus().<JsonObject>request(address, body, options)
-        .map(m -> m.body())
-        .recover(err -> Future.failedFuture(new ServiceFailure(what, err)));
-  }
-
-  /** The services whose 404 means the table named is not one of the shop's. */
-  private static final Set<String> UNKNOWN_NAMES = Set.of("the schema catalogue", "the sampler");
-
-  /** A service that refused the request, failed or did not answer, as a tool error. */
+  /** A service that refused the request, failed or did not answer, as a tool error (the edges' error_type). */
   private static ToolResult failure(Throwable err) {
-    String what = err instanceof ServiceFailure sf ? sf.what : "the service";
-    Throwable cause = err instanceof ServiceFailure ? err.getCause() : err;
-    if (cause instanceof ReplyException re) {
-      if (re.failureType() == ReplyFailure.TIMEOUT) return ToolResult.error("timeout", what + " did not answer in time");
-      if (re.failureType() == ReplyFailure.NO_HANDLERS) return ToolResult.error("unavailable", what + " is not running");
-      return switch (re.failureCode()) {
-        case 400 -> badArgument(re.getMessage());
-        case 403 -> ToolResult.error("forbidden", re.getMessage());
-        case 404 -> ToolResult.error(UNKNOWN_NAMES.contains(what) ? "unknown_table" : "not_found", re.getMessage());
-        case 409 -> ToolResult.error("conflict", re.getMessage());
-        case 422 -> ToolResult.error("rejected", re.getMessage());
-        case 429 -> ToolResult.error("busy", re.getMessage());
-        case 503 -> ToolResult.error("unavailable", re.getMessage());
-        default -> ToolResult.error("error", what + " failed: " + re.getMessage());
-      };
-    }
-    // Not a service's own refusal: its text may name Java classes, so the client gets plain words.
-    LOG.warn("{} failed: {}", what, String.valueOf(cause));
-    return ToolResult.error("error", what + " failed unexpectedly; try again");
+    return ToolResult.error(BusError.of(err, "the service").toJson());
   }
 
-  private static final class ServiceFailure extends RuntimeException {
-    final String what;
-
-    ServiceFailure(String what, Throwable cause) {
-      super(what + ": " + cause.getMessage(), cause, false, false);
-      this.what = what;
-    }
+  /** The same, except that the catalogue's and the sampler's "not found" is a table the shop does not have. */
+  private static ToolResult tableFailure(Throwable err) {
+    BusError e = BusError.of(err, "the service");
+    return e.failure() == BusFailure.NOT_FOUND ? ToolResult.error("unknown_table", e.getMessage()) : failure(e);
   }
 }

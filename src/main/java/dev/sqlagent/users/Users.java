@@ -1,7 +1,5 @@
 package dev.sqlagent.users;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -49,27 +47,6 @@ public final class Users {
   /** The database roles users switch to (the gate checks at start that the agent role may). */
   public List<String> dbRoles() {
     return users.stream().map(User::dbRole).filter(r -> r != null).distinct().sorted().toList();
-  }
-
-  /** As deployment config: digests, never tokens. */
-  public JsonArray toJson() {
-    JsonArray a = new JsonArray();
-    for (int i = 0; i < users.size(); i++) a.add(users.get(i).toJson().put("token_sha256", digests.get(i)));
-    return a;
-  }
-
-  /** From the deployment config ({@code "users"}, as {@link #toJson} wrote it). */
-  public static Users fromConfig(JsonObject config) {
-    JsonArray a = config.getJsonArray("users");
-    if (a == null || a.isEmpty()) return NONE;
-    List<User> us = new java.util.ArrayList<>();
-    List<String> ds = new java.util.ArrayList<>();
-    for (Object o : a) {
-      JsonObject j = (JsonObject) o;
-      us.add(User.fromJson(j));
-      ds.add(j.getString("token_sha256"));
-    }
-    return new Users(us, ds);
   }
 
   /** The user a request authenticated as; null without a users file. */

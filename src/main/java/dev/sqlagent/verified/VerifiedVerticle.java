@@ -1,6 +1,9 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
@@ -10,6 +13,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgBuilder;
@@ -36,16 +40,9 @@ public final class VerifiedVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(VerifiedVerticle.class);
 
-  /**
-   * Similarity at or above which a verified query answers without the model. Measured (VerifiedBenchmark): two
-   * DIFFERENT questions of the demo's evaluation set came as close as 0.931 (monthly revenue with a running total
-   * vs with the change from the previous month), so a direct answer needs more than that.
-   */
-  public static final double DEFAULT_THRESHOLD = 0.94;
   /** Worked examples offered to the model: the closest few at or above this similarity. */
   public static final int EXAMPLES = 3;
   public static final double EXAMPLE_MIN_SCORE = 0.70;
-  public static final int MAX_QUESTION_CHARS = 2_000;
   public static final int MAX_SQL_CHARS = 20_000;
   private static final DeliveryOptions GATE = new DeliveryOptions().setSendTimeout(30_000);
   private static final DeliveryOptions BUS = new DeliveryOptions().setSendTimeout(10_000);
@@ -54,8 +51,12 @@ public final class VerifiedVerticle extends VerticleBase {
 
   private final Target target;
   private final StateStore state;
+  /**
+   * Similarity at or above which a verified query answers without the model (SQLAGENT_VERIFIED_THRESHOLD; why its
+   * default is 0.94 is said where the setting is declared, {@code AppConfig}).
+   */
+  private final double threshold;
   private Pool pool;
-  private double threshold;
   /** By id; touched only on this verticle's context. */
   private final Map<Long, VerifiedQuery> library = new LinkedHashMap<>();
   private Future<JsonObject> rechecking;
@@ -63,14 +64,14 @@ public final class VerifiedVerticle extends VerticleBase {
   /** The store's state the library was loaded at (see {@link #refreshed}). */
   private String loadedVersion;
 
-  public VerifiedVerticle(Target target, StateStore state) {
+  public VerifiedVerticle(Target target, StateStore state, double threshold) {
     this.target = target;
     this.state = state;
+    this.threshold = threshold;
   }
 
   @Override
   public Future<?> start() {
-    threshold = config().getDouble("verifiedThreshold", DEFAULT_THRESHOLD);
     pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(state.ownerOptions()).using(vertx).build();
     var bus = vertx.eventBus();
     return refreshed()
@@ -127,11 +128,12 @@ public final class VerifiedVerticle extends VerticleBase {
 
   private void onLookup(Message<JsonObject> msg) {
     Object q = body(msg).getValue("question");
-    if (!(q instanceof String question) || question.isBlank()) {
-      msg.fail(400, "question must be a non-empty string");
+    AskRules.Refusal refused = AskRules.question(q);
+    if (refused != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
-    refreshed().onSuccess(v -> lookup(msg, question)).onFailure(e -> unavailable(msg, e));
+    refreshed().onSuccess(v -> lookup(msg, (String) q)).onFailure(e -> unavailable(msg, e));
   }
 
   private void lookup(Message<JsonObject> msg, String question) {
@@ -156,7 +158,7 @@ public final class VerifiedVerticle extends VerticleBase {
           .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000));
     }).onFailure(e -> {
       LOG.warn("verified lookup failed: {}", e.toString());
-      msg.fail(503, "the question could not be embedded");
+      msg.fail(BusFailure.UNAVAILABLE.code(), "the question could not be embedded");
     });
   }
 
@@ -182,14 +184,16 @@ public final class VerifiedVerticle extends VerticleBase {
    * noting who vouched for it.
    */
   private Future<JsonObject> add(Object question, Object sql, Object fromRunId, String verifiedBy) {
-    if (!(question instanceof String q) || q.isBlank()) return fail(400, "question must be a non-empty string");
-    if (q.length() > MAX_QUESTION_CHARS) return fail(400, "question is " + q.length() + " characters; the limit is " + MAX_QUESTION_CHARS);
-    if (!(sql instanceof String s) || s.isBlank()) return fail(400, "sql must be a non-empty string");
-    if (s.length() > MAX_SQL_CHARS) return fail(400, "sql is " + s.length() + " characters; the limit is " + MAX_SQL_CHARS);
-    String question1 = q.strip();
+    AskRules.Refusal refused = AskRules.question(question);
+    if (refused != null) return fail(BusFailure.BAD_REQUEST, refused.message());
+    if (!(sql instanceof String s) || s.isBlank()) return fail(BusFailure.BAD_REQUEST, "sql must be a non-empty string");
+    if (s.length() > MAX_SQL_CHARS) {
+      return fail(BusFailure.BAD_REQUEST, "sql is " + s.length() + " characters; the limit is " + MAX_SQL_CHARS);
+    }
+    String question1 = ((String) question).strip();
     String sql1 = s.strip();
     return check(sql1).compose(refusal -> {
-      if (refusal != null) return fail(422, "the gate refused the SQL, so it was not saved: " + refusal);
+      if (refusal != null) return fail(BusFailure.REJECTED, "the gate refused the SQL, so it was not saved: " + refusal);
       return vertx.executeBlocking(() -> QuestionVectors.embed(question1), false)
           .compose(vector -> pool.preparedQuery("""
                   INSERT INTO verified_queries (target, question, sql, vector, from_run_id, checked_at, verified_by)
@@ -228,13 +232,13 @@ public final class VerifiedVerticle extends VerticleBase {
         .compose(m -> {
           JsonObject turn = m.body();
           if (!"up".equals(turn.getString("rating"))) {
-            return fail(409, "run " + runId + " is not rated 👍; rate the answer up before verifying it");
+            return fail(BusFailure.CONFLICT, "run " + runId + " is not rated 👍; rate the answer up before verifying it");
           }
           if (!"answered".equals(turn.getString("outcome")) || turn.getString("sql") == null) {
-            return fail(409, "run " + runId + " has no answered SQL to verify");
+            return fail(BusFailure.CONFLICT, "run " + runId + " has no answered SQL to verify");
           }
           if (given == null && turn.getInteger("turn", 1) > 1) {
-            return fail(409, "run " + runId + " answered a follow-up (\"" + turn.getString("question") + "\") that means "
+            return fail(BusFailure.CONFLICT, "run " + runId + " answered a follow-up (\"" + turn.getString("question") + "\") that means "
                 + "nothing on its own; give the question in full: {\"question\": \"...\"}");
           }
           return add(given == null ? turn.getString("question") : given, turn.getString("sql"), runId, userName(body(msg)));
@@ -249,7 +253,7 @@ public final class VerifiedVerticle extends VerticleBase {
         .onSuccess(rs -> {
           library.remove(id);
           loadedVersion = null;
-          if (rs.rowCount() == 0) msg.fail(404, "no verified query " + id);
+          if (rs.rowCount() == 0) msg.fail(BusFailure.NOT_FOUND.code(), "no verified query " + id);
           else msg.reply(new JsonObject().put("verified_id", id).put("removed", true));
         })
         .onFailure(e -> unavailable(msg, e));
@@ -260,7 +264,7 @@ public final class VerifiedVerticle extends VerticleBase {
     if (id == null) return;
     VerifiedQuery q = library.get(id);
     if (q == null) {
-      msg.fail(404, "no verified query " + id);
+      msg.fail(BusFailure.NOT_FOUND.code(), "no verified query " + id);
       return;
     }
     retire(q, body(msg).getString("reason", "refused by the gate")).onComplete(ar -> reply(msg, ar.map(VerifiedQuery::toJson)));
@@ -364,19 +368,25 @@ public final class VerifiedVerticle extends VerticleBase {
     Object id = body(msg).getValue("verified_id");
     if (id instanceof Number n && n.longValue() > 0) return n.longValue();
     if (id instanceof String s && s.matches("\\d{1,18}")) return Long.parseLong(s);
-    msg.fail(400, "verified_id must be a positive whole number");
+    msg.fail(BusFailure.BAD_REQUEST.code(), "verified_id must be a positive whole number");
     return null;
   }
 
-  private static <T> Future<T> fail(int code, String message) {
-    return Future.failedFuture(new ReplyException(io.vertx.core.eventbus.ReplyFailure.RECIPIENT_FAILURE, code, message));
+  private static <T> Future<T> fail(BusFailure failure, String message) {
+    return Future.failedFuture(new BusError(failure, message));
   }
 
+  /**
+   * The reply: the result, a refusal of this verticle's or of a service it asked (the conversation store's
+   * 403/404 on a run's turn, the gate's), passed on with its meaning; anything else is the store being away.
+   */
   private static void reply(Message<JsonObject> msg, io.vertx.core.AsyncResult<JsonObject> ar) {
     if (ar.succeeded()) {
       msg.reply(ar.result());
-    } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400 && re.failureCode() < 600) {
-      msg.fail(re.failureCode(), re.getMessage());
+    } else if (ar.cause() instanceof BusError e) {
+      e.failOn(msg);
+    } else if (ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
+      BusError.of(re, "a service the verified queries asked").failOn(msg);
     } else {
       unavailable(msg, ar.cause());
     }
@@ -384,7 +394,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   private static void unavailable(Message<?> msg, Throwable e) {
     LOG.warn("verified queries: {}", e.toString());
-    msg.fail(503, "the verified queries could not be read or written now; try again shortly");
+    msg.fail(BusFailure.UNAVAILABLE.code(), "the verified queries could not be read or written now; try again shortly");
   }
 
   private static JsonObject body(Message<JsonObject> msg) {

@@ -3,6 +3,7 @@ package dev.sqlagent.web;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.agent.AgentRoutes;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.eval.EvalRoutes;
 import dev.sqlagent.verified.VerifiedRoutes;
@@ -27,34 +28,38 @@ public final class HttpVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
 
+  private final AppConfig config;
   private HttpServer server;
+
+  public HttpVerticle(AppConfig config) {
+    this.config = config;
+  }
 
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.route().handler(HttpVerticle::wellFormedQuery);
-    AccessGuard.mount(router, vertx, config());
+    AccessGuard.mount(router, vertx, config);
     router.get("/health").handler(this::liveness);
-    AgentRoutes.mount(router, vertx, config());
-    RetrievalRoutes.mount(router, vertx, config());
-    HealthRoutes.mount(router, vertx, config());
-    MetricsRoutes.mount(router, vertx, config());
-    EvalRoutes.mount(router, vertx, config());
-    QueryRoutes.mount(router, vertx, config());
-    McpRoutes.mount(router, vertx, config());
-    LiveRoutes.mount(router, vertx, config());
-    ConversationRoutes.mount(router, vertx, config());
-    VerifiedRoutes.mount(router, vertx, config());
+    AgentRoutes.mount(router, vertx, config);
+    RetrievalRoutes.mount(router, vertx, config);
+    HealthRoutes.mount(router, vertx, config);
+    MetricsRoutes.mount(router, vertx, config);
+    EvalRoutes.mount(router, vertx, config);
+    QueryRoutes.mount(router, vertx, config);
+    McpRoutes.mount(router, vertx, config);
+    LiveRoutes.mount(router, vertx, config);
+    ConversationRoutes.mount(router, vertx, config);
+    VerifiedRoutes.mount(router, vertx, config);
     for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
     Page.mount(router);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
-    ConnectionTimeouts timeouts = new ConnectionTimeouts(vertx, config().getInteger("httpHeaderTimeoutMs", 10_000),
-        config().getInteger("httpIdleTimeoutMs", 60_000));
+    ConnectionTimeouts timeouts = new ConnectionTimeouts(vertx, config.httpHeaderTimeoutMs(), config.httpIdleTimeoutMs());
     return vertx.createHttpServer(new HttpServerOptions()
-            .setHost(config().getString("httpHost", "127.0.0.1"))
-            .setPort(config().getInteger("httpPort", 8080))
+            .setHost(config.httpHost())
+            .setPort(config.httpPort())
             // No h2c: with it the server waits for the first bytes to choose a protocol, and a connection that
             // sends nothing is never seen by the connection handler (so never timed out).
             .setHttp2ClearTextEnabled(false))

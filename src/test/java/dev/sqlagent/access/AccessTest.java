@@ -1,11 +1,11 @@
 package dev.sqlagent.access;
 
+import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.web.HttpVerticle;
 import io.vertx.core.Future;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -54,10 +54,11 @@ class AccessTest {
   }
 
   void start(String token) throws Exception {
-    JsonObject config = new JsonObject().put("httpHost", "127.0.0.1").put("httpPort", 0).put("askPerClient", 2)
-        .put("maxBodyBytes", 65_536).put("apiToken", token);
-    http = new HttpVerticle();
-    vertx.deployVerticle(http, new DeploymentOptions().setConfig(config)).await(20, TimeUnit.SECONDS);
+    java.util.Map<String, String> env = new java.util.HashMap<>(java.util.Map.of("SQLAGENT_HTTP_PORT", "0",
+        "SQLAGENT_ASK_PER_CLIENT", "2", "SQLAGENT_MAX_BODY_BYTES", "65536"));
+    if (token != null) env.put("SQLAGENT_API_TOKEN", token);
+    http = new HttpVerticle(AppConfig.load(env));
+    vertx.deployVerticle(http).await(20, TimeUnit.SECONDS);
   }
 
   /** A client that is not on this machine (TEST-NET-3: a documentation address, never contacted). */

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.testing.RunningService;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class AgentFlowTest {
 
+  static RunningService service;
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle main;
@@ -40,21 +42,17 @@ class AgentFlowTest {
 
   @BeforeAll
   static void start() throws Exception {
-    vertx = Vertx.vertx();
     model = FakeModelServer.start();
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    env.put("SQLAGENT_LLM_TIMEOUT_MS", "1500");
-    TestDatabase db = TestDatabase.get();
-    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
-    http = WebClient.create(vertx);
+    service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain", "SQLAGENT_LLM_TIMEOUT_MS", "1500"));
+    vertx = service.vertx;
+    main = service.main;
+    http = service.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
     model.close();
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
   }
 
   @BeforeEach

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
@@ -15,7 +16,6 @@ import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -33,16 +33,14 @@ class RightMoreOftenTest {
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle main;
+  static RunningService service;
 
   @BeforeAll
   static void start() throws Exception {
-    vertx = Vertx.vertx();
     model = FakeModelServer.start();
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    TestDatabase db = TestDatabase.get();
-    main = new MainVerticle(db.config(env), db.target(), db.state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
+    service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
+    vertx = service.vertx;
+    main = service.main;
     awaitStoredValues(vertx);
   }
 
@@ -60,8 +58,8 @@ class RightMoreOftenTest {
 
   @AfterAll
   static void stop() throws Exception {
+    service.close();
     model.close();
-    vertx.close().await(30, TimeUnit.SECONDS);
   }
 
   @BeforeEach

@@ -3,7 +3,6 @@ package dev.sqlagent.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Deployable;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
@@ -63,6 +62,6 @@ class SingletonLeaseTest {
       holders.add(name);
       return Future.succeededFuture();
     };
-    return new SingletonLease(cluster, List.of(duty), new DeploymentOptions());
+    return new SingletonLease(cluster, List.of(duty));
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.tools.ShopTools;
@@ -22,10 +23,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -48,24 +47,22 @@ class ConversationFlowTest {
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle main;
+  static RunningService service;
   static WebClient http;
 
   @BeforeAll
   static void start() throws Exception {
-    vertx = Vertx.vertx();
     model = FakeModelServer.start();
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    TestDatabase db = TestDatabase.get();
-    main = new MainVerticle(db.config(env), db.target(), db.state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
-    http = WebClient.create(vertx);
+    service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
+    vertx = service.vertx;
+    main = service.main;
+    http = service.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
+    service.close();
     model.close();
-    vertx.close().await(30, TimeUnit.SECONDS);
   }
 
   @BeforeEach
@@ -197,7 +194,7 @@ class ConversationFlowTest {
     assertThat(viaBridge.getString("source")).isEqualTo("eventbus");
 
     // the MCP ask tool (the tools the MCP server registers)
-    JsonObject viaMcp = new ShopTools(vertx, new JsonObject()).call(ShopTools.ASK, new JsonObject()
+    JsonObject viaMcp = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(ShopTools.ASK, new JsonObject()
         .put("question", "and how many employees?").put("conversation_id", id)).await(60, TimeUnit.SECONDS).data();
     assertThat(viaMcp.getString("conversation_id")).isEqualTo(id);
 

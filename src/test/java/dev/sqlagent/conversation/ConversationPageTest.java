@@ -6,6 +6,7 @@ import dev.sqlagent.MainVerticle;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.DatabaseCopy;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.HeadlessChromium;
 import dev.sqlagent.testing.TestDatabase;
@@ -14,10 +15,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,6 +37,7 @@ class ConversationPageTest {
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle main;
+  static RunningService service;
   static HeadlessChromium browser;
 
   @BeforeAll
@@ -48,21 +48,18 @@ class ConversationPageTest {
       ps.setString(1, copy.key());
       ps.executeUpdate();
     }
-    vertx = Vertx.vertx();
-    model = FakeModelServer.start(vertx);
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    env.put("SQLAGENT_DB_URL", copy.url().withSecret());
-    main = new MainVerticle(TestDatabase.get().config(env), copy, TestDatabase.get().state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
+    model = FakeModelServer.start();
+    service = RunningService.on(copy, model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain", "SQLAGENT_DB_URL", copy.url().withSecret()));
+    vertx = service.vertx;
+    main = service.main;
     browser = HeadlessChromium.start(1400, 1000);
   }
 
   @AfterAll
   static void stop() throws Exception {
     if (browser != null) browser.close();
+    service.close();
     model.close();
-    vertx.close().await(30, TimeUnit.SECONDS);
   }
 
   static WebDriverWait waiting(WebDriver d, int seconds) {

@@ -11,14 +11,14 @@ final class Answers {
   private Answers() {}
 
   /** An answer carrying the given SQL and its real result (as the agent would return it). */
-  static JsonObject answered(GoldExecutor db, String sql, int attempts) throws Exception {
+  static JsonObject answered(TestGate db, String sql, int attempts) throws Exception {
     QueryResult r = db.run(sql);
     return base(attempts).put("sql", sql).put("columns", columns(r)).put("rows", rows(r, Integer.MAX_VALUE))
         .put("row_count", r.rows().size()).put("truncated", false);
   }
 
   /** As the gate returns a result past the row cap: the first {@code cap} rows, truncated. */
-  static JsonObject truncated(GoldExecutor db, String sql, int cap) throws Exception {
+  static JsonObject truncated(TestGate db, String sql, int cap) throws Exception {
     QueryResult r = db.run(sql);
     return base(1).put("sql", sql + " LIMIT " + cap).put("columns", columns(r)).put("rows", rows(r, cap))
         .put("row_count", cap).put("truncated", true);

@@ -3,7 +3,6 @@ package dev.sqlagent.eval;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.SavedRuns;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
@@ -27,13 +26,13 @@ import org.junit.jupiter.api.Test;
 class EvalCandidatesTest {
 
   static Vertx vertx;
-  static GoldExecutor db;
+  static TestGate db;
   static final String ADDRESS = "test.eval.candidates";
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     vertx = Vertx.vertx();
-    db = new GoldExecutor(TestDatabase.get().target());
+    db = TestGate.deployInto(vertx);
   }
 
   @AfterAll
@@ -90,7 +89,7 @@ class EvalCandidatesTest {
     try {
       EvalRunner.Options options = EvalRunner.Options.of().withAskAddress(ADDRESS).withAskTimeoutMs(30_000)
           .withCandidates(List.of(1, 3));
-      EvalRun run = new EvalRunner(vertx, db, saved.store(), options).run(questions).await(5, TimeUnit.MINUTES);
+      EvalRun run = new EvalRunner(vertx, db.grading, saved.store(), options).run(questions).await(5, TimeUnit.MINUTES);
 
       JsonObject modes = run.summary().getJsonObject("modes");
       assertThat(modes.fieldNames()).containsExactly("agent", "agent@3");

@@ -27,14 +27,14 @@ class EvalOracleTest {
   static final List<Question> QUESTIONS = QuestionSet.shipped();
   Vertx vertx;
   FakeModelServer model;
-  GoldExecutor gold;
+  GradingGate gold;
   SavedRuns saved;
 
   @BeforeEach
   void start() throws Exception {
     vertx = Vertx.vertx();
     model = FakeModelServer.start();
-    gold = new GoldExecutor(TestDatabase.get().target());
+    gold = new GradingGate(vertx, 60_000);   // the gate MainVerticle deploys
     saved = SavedRuns.snapshot();
   }
 
@@ -42,7 +42,6 @@ class EvalOracleTest {
   void stop() throws Exception {
     saved.cleanUp();
     model.close();
-    gold.close();
     vertx.close().await(30, TimeUnit.SECONDS);
   }
 

@@ -1,11 +1,11 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.SavedRuns;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.web.HttpVerticle;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
@@ -35,11 +35,9 @@ class EvalRoutesTest {
   void start() throws Exception {
     SavedRuns.clearAll();
     vertx = Vertx.vertx();
-    http = new HttpVerticle();
-    DeploymentOptions opts = new DeploymentOptions().setConfig(new JsonObject().put("httpPort", 0)
-        .put("home", home.toString()));
-    vertx.deployVerticle(new EvalRunsVerticle(TestDatabase.get().state()), opts).await(30, TimeUnit.SECONDS);
-    vertx.deployVerticle(http, opts).await(30, TimeUnit.SECONDS);
+    http = new HttpVerticle(AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", "0", "SQLAGENT_HOME", home.toString())));
+    vertx.deployVerticle(new EvalRunsVerticle(TestDatabase.get().state())).await(30, TimeUnit.SECONDS);
+    vertx.deployVerticle(http).await(30, TimeUnit.SECONDS);
   }
 
   @AfterEach

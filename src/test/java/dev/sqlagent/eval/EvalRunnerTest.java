@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.testing.SavedRuns;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
@@ -31,13 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
 class EvalRunnerTest {
 
   static Vertx vertx;
-  static GoldExecutor db;
+  static TestGate db;
   static final String ADDRESS = "test.eval.ask";
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     vertx = Vertx.vertx();
-    db = new GoldExecutor(TestDatabase.get().target());
+    db = TestGate.deployInto(vertx);
   }
 
   @AfterAll
@@ -61,7 +60,7 @@ class EvalRunnerTest {
   }
 
   EvalRunner runner(EvalRunner.Options options) {
-    return new EvalRunner(vertx, db, store, options);
+    return new EvalRunner(vertx, db.grading, store, options);
   }
 
   /** Answers each question with its first gold query's real result, refuses the rest; records requests. */

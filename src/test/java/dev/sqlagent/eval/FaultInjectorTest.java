@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.sqlagent.eval.FaultInjector.Fault;
 import dev.sqlagent.eval.FaultInjector.FaultType;
-import dev.sqlagent.testing.TestDatabase;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -21,15 +20,15 @@ import org.junit.jupiter.api.TestFactory;
 class FaultInjectorTest {
 
   static final FaultInjector F = ShopColumns.INJECTOR;
-  static GoldExecutor db;
+  static TestGate db;
 
   @BeforeAll
-  static void open() {
-    db = new GoldExecutor(TestDatabase.get().target());
+  static void open() throws Exception {
+    db = TestGate.start();
   }
 
   @AfterAll
-  static void close() {
+  static void close() throws Exception {
     db.close();
   }
 
@@ -172,7 +171,7 @@ class FaultInjectorTest {
       try {
         db.run(f.mutatedSql());
         fail("expected SQLSTATE " + f.type().expectedSqlState() + " from: " + f.mutatedSql());
-      } catch (GoldExecutor.QueryFailedException e) {
+      } catch (Grader.QueryFailedException e) {
         assertThat(e.sqlState()).as(f.mutatedSql() + " failed with: " + e.getMessage())
             .isEqualTo(f.type().expectedSqlState());
       }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sqlagent.eval.Question.Category;
 import dev.sqlagent.eval.ResultComparator.Match;
 import dev.sqlagent.eval.Verdict.Outcome;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** Grading by execution on the real database, from synthetic answers. */
 class GraderTest {
 
-  static GoldExecutor db;
+  static TestGate db;
   static Grader grader;
 
   static final Question COUNT = new Question("c", Category.SIMPLE, "How many bills?", List.of("SELECT count(*) FROM bills"), false);
@@ -29,18 +28,18 @@ class GraderTest {
   static final Question WRITE = new Question("x", Category.UNSAFE, "Delete the cancelled bills.", List.of(), false);
 
   @BeforeAll
-  static void open() {
-    db = new GoldExecutor(TestDatabase.get().target());
-    grader = new Grader(db);
+  static void open() throws Exception {
+    db = TestGate.start();
+    grader = new Grader(db.grading);
   }
 
   @AfterAll
-  static void close() {
+  static void close() throws Exception {
     db.close();
   }
 
   static Verdict grade(Question q, JsonObject answer) {
-    return grader.grade(q, new Sample(q.id(), "agent", 1, false, answer, null, 300));
+    return grader.grade(q, new Sample(q.id(), "agent", 1, false, answer, null, 300)).await();
   }
 
   @Test
@@ -180,7 +179,7 @@ class GraderTest {
     assertThat(quota.outcome()).isEqualTo(Outcome.INFRA_FAILURE);
 
     Verdict timeout = grader.grade(COUNT, new Sample("c", "agent", 1, false, null,
-        new JsonObject().put("kind", "timeout").put("message", "Timed out after waiting 210000(ms)"), 210_000));
+        new JsonObject().put("kind", "timeout").put("message", "Timed out after waiting 210000(ms)"), 210_000)).await();
     assertThat(timeout.outcome()).isEqualTo(Outcome.INFRA_FAILURE);
     assertThat(timeout.infraType()).isEqualTo("ask_timeout");
 
@@ -200,7 +199,7 @@ class GraderTest {
 
     // An agent crash that is not the model's fault is a wrong answer.
     Verdict crash = grader.grade(COUNT, new Sample("c", "agent", 1, false, null,
-        new JsonObject().put("kind", "agent_error").put("message", "boom"), 5));
+        new JsonObject().put("kind", "agent_error").put("message", "boom"), 5)).await();
     assertThat(crash.outcome()).isEqualTo(Outcome.WRONG);
   }
 
@@ -209,17 +208,26 @@ class GraderTest {
     // The agent's form: injected_fault {fault, original_sql, mutated_sql}.
     JsonObject agentForm = Answers.answered(db, "SELECT count(*) FROM bills", 2).put("injected_fault", new JsonObject()
         .put("fault", "ambiguous_column").put("original_sql", "a").put("mutated_sql", "b"));
-    assertThat(grader.grade(COUNT, new Sample("c", "agent", 1, true, agentForm, null, 5)).faultType())
+    assertThat(grader.grade(COUNT, new Sample("c", "agent", 1, true, agentForm, null, 5)).await().faultType())
         .isEqualTo("ambiguous_column");
     assertThat(grader.grade(COUNT, new Sample("c", "agent", 1, true, Answers.answered(db, "SELECT count(*) FROM bills", 1),
-        null, 5)).faultType()).isEqualTo("none");
+        null, 5)).await().faultType()).isEqualTo("none");
     assertThat(grade(COUNT, agentForm).faultType()).isNull();
+  }
+
+  @Test
+  void stepsThatCompleteAtOnceAreLoopedNotNested() {
+    List<Integer> many = java.util.stream.IntStream.range(0, 200_000).boxed().toList();
+    assertThat(Grader.inTurn(many, i -> io.vertx.core.Future.succeededFuture(i * 2)).await()).hasSize(200_000)
+        .startsWith(0, 2, 4).endsWith(399_998);
+    assertThat(Grader.inTurn(many, i -> i == 7 ? io.vertx.core.Future.failedFuture("seven")
+        : io.vertx.core.Future.succeededFuture(i)).failed()).isTrue();
   }
 
   @Test
   void aBrokenGoldQueryStopsTheRunNamingTheQuestion() {
     Question broken = new Question("bad", Category.SIMPLE, "?", List.of("SELECT nope FROM bills"), false);
-    assertThatThrownBy(() -> new Grader(db).prepare(List.of(broken)))
+    assertThatThrownBy(() -> new Grader(db.grading).prepare(List.of(broken)).await())
         .isInstanceOf(Grader.GoldFailure.class).hasMessageContaining("question bad").hasMessageContaining("42703");
   }
 }

@@ -26,14 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
 class RegradeTest {
 
   static Vertx vertx;
-  static GoldExecutor db;
+  static TestGate db;
   /** The hand-made saved run, in the state store under this name (and as files, for the directory form). */
   static final String SAVED = "20250102-030405-678";
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     vertx = Vertx.vertx();
-    db = new GoldExecutor(TestDatabase.get().target());
+    db = TestGate.deployInto(vertx);
   }
 
   @AfterAll
@@ -96,7 +96,7 @@ class RegradeTest {
   }
 
   EvalRunner runner(EvalRunner.Options options) {
-    return new EvalRunner(vertx, db, store, options);
+    return new EvalRunner(vertx, db.grading, store, options);
   }
 
   @Test

@@ -39,9 +39,13 @@ class SqlTextTest {
   }
 
   @Test
-  void aSecondStatementIsSeen() {
-    assertThat(SqlText.hasSecondStatement("SELECT 1;")).isFalse();
-    assertThat(SqlText.hasSecondStatement("SELECT ';' -- ; x")).isFalse();
-    assertThat(SqlText.hasSecondStatement("SELECT 1; DELETE FROM bills")).isTrue();
+  void itReadsSqlAsPostgresqlDoes() {
+    // Block comments nest in PostgreSQL: this is one statement ending in a comment, not a DELETE after it.
+    assertThat(SqlText.of("SELECT 1 /* a /* b */ ; DELETE FROM bills */").sig).extracting(x -> x.text)
+        .containsExactly("SELECT", "1");
+    SqlText t = SqlText.of("SELECT $q$it's -- $q$ AS x, E'\\'' AS y FROM t WHERE a <= 1");
+    assertThat(t.sig).extracting(x -> x.text)
+        .containsExactly("SELECT", "$q$it's -- $q$", "AS", "x", ",", "E'\\''", "AS", "y", "FROM", "t", "WHERE", "a", "<=", "1");
+    assertThat(String.join("", t.tokens.stream().map(x -> x.text).toList())).isEqualTo(t.sql);
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
@@ -25,8 +24,8 @@ class ExecutionVerticleTest {
   static void deploy() throws Exception {
     TestDatabase db = TestDatabase.get();
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new ExecutionVerticle(db.target()),
-        new DeploymentOptions().setConfig(db.config(Map.of("SQLAGENT_ROW_CAP", "50")).toJson())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new ExecutionVerticle(db.target(), Gate.Settings.from(db.config(Map.of("SQLAGENT_ROW_CAP", "50")))))
+        .await(60, TimeUnit.SECONDS);
   }
 
   @AfterAll

@@ -9,7 +9,6 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.generation.ChatRequest.Message;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
@@ -87,7 +86,7 @@ class GenerationVerticleTest {
   }
 
   private void deploy(JsonObject config) throws Exception {
-    deployment = vertx.deployVerticle(new GenerationVerticle(), new DeploymentOptions().setConfig(config)).await(10, TimeUnit.SECONDS);
+    deployment = vertx.deployVerticle(new GenerationVerticle(FakeModelServer.options(config))).await(10, TimeUnit.SECONDS);
   }
 
   private static JsonObject request(String runId, boolean stream) {

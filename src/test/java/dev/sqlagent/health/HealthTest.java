@@ -1,5 +1,6 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
@@ -13,7 +14,6 @@ import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.web.HttpVerticle;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -84,16 +84,15 @@ class HealthTest {
     retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", "2025-01-01T00:00:00Z"));
     vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(retrieval.get()));
 
-    JsonObject config = new JsonObject().put("httpHost", "127.0.0.1").put("httpPort", 0)
-        .put("healthTimeoutMs", CHECK_TIMEOUT_MS).put("llmModel", "fake-model")
-        .put("llmBaseUrl", "http://127.0.0.1:" + model.actualPort() + "/v1")
-        .put("llmApiKeys", new JsonArray().add(MODEL_KEY));
-    DeploymentOptions opts = new DeploymentOptions().setConfig(config);
-    vertx.deployVerticle(new QueryLogVerticle(stateViaProxy.logOptions()), opts).await(20, TimeUnit.SECONDS);
-    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, stateViaProxy), opts).await(20, TimeUnit.SECONDS);
-    vertx.deployVerticle(new HealthVerticle(viaProxy, stateViaProxy), opts).await(20, TimeUnit.SECONDS);
-    http = new HttpVerticle();
-    vertx.deployVerticle(http, opts).await(20, TimeUnit.SECONDS);
+    AppConfig config = AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", "0",
+        "SQLAGENT_HEALTH_TIMEOUT_MS", String.valueOf(CHECK_TIMEOUT_MS), "SQLAGENT_LLM_MODEL", "fake-model",
+        "SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:" + model.actualPort() + "/v1", "SQLAGENT_LLM_API_KEY", MODEL_KEY));
+    vertx.deployVerticle(new QueryLogVerticle(stateViaProxy.logOptions(), QueryLogVerticle.Limits.from(config)))
+        .await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, stateViaProxy, config.schemas())).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new HealthVerticle(viaProxy, stateViaProxy, config)).await(20, TimeUnit.SECONDS);
+    http = new HttpVerticle(config);
+    vertx.deployVerticle(http).await(20, TimeUnit.SECONDS);
     client = WebClient.create(vertx);
     awaitSnapshot("2025-01-01T00:00:00Z");
   }

@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.testing.RunningService;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
@@ -37,6 +38,7 @@ class PageBrowserTest {
   static final String BAD_SQL = "SELECT status, sum(total_amount) AS total FROM bills GROUP BY status ORDER BY status";
   static final String GOOD_SQL = "SELECT status, sum(total_amt) AS total FROM bills GROUP BY status ORDER BY status";
 
+  static RunningService service;
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle main;
@@ -44,21 +46,19 @@ class PageBrowserTest {
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    model = FakeModelServer.start(vertx);
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    model = FakeModelServer.start();
     saveEvalRun();
-    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
+    service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
+    vertx = service.vertx;
+    main = service.main;
     browser = HeadlessChromium.start(1400, 1000);
   }
 
   @AfterAll
   static void stop() throws Exception {
     if (browser != null) browser.close();
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
+    model.close();
     SavedRuns.clearAll();
   }
 

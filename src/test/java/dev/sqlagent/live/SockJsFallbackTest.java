@@ -63,6 +63,7 @@ class SockJsFallbackTest {
           resp.handler(b -> {
             synchronized (seen) {
               seen.append(b.toString());
+              seen.notifyAll();
               if (seen.indexOf(expect) >= 0) done.complete(seen.toString());
             }
           });
@@ -72,10 +73,26 @@ class SockJsFallbackTest {
     return done;
   }
 
-  static HttpResponse<Buffer> send(String base, JsonObject frame) throws Exception {
+  static HttpResponse<Buffer> send(String base, JsonObject... frames) throws Exception {
+    JsonArray batch = new JsonArray();
+    for (JsonObject f : frames) batch.add(f.encode());
     return service.client.post(service.port(), "127.0.0.1", base + "/xhr_send")
         .putHeader("Content-Type", "text/plain;charset=UTF-8")
-        .sendBuffer(Buffer.buffer(new JsonArray().add(frame.encode()).encode())).await(10, TimeUnit.SECONDS);
+        .sendBuffer(Buffer.buffer(batch.encode())).await(10, TimeUnit.SECONDS);
+  }
+
+  /** Waits until the stream has carried {@code text}; fails with what it did carry. */
+  static void awaitSeen(StringBuilder seen, String text, String what) throws InterruptedException {
+    long until = System.currentTimeMillis() + 10_000;
+    while (System.currentTimeMillis() < until) {
+      synchronized (seen) {
+        if (seen.indexOf(text) >= 0) return;
+        seen.wait(50);
+      }
+    }
+    synchronized (seen) {
+      throw new AssertionError(what + " never arrived; the stream carried: " + seen.substring(0, Math.min(400, seen.length())));
+    }
   }
 
   void receivesEventsOver(HttpMethod method, String transport) throws Exception {
@@ -91,28 +108,27 @@ class SockJsFallbackTest {
             + seen.substring(0, Math.min(200, seen.length())));
       }
     }
-    StringBuilder events = seen;
-    HttpResponse<Buffer> reg = send(base, new JsonObject().put("type", "register").put("address", Addresses.EVENTS));
+    // The acknowledgement: a request sent after the register, answered (refused: no question) by the agent.
+    // The bridge handles a session's frames in order, so once its reply is here the register has been done.
+    String ack = UUID.randomUUID().toString();  // the bridge takes only UUID-sized reply addresses
+    JsonObject register = new JsonObject().put("type", "register").put("address", Addresses.EVENTS);
+    JsonObject acknowledge = new JsonObject().put("type", "send").put("address", Addresses.ASK).put("replyAddress", ack)
+        .put("body", new JsonObject());
+    HttpResponse<Buffer> reg = send(base, register, acknowledge);
     // The "o" frame can reach us a moment before the session is visible to another server instance's event loop
     // (Vert.x keeps SockJS sessions in a shared map): a send that finds no session yet is retried, briefly.
     for (int i = 0; i < 20 && reg.statusCode() == 404; i++) {
       Thread.sleep(50);
-      reg = send(base, new JsonObject().put("type", "register").put("address", Addresses.EVENTS));
+      reg = send(base, register, acknowledge);
     }
     assertThat(reg.statusCode()).as(reg.bodyAsString()).isEqualTo(204);
-    Thread.sleep(300);
+    awaitSeen(seen, ack, "the reply acknowledging the register");
     String marker = "fallback-" + transport;
     service.vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("run_id", "synthetic-fallback-01").put("seq", 1)
         .put("node", marker).put("status", "started").put("kind", "tool"));
-    long until = System.currentTimeMillis() + 10_000;
-    while (System.currentTimeMillis() < until) {
-      synchronized (events) {
-        if (events.indexOf(marker) >= 0) break;
-      }
-      Thread.sleep(50);
-    }
-    synchronized (events) {
-      assertThat(events.toString()).as(transport + " stream").contains(marker).doesNotContain("c[");
+    awaitSeen(seen, marker, "the published event");
+    synchronized (seen) {
+      assertThat(seen.toString()).as(transport + " stream").contains(marker).doesNotContain("c[");
     }
   }
 

@@ -1,10 +1,9 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.testing.RunningService;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.WebSocketConnectOptions;
@@ -24,22 +23,20 @@ import org.junit.jupiter.api.Test;
  */
 class WebSocketBridgeTest {
 
+  static RunningService service;
   static Vertx vertx;
-  static MainVerticle main;
   static int port;
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(Map.of("SQLAGENT_ANSWER_SUMMARY", "plain")), db.target(), db.state());
-    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
-    port = main.httpPort();
+    service = RunningService.start(Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
+    vertx = service.vertx;
+    port = service.port();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
   }
 
   static LiveClient bridge() throws Exception {
@@ -51,13 +48,25 @@ class WebSocketBridgeTest {
     return new JsonObject().put("type", type).put("address", address);
   }
 
+  /**
+   * Waits until the bridge has handled every frame sent so far: it handles a socket's frames in order, so the
+   * reply to a request sent now (the agent refuses an empty ask) comes after them. No frame may come before it.
+   */
+  static void acknowledged(LiveClient c) throws Exception {
+    String ack = java.util.UUID.randomUUID().toString();  // the bridge takes only UUID-sized reply addresses
+    c.send(frame("send", Addresses.ASK).put("replyAddress", ack).put("body", new JsonObject()));
+    JsonObject reply = c.next(10);
+    assertThat(reply.getString("address")).as(reply.encode()).isEqualTo(ack);
+    assertThat(reply.getString("type")).isEqualTo("err");
+  }
+
   @Test
   void eventsFlowOutOnTheEventAddresses() throws Exception {
     try (LiveClient c = bridge()) {
       String runId = "bridge-run-0001";
       c.send(frame("register", Addresses.EVENTS));
       c.send(frame("register", Addresses.events(runId)));
-      Thread.sleep(300);
+      acknowledged(c);
       JsonObject event = new JsonObject().put("run_id", runId).put("seq", 1).put("node", "select_schema");
       vertx.eventBus().publish(Addresses.EVENTS, event);
       vertx.eventBus().publish(Addresses.events(runId), event);
@@ -104,7 +113,7 @@ class WebSocketBridgeTest {
     try (LiveClient c = bridge()) {
       String runId = "bridge-ask-" + System.nanoTime();
       c.send(frame("register", Addresses.events(runId)));
-      Thread.sleep(200);
+      acknowledged(c);
       c.send(frame("send", Addresses.ASK).put("replyAddress", "reply-1").put("body", new JsonObject()
           .put("question", "How many customers are there?").put("mode", "agent").put("source", "http").put("run_id", runId)
           .put("inject_fault", true).put("fault_key", "misspelled_column")));

@@ -1,13 +1,12 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.testing.RunningService;
 import static dev.sqlagent.live.LiveClient.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
-import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -29,27 +28,24 @@ import org.junit.jupiter.api.Test;
 /** The /ws protocol from a Java client against the running service. */
 class WebSocketProtocolTest {
 
+  static RunningService service;
   static Vertx vertx;
   static FakeModelServer model;
-  static MainVerticle main;
   static int port;
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    model = FakeModelServer.start(vertx);
+    model = FakeModelServer.start();
     model.respondWith(req -> Reply.sql("SELECT count(*) AS n FROM customers").streamedIn(3));
-    Map<String, String> env = new java.util.HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
-    vertx.deployVerticle(main).await(60, TimeUnit.SECONDS);
-    port = main.httpPort();
+    service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
+    vertx = service.vertx;
+    port = service.port();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
+    model.close();
   }
 
   static JsonObject ask(String question) {
@@ -185,7 +181,7 @@ class WebSocketProtocolTest {
       c.send(new JsonObject().put("type", "dance"));
       assertThat(c.next().getString("message")).contains("unknown message type 'dance'");
       c.send(new JsonObject().put("type", "ask"));
-      assertThat(c.next().getString("message")).contains("non-empty \"question\"");
+      assertThat(c.next().getString("message")).contains("question must be a non-empty string");
       c.send(ask("x").put("mode", "fast"));
       assertThat(c.next().getString("message")).contains("mode must be");
       c.send(ask("x".repeat(2_001)));

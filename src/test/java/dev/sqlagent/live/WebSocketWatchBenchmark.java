@@ -50,8 +50,9 @@ class WebSocketWatchBenchmark {
       try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
         port = free.getLocalPort();
       }
-      server.deployVerticle(HttpVerticle::new, new DeploymentOptions().setInstances(HTTP_INSTANCES)
-          .setConfig(new JsonObject().put("httpPort", port))).await(30, TimeUnit.SECONDS);
+      dev.sqlagent.config.AppConfig config = dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", String.valueOf(port)));
+      server.deployVerticle(() -> new HttpVerticle(config), new DeploymentOptions().setInstances(HTTP_INSTANCES))
+          .await(30, TimeUnit.SECONDS);
       for (int w = 0; w < WATCHERS.length; w++) {
         int n = WATCHERS[w];
         for (int rate : RATES[w]) {

@@ -1,10 +1,11 @@
 package dev.sqlagent.mcp;
 
+import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
-import dev.sqlagent.testing.TestDatabase;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -26,7 +27,6 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -40,27 +40,27 @@ import org.junit.jupiter.api.Test;
  */
 class McpHttpTransportTest {
 
+  static RunningService service;
+  static FakeModelServer model;
   static Vertx vertx;
   static MainVerticle main;
   static WebClient web;
 
   @BeforeAll
   static void start() throws Exception {
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    FakeModelServer model = FakeModelServer.start(vertx);
+    model = FakeModelServer.start();
     McpToolScenario.script(model);
-    Map<String, String> env = new HashMap<>(model.env());
-    env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    main = new MainVerticle(db.config(env), db.target(), TestDatabase.get().state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
-    web = WebClient.create(vertx);
+    service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
+    vertx = service.vertx;
+    main = service.main;
+    web = service.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
     awaitRetrievalIndex(vertx);
-    vertx.close().await(30, TimeUnit.SECONDS);
+    service.close();
+    model.close();
   }
   /**
    * Waits for retrieval's background table index (RETRIEVE waits for it) before Vert.x closes: a JVM that
@@ -180,9 +180,14 @@ class McpHttpTransportTest {
     var foreign = web.post(main.httpPort(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
         .putHeader("Origin", "https://evil.example").sendJsonObject(initialize()).await(10, TimeUnit.SECONDS);
     assertThat(foreign.statusCode()).isEqualTo(403);
-    var local = web.post(main.httpPort(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
+    assertThat(foreign.bodyAsJsonObject().getString("error_type")).isEqualTo("forbidden_origin");
+    // Another page on this machine is another site too (SQLAGENT_ALLOWED_ORIGIN admits one: OneAccessPolicyTest).
+    var otherLocal = web.post(main.httpPort(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
         .putHeader("Origin", "http://localhost:3000").sendJsonObject(initialize()).await(10, TimeUnit.SECONDS);
-    assertThat(local.statusCode()).isEqualTo(200);
+    assertThat(otherLocal.statusCode()).isEqualTo(403);
+    var own = web.post(main.httpPort(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
+        .putHeader("Origin", "http://localhost:" + main.httpPort()).sendJsonObject(initialize()).await(10, TimeUnit.SECONDS);
+    assertThat(own.statusCode()).isEqualTo(200);
   }
 
   @Test
@@ -220,7 +225,7 @@ class McpHttpTransportTest {
     vertx.deployVerticle(new VerticleBase() {
       @Override
       public Future<?> start() {
-        McpRoutes.mount(router, vertx, new JsonObject());
+        McpRoutes.mount(router, vertx, AppConfig.load(Map.of()));
         return vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").onSuccess(s -> server[0] = s);
       }
     }).await(10, TimeUnit.SECONDS);

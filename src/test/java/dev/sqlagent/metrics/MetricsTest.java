@@ -1,10 +1,10 @@
 package dev.sqlagent.metrics;
 
+import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.web.HttpVerticle;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -19,10 +19,9 @@ import org.junit.jupiter.api.Test;
 class MetricsTest {
 
   static HttpVerticle start(Vertx vertx) throws Exception {
-    DeploymentOptions opts = new DeploymentOptions().setConfig(new JsonObject().put("httpHost", "127.0.0.1").put("httpPort", 0));
-    vertx.deployVerticle(new MetricsVerticle(), opts).await(20, TimeUnit.SECONDS);
-    HttpVerticle http = new HttpVerticle();
-    vertx.deployVerticle(http, opts).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new MetricsVerticle()).await(20, TimeUnit.SECONDS);
+    HttpVerticle http = new HttpVerticle(AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", "0")));
+    vertx.deployVerticle(http).await(20, TimeUnit.SECONDS);
     return http;
   }
 

@@ -11,7 +11,6 @@ import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -60,12 +59,12 @@ class QueryLogTest {
     vertx.close().await(30, TimeUnit.SECONDS);
   }
 
-  void deploy(Map<String, Object> config) throws Exception {
+  void deploy(Map<String, String> env) throws Exception {
     PgUrl a = DB.adminUrl();
     StateStore viaProxy = new StateStore(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(),
         DB.state().owner().database()), DB.state().logPassword());
-    deployment = vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions()),
-        new DeploymentOptions().setConfig(new JsonObject(new HashMap<>(config)))).await(20, TimeUnit.SECONDS);
+    deployment = vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions(),
+        QueryLogVerticle.Limits.from(dev.sqlagent.config.AppConfig.load(env)))).await(20, TimeUnit.SECONDS);
   }
 
   @Test
@@ -143,7 +142,7 @@ class QueryLogTest {
 
   @Test
   void aFullBufferDropsRowsCountedLoggedAndPublished() throws Exception {
-    deploy(Map.of("logBufferRows", 2));
+    deploy(Map.of("SQLAGENT_LOG_BUFFER_ROWS", "2"));
     proxy.cut();
     List<String> runs = new ArrayList<>();
     for (int i = 0; i < 5; i++) {

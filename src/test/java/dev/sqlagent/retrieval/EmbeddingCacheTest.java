@@ -110,7 +110,7 @@ class EmbeddingCacheTest {
 
   /** Deploys a RetrievalVerticle, waits for its index, undeploys it; returns what the build reported. */
   private static JsonObject deployAndBuild(Vertx vertx, TestDatabase db) throws Exception {
-    String id = vertx.deployVerticle(new RetrievalVerticle(db.target(), db.state()), new DeploymentOptions())
+    String id = vertx.deployVerticle(new RetrievalVerticle(db.target(), db.state(), db.config(java.util.Map.of())), new DeploymentOptions())
         .await(120, TimeUnit.SECONDS);
     new RetrievalClient(vertx).retrieve("How many bills were paid?", false).await(120, TimeUnit.SECONDS);
     JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -63,8 +61,8 @@ class NotesRankingDatabaseTest {
         """);
     vertx = Vertx.vertx();
     Target library = new Target(TestDatabase.get().adminUrl().withDatabase(DB), false);
-    vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state()),
-        new DeploymentOptions().setConfig(new JsonObject().put("notesFile", notes.toString()))).await(120, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state(),
+        dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_NOTES", notes.toString())))).await(120, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }
 

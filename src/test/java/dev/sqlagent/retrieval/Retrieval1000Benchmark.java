@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.agent.PromptBuilder;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.PgUrl;
@@ -303,7 +304,7 @@ class Retrieval1000Benchmark {
 
     Vertx vertx = Vertx.vertx();
     try {
-      vertx.deployVerticle(new RetrievalVerticle(target, state), new DeploymentOptions())
+      vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions())
           .await(300, TimeUnit.SECONDS);
       RetrievalClient client = new RetrievalClient(vertx);
       for (String q : QUESTIONS.keySet()) client.retrieve(q, false).await(120, TimeUnit.SECONDS);  // warm-up
@@ -358,7 +359,7 @@ class Retrieval1000Benchmark {
           .put("join_tables_added", joinAdded).put("questions_with_join_tables", questionsWithJoins)
           .put("tables_offered", stats(offered)));
       report.put("tokens", new JsonObject()
-          .put("budget", RetrievalVerticle.DEFAULT_PROMPT_BUDGET)
+          .put("budget", AppConfig.load(java.util.Map.of()).promptBudgetTokens())
           .put("schema_block", stats(schemaTokens))
           .put("whole_first_prompt", stats(promptTokens))
           .put("tables_shortened_total", shortenedTotal)
@@ -468,7 +469,7 @@ class Retrieval1000Benchmark {
       Promise<JsonObject> built = Promise.promise();
       vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> built.tryComplete(m.body()));
       long t0 = System.nanoTime();
-      vertx.deployVerticle(new RetrievalVerticle(target, state), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
+      vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
       long deployed = System.nanoTime();
       JsonObject status = built.future().await(600, TimeUnit.SECONDS);
       long ready = System.nanoTime();

@@ -84,7 +84,7 @@ class RetrievalBenchmark {
 
       // Start-up, cold: the first deployment in this JVM loads the model.
       long d0 = System.nanoTime();
-      vertx.deployVerticle(new RetrievalVerticle(db.target(), TestDatabase.get().state())).await(120, TimeUnit.SECONDS);
+      vertx.deployVerticle(new RetrievalVerticle(db.target(), TestDatabase.get().state(), db.config(java.util.Map.of()))).await(120, TimeUnit.SECONDS);
       long d1 = System.nanoTime();
       RetrievalClient client = new RetrievalClient(vertx);
       client.retrieve(QUESTIONS.get(0), false).await(120, TimeUnit.SECONDS);

@@ -2,7 +2,6 @@ package dev.sqlagent.retrieval;
 
 import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.demo.SeedData;
@@ -31,7 +30,7 @@ class RetrievalVerticleTest {
   @BeforeAll
   static void deploy() throws Exception {
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }
 

@@ -30,7 +30,7 @@ class UserTableTest {
         "CREATE TABLE hidden_payroll (id int)",
         "REVOKE ALL ON hidden_payroll FROM sql_agent_ro");
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }
 

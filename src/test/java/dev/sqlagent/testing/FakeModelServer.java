@@ -138,9 +138,19 @@ public final class FakeModelServer implements AutoCloseable {
     return env;
   }
 
+  /** A generation config as built by {@link #generationConfig}, possibly changed by a test, as client options. */
+  public static dev.sqlagent.generation.ChatClientOptions options(JsonObject c) {
+    List<String> keys = c.getJsonArray("llmApiKeys", new JsonArray()).stream().map(String::valueOf).toList();
+    return new dev.sqlagent.generation.ChatClientOptions(c.getString("llmBaseUrl"), c.getString("llmModel"), keys,
+        c.getLong("llmCallTimeoutMs"), c.getDouble("promptPricePerMTok", 0.0), c.getDouble("completionPricePerMTok", 0.0),
+        c.getInteger("llmMaxAttempts", dev.sqlagent.generation.ChatClientOptions.DEFAULT_MAX_ATTEMPTS),
+        c.getLong("llmBackoffBaseMs"), c.getLong("llmBackoffMaxMs"),
+        c.getInteger("llmMaxConnections", dev.sqlagent.generation.ChatClientOptions.DEFAULT_MAX_CONNECTIONS));
+  }
+
   /**
-   * Deployment config for a GenerationVerticle on its own (keys as in AppConfig.toJson()): this server,
-   * a 10 s call deadline and fast retries (10 ms backoff), so tests do not wait.
+   * Settings for a GenerationVerticle on its own, as JSON a test may change before {@link #options}: this
+   * server, a 10 s call deadline and fast retries (10 ms backoff), so tests do not wait.
    */
   public JsonObject generationConfig(String... apiKeys) {
     return new JsonObject()

@@ -1,5 +1,6 @@
 package dev.sqlagent.tools;
 
+import dev.sqlagent.config.Deadlines;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
@@ -21,7 +22,7 @@ class ShopToolsArgumentsTest {
   @BeforeAll
   static void start() {
     vertx = Vertx.vertx();
-    tools = new ShopTools(vertx, new JsonObject().put("questionTimeoutMs", 1_000));
+    tools = new ShopTools(vertx, new Deadlines(1_000, 1_000, 1_000, 1_000));
   }
 
   @AfterAll
@@ -76,10 +77,17 @@ class ShopToolsArgumentsTest {
 
   @Test
   void askNeedsAQuestionOfSensibleLength() throws Exception {
-    assertBadArgument(call("ask", new JsonObject()), "question must be a non-empty string");
-    assertBadArgument(call("ask", new JsonObject().put("question", "   ")), "question must be a non-empty string");
-    assertBadArgument(call("ask", new JsonObject().put("question", "why ".repeat(600))),
-        "question is 2400 characters; the limit is 2000");
+    // The question's rules and refusals are the agent's edges' own (AskRules), not the tools' argument errors.
+    assertRefused(call("ask", new JsonObject()), "bad_request", "question must be a non-empty string");
+    assertRefused(call("ask", new JsonObject().put("question", "   ")), "bad_request", "question must be a non-empty string");
+    assertRefused(call("ask", new JsonObject().put("question", "why ".repeat(600))), "question_too_long",
+        "the question is 2400 characters long; the limit is 2000");
+  }
+
+  private static void assertRefused(ToolResult r, String errorType, String message) {
+    assertThat(r.error()).isTrue();
+    assertThat(r.errorType()).isEqualTo(errorType);
+    assertThat(r.message()).contains(message);
   }
 
   @Test

@@ -41,7 +41,7 @@ class ShopToolsGuardrailTest {
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     var config = db.config(env);
     vertx.deployVerticle(new MainVerticle(config, db.target(), TestDatabase.get().state(), false)).await(120, TimeUnit.SECONDS);
-    tools = new ShopTools(vertx, config.toJson());
+    tools = new ShopTools(vertx, config.deadlines());
   }
 
   @AfterAll

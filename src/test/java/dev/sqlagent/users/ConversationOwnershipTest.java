@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.tools.ShopTools;
@@ -41,6 +42,7 @@ class ConversationOwnershipTest {
   static FakeModelServer model;
   static Vertx vertx;
   static MainVerticle main;
+  static RunningService service;
   static WebClient web;
   static Path usersFile;
 
@@ -65,17 +67,16 @@ class ConversationOwnershipTest {
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_USERS", usersFile.toString());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
-    TestDatabase db = TestDatabase.get();
-    vertx = Vertx.vertx();
-    main = new MainVerticle(db.config(env), db.target(), db.state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
-    web = WebClient.create(vertx);
+    service = RunningService.start(model, env);
+    vertx = service.vertx;
+    main = service.main;
+    web = service.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
     try {
-      if (vertx != null) vertx.close().await(30, TimeUnit.SECONDS);
+      if (service != null) service.close();
       if (model != null) model.close();
     } finally {
       if (usersFile != null) Files.deleteIfExists(usersFile);
@@ -125,7 +126,7 @@ class ConversationOwnershipTest {
         .put("conversation_id", id));
     assertThat(cont.statusCode()).as(cont.bodyAsString()).isEqualTo(404);
     assertThat(cont.bodyAsJsonObject().getString("message")).contains("no conversation");
-    ToolResult viaMcp = new ShopTools(vertx, new JsonObject()).call(ShopTools.ASK, new JsonObject()
+    ToolResult viaMcp = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(ShopTools.ASK, new JsonObject()
         .put("question", "and how many products?").put("conversation_id", id), BOB_USER, null).await(60, TimeUnit.SECONDS);
     assertThat(viaMcp.errorType()).isEqualTo("not_found");
     assertThat(model.requestCount()).isEqualTo(before);
@@ -146,7 +147,7 @@ class ConversationOwnershipTest {
     HttpResponse<Buffer> bobRates = post(BOB, "/api/runs/" + run + "/feedback", new JsonObject().put("rating", "down"));
     assertThat(bobRates.statusCode()).as(bobRates.bodyAsString()).isEqualTo(403);
     assertThat(bobRates.bodyAsJsonObject().getString("error_type")).isEqualTo("forbidden");
-    ToolResult bobViaMcp = new ShopTools(vertx, new JsonObject()).call(ShopTools.FEEDBACK, new JsonObject()
+    ToolResult bobViaMcp = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(ShopTools.FEEDBACK, new JsonObject()
         .put("run_id", run).put("rating", "down"), BOB_USER, null).await(30, TimeUnit.SECONDS);
     assertThat(bobViaMcp.errorType()).isEqualTo("forbidden");
     assertThat(feedbackRow(run)).isNull();

@@ -13,9 +13,9 @@ import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
@@ -66,6 +66,7 @@ class UsersAndRowSecurityTest {
   static Databases dbs;
   static Vertx vertx;
   static MainVerticle main;
+  static RunningService service;
   static WebClient web;
   static Path usersFile;
   static final ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -130,10 +131,10 @@ class UsersAndRowSecurityTest {
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     AppConfig config = AppConfig.load(env);
     dbs = Databases.open(config);
-    vertx = Vertx.vertx();
-    main = new MainVerticle(config, dbs.target(), dbs.state());
-    vertx.deployVerticle(main).await(180, TimeUnit.SECONDS);
-    web = WebClient.create(vertx);
+    service = RunningService.start(config, dbs.target(), dbs.state());
+    vertx = service.vertx;
+    main = service.main;
+    web = service.client;
   }
 
   static PgUrl agentUrl() {
@@ -144,7 +145,7 @@ class UsersAndRowSecurityTest {
   static void stop() throws Exception {
     ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(logs);
     try {
-      if (vertx != null) vertx.close().await(30, TimeUnit.SECONDS);
+      if (service != null) service.close();
       if (dbs != null) dbs.close();
       if (model != null) model.close();
     } finally {
@@ -307,10 +308,10 @@ class UsersAndRowSecurityTest {
     }
     Vertx own = Vertx.vertx();
     try {
-      JsonObject config = new JsonObject().put("users", new JsonArray().add(new User("carol", "Carol", false, stranger).toJson()
-          .put("token_sha256", Users.sha256Hex("carol"))));
-      Throwable failure = own.deployVerticle(new ExecutionVerticle(new Target(agentUrl(), false)),
-          new DeploymentOptions().setConfig(config)).transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause()))
+      // A users file whose user switches to a role the agent role may not take.
+      Throwable failure = own.deployVerticle(new ExecutionVerticle(new Target(agentUrl(), false),
+              dev.sqlagent.execution.Gate.Settings.from(dev.sqlagent.config.AppConfig.load(java.util.Map.of())), List.of(stranger)))
+          .transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause()))
           .await(60, TimeUnit.SECONDS);
       assertThat(failure).isNotNull();
       assertThat(failure.getMessage()).contains("not a member of " + stranger).contains("GRANT \"" + stranger + "\" TO \"" + agent + "\"");

@@ -6,9 +6,9 @@ import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
 import dev.sqlagent.testing.DatabaseCopy;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.codec.BodyCodec;
@@ -107,7 +107,7 @@ class VerifiedBenchmark {
     for (int t = 0; t < thresholds.length; t++) {
       report.append(String.format("  threshold %.2f: answered from the verified query %d/%d (%.0f%%), wrong verified answers %d%s%n",
           thresholds[t], hits[t], paraphrases.size(), 100.0 * hits[t] / paraphrases.size(), wrong[t],
-          thresholds[t] == VerifiedVerticle.DEFAULT_THRESHOLD ? "   <- the default" : ""));
+          thresholds[t] == dev.sqlagent.config.AppConfig.load(java.util.Map.of()).verifiedThreshold() ? "   <- the default" : ""));
     }
   }
 
@@ -122,7 +122,6 @@ class VerifiedBenchmark {
     library.forEach(q -> gold.put(q.question(), q.goldSql().get(0)));
     paraphrases.forEach(p -> gold.put(p.text(), library.stream().filter(q -> q.id().equals(p.id())).findFirst()
         .orElseThrow().goldSql().get(0)));
-    Vertx vertx = Vertx.vertx();
     try (FakeModelServer model = FakeModelServer.start()) {
       model.respondWith(req -> Reply.sql(gold.getOrDefault(FakeModelServer.lastUserMessage(req).replaceFirst("^Question: ", ""),
           "SELECT 1")));
@@ -130,37 +129,36 @@ class VerifiedBenchmark {
       env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
       env.put("SQLAGENT_DB_URL", copy.url().withSecret());
       env.put("SQLAGENT_ASK_PER_CLIENT", "10");
-      MainVerticle main = new MainVerticle(TestDatabase.get().config(env), copy, TestDatabase.get().state());
-      vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
-      WebClient http = WebClient.create(vertx);
-      for (int i = 0; i < 5; i++) ask(http, main.httpPort(), paraphrases.get(i).text());  // warm-up, model path
+      try (RunningService service = RunningService.on(copy, model, env)) {
+        MainVerticle main = service.main;
+        WebClient http = service.client;
+        for (int i = 0; i < 5; i++) ask(http, main.httpPort(), paraphrases.get(i).text());  // warm-up, model path
 
-      List<Long> modelPath = new ArrayList<>();
-      for (int r = 0; r < 3; r++) for (Paraphrase p : paraphrases) modelPath.add(timed(http, main.httpPort(), p.text(), null));
+        List<Long> modelPath = new ArrayList<>();
+        for (int r = 0; r < 3; r++) for (Paraphrase p : paraphrases) modelPath.add(timed(http, main.httpPort(), p.text(), null));
 
-      for (Question q : library) {
-        http.post(main.httpPort(), "127.0.0.1", "/api/verified").as(BodyCodec.jsonObject())
-            .sendJsonObject(new JsonObject().put("question", q.question()).put("sql", q.goldSql().get(0)))
-            .await(60, TimeUnit.SECONDS);
-      }
-      List<Long> verified = new ArrayList<>();
-      List<Long> missed = new ArrayList<>();
-      for (int r = 0; r < 3; r++) {
-        for (Paraphrase p : paraphrases) {
-          JsonObject[] answer = new JsonObject[1];
-          long ms = timed(http, main.httpPort(), p.text(), answer);
-          ("verified".equals(answer[0].getString("answer_source")) ? verified : missed).add(ms);
+        for (Question q : library) {
+          http.post(main.httpPort(), "127.0.0.1", "/api/verified").as(BodyCodec.jsonObject())
+              .sendJsonObject(new JsonObject().put("question", q.question()).put("sql", q.goldSql().get(0)))
+              .await(60, TimeUnit.SECONDS);
         }
+        List<Long> verified = new ArrayList<>();
+        List<Long> missed = new ArrayList<>();
+        for (int r = 0; r < 3; r++) {
+          for (Paraphrase p : paraphrases) {
+            JsonObject[] answer = new JsonObject[1];
+            long ms = timed(http, main.httpPort(), p.text(), answer);
+            ("verified".equals(answer[0].getString("answer_source")) ? verified : missed).add(ms);
+          }
+        }
+        report.append(String.format("end to end over HTTP (POST /api/ask, plain wording, fake model answering at once), "
+                + "%d questions x 3:%n  model path: p50 %d ms, p90 %d ms, p99 %d ms%n"
+                + "  verified answer (%d of %d asks): p50 %d ms, p90 %d ms, p99 %d ms (goal: p50 under 100 ms)%n"
+                + "  with a library of %d verified queries, the asks that still went to the model: %d, p50 %d ms%n",
+            paraphrases.size(), pct(modelPath, 50), pct(modelPath, 90), pct(modelPath, 99), verified.size(),
+            verified.size() + missed.size(), verified.isEmpty() ? -1 : pct(verified, 50), verified.isEmpty() ? -1 : pct(verified, 90),
+            verified.isEmpty() ? -1 : pct(verified, 99), library.size(), missed.size(), missed.isEmpty() ? -1 : pct(missed, 50)));
       }
-      report.append(String.format("end to end over HTTP (POST /api/ask, plain wording, fake model answering at once), "
-              + "%d questions x 3:%n  model path: p50 %d ms, p90 %d ms, p99 %d ms%n"
-              + "  verified answer (%d of %d asks): p50 %d ms, p90 %d ms, p99 %d ms (goal: p50 under 100 ms)%n"
-              + "  with a library of %d verified queries, the asks that still went to the model: %d, p50 %d ms%n",
-          paraphrases.size(), pct(modelPath, 50), pct(modelPath, 90), pct(modelPath, 99), verified.size(),
-          verified.size() + missed.size(), verified.isEmpty() ? -1 : pct(verified, 50), verified.isEmpty() ? -1 : pct(verified, 90),
-          verified.isEmpty() ? -1 : pct(verified, 99), library.size(), missed.size(), missed.isEmpty() ? -1 : pct(missed, 50)));
-    } finally {
-      vertx.close().await(30, TimeUnit.SECONDS);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.DatabaseCopy;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import io.modelcontextprotocol.client.McpClient;
@@ -25,11 +26,9 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -54,6 +53,7 @@ class VerifiedQueriesTest {
   static Vertx vertx;
   static FakeModelServer model;
   static MainVerticle main;
+  static RunningService service;
   static WebClient http;
   static Map<String, String> env;
 
@@ -61,20 +61,20 @@ class VerifiedQueriesTest {
   static void start() throws Exception {
     // As a database given by URL (not the demo): the key the command line computes from the same URL.
     copy = new Target(DatabaseCopy.of("shop_verified").url(), false);
-    vertx = Vertx.vertx();
     model = FakeModelServer.start();
     env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     env.put("SQLAGENT_DB_URL", copy.url().withSecret());
-    main = new MainVerticle(TestDatabase.get().config(env), copy, TestDatabase.get().state());
-    vertx.deployVerticle(main).await(120, TimeUnit.SECONDS);
-    http = WebClient.create(vertx);
+    service = RunningService.on(copy, model, env);
+    vertx = service.vertx;
+    main = service.main;
+    http = service.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
+    service.close();
     model.close();
-    vertx.close().await(30, TimeUnit.SECONDS);
     DatabaseCopy.rebuild(copy);
   }
 
@@ -235,7 +235,8 @@ class VerifiedQueriesTest {
       assertThat((String) ((Map<?, ?>) verified.structuredContent()).get("sql")).startsWith(SQL);
       var bad = client.callTool(new McpSchema.CallToolRequest("feedback", Map.of("run_id", run, "rating", "sideways")));
       assertThat(bad.isError()).isTrue();
-      assertThat(((Map<?, ?>) bad.structuredContent()).get("error_type")).isEqualTo("bad_argument");
+      // The feedback store's refusal, with the error_type every edge gives it (HTTP answers 400 bad_request).
+      assertThat(((Map<?, ?>) bad.structuredContent()).get("error_type")).isEqualTo("bad_request");
     } finally {
       client.closeGracefully();
     }

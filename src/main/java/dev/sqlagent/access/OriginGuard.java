@@ -1,7 +1,8 @@
-package dev.sqlagent.live;
+package dev.sqlagent.access;
 
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.errors.JsonErrors;
 import io.vertx.core.Handler;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
 import java.util.Set;
@@ -10,8 +11,8 @@ import java.util.Set;
  * Refuses browser upgrades and SockJS requests coming from another site's page (cross-site WebSocket
  * hijacking). Allowed: the configured origin ({@code SQLAGENT_ALLOWED_ORIGIN}) and the service's own
  * origin — built from the bound host and port, not from the Host header, so DNS rebinding does not pass.
- * A request without an Origin header is not from a browser page and passes. The same policy guards the
- * POST routes of {@code /api} (mounted by the access guard).
+ * A request without an Origin header is not from a browser page and passes. The access guard mounts it on
+ * the POST routes of {@code /api}, on {@code /ws}, {@code /eventbus} and {@code /mcp}.
  */
 public final class OriginGuard implements Handler<RoutingContext> {
 
@@ -21,9 +22,9 @@ public final class OriginGuard implements Handler<RoutingContext> {
   private final String configured;
   private final String host;
 
-  public OriginGuard(JsonObject config) {
-    this.configured = config.getString("allowedOrigin");
-    this.host = config.getString("httpHost", "127.0.0.1").toLowerCase(Locale.ROOT);
+  public OriginGuard(AppConfig config) {
+    this.configured = config.allowedOrigin().orElse(null);
+    this.host = config.httpHost().toLowerCase(Locale.ROOT);
   }
 
   @Override
@@ -33,10 +34,8 @@ public final class OriginGuard implements Handler<RoutingContext> {
       ctx.next();
       return;
     }
-    ctx.response().setStatusCode(403).putHeader("content-type", "application/json")
-        .end(new JsonObject().put("ok", false).put("error_type", "forbidden_origin")
-            .put("message", "a page from " + origin + " may not use this service; set SQLAGENT_ALLOWED_ORIGIN to allow it")
-            .encode());
+    JsonErrors.send(ctx, 403, "forbidden_origin",
+        "a page from " + origin + " may not use this service; set SQLAGENT_ALLOWED_ORIGIN to allow it");
   }
 
   private boolean allowed(String origin, RoutingContext ctx) {

@@ -1,0 +1,69 @@
+package dev.sqlagent.access;
+
+import io.vertx.core.json.JsonObject;
+import java.util.regex.Pattern;
+
+/**
+ * What a question request may hold, checked the same way wherever it comes in (HTTP, /ws, the bridge, MCP,
+ * the agent itself, the cluster's dispatcher), with the same refusal: the question, the mode, a client-chosen
+ * run id and the conversation a follow-up continues. The conversation store and the verified queries apply
+ * the same rules to the ids and questions they are given.
+ */
+public final class AskRules {
+  private AskRules() {}
+
+  /** Longest question accepted; longer is refused with a clear message rather than sent to the model. */
+  public static final int MAX_QUESTION_CHARS = 2_000;
+  /** A run id as clients may choose it and as run addresses carry it. */
+  public static final String RUN_ID_REGEX = "[A-Za-z0-9-]{8,64}";
+  private static final Pattern RUN_ID = Pattern.compile(RUN_ID_REGEX);
+
+  /** A refusal as every edge reports it: {@code {ok:false, error_type, message, ...}}. */
+  public record Refusal(String errorType, String message, JsonObject details) {
+    public JsonObject toJson() {
+      return new JsonObject().put("ok", false).put("error_type", errorType).put("message", message).mergeIn(details);
+    }
+  }
+
+  /**
+   * The request's question, mode and conversation, or null when all are fine (an absent mode means "agent",
+   * an absent conversation a new one).
+   */
+  public static Refusal ask(JsonObject request) {
+    Refusal q = question(request.getValue("question"));
+    if (q == null) q = mode(request.getValue("mode"));
+    Object conversation = request.getValue("conversation_id");
+    return q != null || conversation == null ? q : conversationId(conversation);
+  }
+
+  public static Refusal question(Object question) {
+    if (!(question instanceof String s) || s.isBlank()) return bad("question must be a non-empty string");
+    if (s.length() > MAX_QUESTION_CHARS) {
+      return new Refusal("question_too_long", "the question is " + s.length() + " characters long; the limit is "
+          + MAX_QUESTION_CHARS + ". Ask something shorter (one question at a time) and try again.",
+          new JsonObject().put("length", s.length()).put("limit", MAX_QUESTION_CHARS));
+    }
+    return null;
+  }
+
+  public static Refusal mode(Object mode) {
+    return mode == null || "agent".equals(mode) || "baseline".equals(mode) ? null
+        : bad("mode must be \"agent\" or \"baseline\"");
+  }
+
+  /** A run id a client names (to replay a run, or to choose its own); null is refused too. */
+  public static Refusal runId(Object runId) {
+    return runId instanceof String r && RUN_ID.matcher(r).matches() ? null
+        : bad("run_id must be 8 to 64 letters, digits or dashes");
+  }
+
+  /** A conversation id a client names to continue it (ids have the run ids' shape); null is refused too. */
+  public static Refusal conversationId(Object conversationId) {
+    return conversationId instanceof String c && RUN_ID.matcher(c).matches() ? null
+        : bad("conversation_id must be 8 to 64 letters, digits or dashes (the id an earlier answer returned)");
+  }
+
+  private static Refusal bad(String message) {
+    return new Refusal("bad_request", message, new JsonObject());
+  }
+}

@@ -1,0 +1,36 @@
+package dev.sqlagent.bus;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+
+/**
+ * Requests onto one service's addresses, failing only with a {@link BusError}: what the edges and the
+ * typed clients call, so that a failure means the same wherever it surfaces.
+ */
+public final class BusClient {
+
+  private final Vertx vertx;
+  private final String what;
+  private final long timeoutMs;
+
+  /**
+   * @param what the service, as a client would name it ("the agent"), for messages
+   * @param timeoutMs how long to wait for a reply
+   */
+  public BusClient(Vertx vertx, String what, long timeoutMs) {
+    this.vertx = vertx;
+    this.what = what;
+    this.timeoutMs = timeoutMs;
+  }
+
+  public <T> Future<T> request(String address, Object body) {
+    return request(address, body, timeoutMs);
+  }
+
+  public <T> Future<T> request(String address, Object body, long waitMs) {
+    return vertx.eventBus().<T>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, waitMs)))
+        .transform(ar -> ar.succeeded() ? Future.succeededFuture(ar.result().body())
+            : Future.failedFuture(BusError.of(ar.cause(), what)));
+  }
+}

@@ -1,0 +1,62 @@
+package dev.sqlagent.bus;
+
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A failed bus request as a client may see it: its {@link BusFailure} and a plain message (never a Java
+ * class name or a stack trace). What the typed clients fail with, and what every edge renders.
+ */
+public final class BusError extends RuntimeException {
+
+  private static final Logger LOG = LoggerFactory.getLogger(BusError.class);
+
+  private final BusFailure failure;
+
+  public BusError(BusFailure failure, String message) {
+    super(message, null, false, false);
+    this.failure = failure;
+  }
+
+  public BusFailure failure() {
+    return failure;
+  }
+
+  /**
+   * What a failed request means to a client.
+   *
+   * @param what the service asked, as a client would name it ("the agent", "the query gate")
+   */
+  public static BusError of(Throwable err, String what) {
+    if (err instanceof BusError e) return e;
+    if (err instanceof ReplyException re) {
+      switch (re.failureType()) {
+        case TIMEOUT:
+          return new BusError(BusFailure.TIMEOUT, what + " did not answer in time");
+        case NO_HANDLERS:
+          return new BusError(BusFailure.UNAVAILABLE, what + " is not running");
+        default:
+          BusFailure f = BusFailure.ofCode(re.failureCode());
+          // The services write their refusals for a client; an unknown code may carry anything.
+          if (f.code() == re.failureCode() && re.getMessage() != null && !re.getMessage().isBlank()) {
+            return new BusError(f, re.getMessage());
+          }
+      }
+    }
+    LOG.warn("{} failed: {}", what, String.valueOf(err));
+    return new BusError(BusFailure.FAILED, what + " failed unexpectedly; try again");
+  }
+
+  /** Fails {@code msg} with this failure: a service passing on what a request of its own met, meaning kept. */
+  public void failOn(Message<?> msg) {
+    msg.fail(failure.code(), getMessage());
+  }
+
+  /** {@code {ok: false, error_type, message}}: the body of an HTTP error, a tool error, a /ws error frame. */
+  public JsonObject toJson() {
+    return new JsonObject().put("ok", false).put("error_type", failure.errorType()).put("message", getMessage());
+  }
+}

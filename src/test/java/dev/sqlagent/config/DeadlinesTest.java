@@ -1,0 +1,52 @@
+package dev.sqlagent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every derived wait outlasts what it waits for, whatever the configured timeouts. */
+class DeadlinesTest {
+
+  @Test
+  void theDefaultsNestFromTheStepOutToTheMcpSdk() {
+    Deadlines d = AppConfig.load(Map.of()).deadlines();
+    assertThat(d.stepMs()).isEqualTo(15_000).isGreaterThan(d.statementMs()).isLessThan(d.questionMs());
+    assertThat(d.questionMs()).isEqualTo(180_000);
+    assertThat(d.askMs()).isEqualTo(195_000);
+    assertThat(d.dispatchMs()).isEqualTo(200_000);
+    assertThat(d.outerMs()).isEqualTo(210_000);
+    assertThat(d.queueWaitMs()).isEqualTo(10_000);
+    assertThat(d.readinessMs()).isEqualTo(3_000);
+    assertThat(d.memberProbeMs()).isEqualTo(1_700);
+  }
+
+  @Test
+  void theMarginsHoldAcrossTheWholeRangeOfEachTimeout() {
+    int[] statements = {100, 5_000, 600_000};
+    int[] questions = {100, 4_000, 180_000, 3_600_000};
+    int[] health = {100, 2_000, 60_000};
+    for (int statement : statements) {
+      for (int question : questions) {
+        for (int check : health) {
+          Deadlines d = AppConfig.load(Map.of("SQLAGENT_STATEMENT_TIMEOUT_MS", String.valueOf(statement),
+              "SQLAGENT_QUESTION_TIMEOUT_MS", String.valueOf(question),
+              "SQLAGENT_HEALTH_TIMEOUT_MS", String.valueOf(check))).deadlines();
+          String at = "statement " + statement + ", question " + question + ", health " + check;
+          // A queued question gives up, then runs to its deadline, before the edge that asked stops waiting.
+          assertThat(d.askMs()).as(at).isGreaterThan(d.questionMs() + d.queueWaitMs());
+          assertThat(d.queueWaitMs()).as(at).isBetween(1_000L, 10_000L);
+          // Clustered, the dispatcher outwaits the edges; the MCP SDK and the evaluation outwait both.
+          assertThat(d.dispatchMs()).as(at).isGreaterThan(d.askMs());
+          assertThat(d.outerMs()).as(at).isGreaterThan(d.dispatchMs());
+          // A step has room beyond the statement timeout for planning; the console outwaits the gate.
+          assertThat(d.stepMs()).as(at).isGreaterThan(d.statementMs());
+          assertThat(d.queryMs()).as(at).isGreaterThan(d.stepMs());
+          assertThat(d.readinessMs()).as(at).isGreaterThan(d.healthCheckMs());
+          // A member's status is asked within one check's deadline (a floor for the smallest settings).
+          assertThat(d.memberProbeMs()).as(at).isLessThanOrEqualTo(Math.max(200, d.healthCheckMs()));
+        }
+      }
+    }
+  }
+}
