@@ -359,9 +359,12 @@ public final class Gate {
    * within it, or cannot be read, is a result_too_large refusal rather than a stalled connection.
    */
   private Future<Planned> plan(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
-    String shaped = ResultShape.shaped(q.bounded().executed(), columns, q.cap() + 1);
-    int prefix = ResultShape.prefix(columns).length();
-    boolean run = q.run();
+    return plan(conn, ResultShape.shaped(q.bounded().executed(), columns, true, q.cap() + 1),
+        ResultShape.prefix(columns).length(), q.run());
+  }
+
+  /** {@link #plan(SqlConnection, Query, List)} of a statement already shaped, {@code prefix} long before the query. */
+  private Future<Planned> plan(SqlConnection conn, String shaped, int prefix, boolean run) {
     int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
     String name = PREPARED_NAME + PREPARED.incrementAndGet();
     String prepare = "PREPARE " + name + " AS ";
@@ -484,15 +487,16 @@ public final class Gate {
       stages.passed(new JsonObject().put("grading", true).put("max_rows", maxRows).put("capped", false).put("sql", whole.sql()));
       VisibleSchema schema = check.schema();
       return executor.inReadOnlyTransaction(conn -> describe(conn, whole.executed()).compose(columns -> {
-            String shaped = ResultShape.shaped(whole.executed(), columns, false);
+            String shaped = ResultShape.shaped(whole.executed(), columns, false, maxRows + 1);
             int prefix = ResultShape.prefix(columns, false).length();
-            return explain(conn, shaped, prefix).compose(plan -> {
-              Optional<GateError> refused = PlanCheck.check(plan, Double.POSITIVE_INFINITY, schema);
+            return plan(conn, shaped, prefix, true).compose(planned -> {
+              Optional<GateError> refused = PlanCheck.check(planned.plan(), Double.POSITIVE_INFINITY, schema);
               if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
-              double cost = PlanCheck.totalCost(plan);
+              double cost = PlanCheck.totalCost(planned.plan());
               stages.passed(new JsonObject().put("cost", cost));
-              return executor.fetchBounded(conn, shaped, columns, maxRows + 1, maxBytes)
-                  .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
+              return executor.fetchBounded(planned.runner(), columns, maxRows + 1, maxBytes)
+                  .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e
+                      : new Located(e, planned.prefix())))
                   .map(rows -> {
                     if (rows.size() > maxRows) {
                       return stages.failed(gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)

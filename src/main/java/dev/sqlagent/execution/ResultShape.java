@@ -93,27 +93,19 @@ final class ResultShape {
   }
 
   /**
-   * The statement the gate explains and runs: the bounded query, every column shaped, and at most {@code rows} rows
-   * whatever the query's own text says (it is fetched whole, into PostgreSQL's own store, before the first read).
+   * The statement the gate explains and runs: the bounded query, every column shaped (clipped unless the grading
+   * mode asks for whole values, see {@link #prefix(List, boolean)}), and at most {@code rows} rows whatever the
+   * query's own text says (the statement runs as {@code EXECUTE}, whose rows PostgreSQL holds whole before the
+   * first read).
    */
-  static String shaped(String executed, List<Column> columns, int rows) {
-    return shaped(executed, columns) + "\nLIMIT " + rows;
-  }
-
-  /** The bounded query, every column shaped. */
-  static String shaped(String executed, List<Column> columns) {
-    return shaped(executed, columns, true);
-  }
-
-  /** The same, with or without clipping (see {@link #prefix(List, boolean)}). */
-  static String shaped(String executed, List<Column> columns, boolean clip) {
+  static String shaped(String executed, List<Column> columns, boolean clip, int rows) {
     StringBuilder alias = new StringBuilder("\n) AS q");
     if (!columns.isEmpty()) {
       alias.append('(');
       for (int i = 0; i < columns.size(); i++) alias.append(i > 0 ? ", " : "").append('c').append(i + 1);
       alias.append(')');
     }
-    return prefix(columns, clip) + executed + alias;
+    return prefix(columns, clip) + executed + alias + "\nLIMIT " + rows;
   }
 
   /** Worst-case bytes of one row on the wire (UTF-8, four bytes a character), for the fetch size. */
