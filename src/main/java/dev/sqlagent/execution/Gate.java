@@ -7,6 +7,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.PreparedStatement;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
@@ -24,9 +25,12 @@ import org.slf4j.LoggerFactory;
 public final class Gate {
 
   private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
-  /** The longest the plan of one query may take to show (EXPLAIN); see {@link #explain}. */
+  /** The longest the plan of one query may take to show (EXPLAIN); see {@link #plan}. */
   static final int EXPLAIN_TIMEOUT_MS = 1500;
   static final String EXPLAIN_PREFIX = "EXPLAIN (FORMAT JSON, VERBOSE) ";
+  /** Names of the gate's prepared statements: unique in the process, deallocated by each query's reset. */
+  private static final String PREPARED_NAME = "sql_agent_gate_";
+  private static final java.util.concurrent.atomic.AtomicLong PREPARED = new java.util.concurrent.atomic.AtomicLong();
   /** An unknown table may be a new one: the catalogue is read again when older than this. */
   private static final double SCHEMA_REFRESH_SECONDS = 30;
 
@@ -54,6 +58,11 @@ public final class Gate {
   private final Settings settings;
   private final ReadOnlyExecutor executor;
   private volatile StaticCheck check;
+  /**
+   * The columns of statements described lately, by role and bounded text: a guess for a repeat, always checked
+   * against the statement's description before anything runs ({@link #guessed}).
+   */
+  private final TextCache<List<ResultShape.Column>> shapes = new TextCache<>(1024, 8_000, 512_000);
   /** Users' database roles' static checks, read once per role (again after a schema reload). */
   private final java.util.Map<String, Future<StaticCheck>> roleChecks = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -172,12 +181,18 @@ public final class Gate {
   /** The static check's verdict and, for a refusal, whether the statement asked for a write. */
   private record Checked(StaticCheck.Verdict verdict, boolean write) {
     static Checked of(StaticCheck check, String sql) {
-      StaticCheck.Verdict verdict = check.check(sql);
+      StaticCheck.Verdict verdict = check.checkAndRemember(sql);
       return new Checked(verdict, !verdict.passed() && WriteIntent.of(sql));
     }
   }
 
+  /**
+   * The static check, on a worker thread (JSqlParser can take milliseconds); a text this check already passed
+   * (a repeat, a re-run, a candidate voted twice) has its verdict handed out again at once, on the event loop.
+   */
   private Future<Checked> staticCheck(String sql, StaticCheck forRole) {
+    StaticCheck.Verdict known = (forRole != null ? forRole : check).remembered(sql);
+    if (known != null) return Future.succeededFuture(new Checked(known, false));
     if (forRole != null) return vertx.executeBlocking(() -> Checked.of(forRole, sql), false);
     StaticCheck current = check;
     return vertx.executeBlocking(() -> Checked.of(current, sql), false).compose(checked -> {
@@ -197,36 +212,86 @@ public final class Gate {
                                     String runId, String dbRole, VisibleSchema schema) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
-    return executor.inReadOnlyTransaction(runId, dbRole, conn -> describe(conn, bounded.executed()).compose(columns -> {
-          String shaped = ResultShape.shaped(bounded.executed(), columns);
-          int prefix = ResultShape.prefix(columns).length();
-          return explain(conn, shaped, prefix).compose(plan -> {
-            Optional<GateError> refused = PlanCheck.check(plan, settings.maxPlanCost(), schema);
-            if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
-            double cost = PlanCheck.totalCost(plan);
-            stages.passed(new JsonObject().put("cost", cost));
-            if (executor.stopped(runId)) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
-            if (!run) return Future.succeededFuture(GateReply.checked(bounded.sql(), verdict.staticCheck(), cost, stages.list()));
-            return executor.fetchBounded(conn, shaped, columns, cap + 1, settings.maxResultBytes())
-                .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
-                .map(rows -> {
-                  GateReply.Result result = result(bounded, columns, rows, cap, t0);
-                  stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
-                  return GateReply.ran(bounded.sql(), verdict.staticCheck(), cost, result, stages.list());
-                });
-          });
-        }))
-        .recover(err -> {
-          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
-          if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
-            return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
+    Query q = new Query(sql, verdict, run, cap, t0, stages, runId, dbRole, schema, bounded,
+        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed());
+    List<ResultShape.Column> known = shapes.get(q.shapeKey());
+    Future<GateReply> outcome = known == null ? described(q)
+        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
+    return outcome.recover(err -> {
+      if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
+      if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
+        return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
+      }
+      Located located = err instanceof Located l ? l : new Located(err, 0);
+      if (located.getCause() instanceof PgException pg) {
+        GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict, schema);
+        return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
+      }
+      return Future.failedFuture(located.getCause());
+    });
+  }
+
+  /** One submission past its static check and row cap; {@code shapeKey} names its columns in {@link #shapes}. */
+  private record Query(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
+                       String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey) {}
+
+  /**
+   * Round trips: the statement's description sent with the transaction's setup; the prepare and the plan (two,
+   * see {@link #plan}); the rows. The reset follows the reply.
+   */
+  private Future<GateReply> described(Query q) {
+    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), conn -> describe(conn, q.bounded().executed()),
+        (conn, columns) -> {
+          shapes.put(q.shapeKey(), columns);
+          return plan(conn, q, columns).compose(planned -> checkedRun(q, columns, planned));
+        });
+  }
+
+  /**
+   * A statement whose columns the gate saw lately (a repeat): its prepare and plan go out with the setup and its
+   * description, shaped as it was then, one round trip fewer. The description decides: the same columns, and what
+   * was planned is exactly what {@link #described} would have planned; others (the table changed), and nothing of it
+   * runs: {@link ShapeChanged}, and the gate starts again from the description.
+   */
+  private Future<GateReply> guessed(Query q, List<ResultShape.Column> known) {
+    record Sent(List<ResultShape.Column> columns, Future<Planned> planned) {}
+    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), conn -> {
+          Future<List<ResultShape.Column>> columns = describe(conn, q.bounded().executed());
+          Future<Planned> planned = plan(conn, q, known);
+          return columns.map(c -> new Sent(c, planned));
+        },
+        (conn, sent) -> {
+          if (!sent.columns().equals(known)) {
+            shapes.remove(q.shapeKey());
+            return sent.planned().transform(x -> Future.failedFuture(new ShapeChanged()));
           }
-          Located located = err instanceof Located l ? l : new Located(err, 0);
-          if (located.getCause() instanceof PgException pg) {
-            GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict, schema);
-            return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
-          }
-          return Future.failedFuture(located.getCause());
+          return sent.planned().compose(planned -> checkedRun(q, known, planned));
+        });
+  }
+
+  /** The statement's columns are no longer what they were when it was last described. */
+  private static final class ShapeChanged extends RuntimeException {
+    ShapeChanged() {
+      super("the statement's columns changed", null, false, false);
+    }
+  }
+
+  /** The plan check, then (with {@code run}) the rows. */
+  private Future<GateReply> checkedRun(Query q, List<ResultShape.Column> columns, Planned planned) {
+    Stages stages = q.stages();
+    Optional<GateError> refused = PlanCheck.check(planned.plan(), settings.maxPlanCost(), q.schema());
+    if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(q.sql()), false));
+    double cost = PlanCheck.totalCost(planned.plan());
+    stages.passed(new JsonObject().put("cost", cost));
+    if (executor.stopped(q.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
+    RowBound.Bounded bounded = q.bounded();
+    if (!q.run()) return Future.succeededFuture(GateReply.checked(bounded.sql(), q.verdict().staticCheck(), cost, stages.list()));
+    return executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes())
+        .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())))
+        .map(rows -> {
+          GateReply.Result result = result(bounded, columns, rows, q.cap(), q.t0());
+          stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
+          return GateReply.ran(bounded.sql(), q.verdict().staticCheck(), cost, result, stages.list());
         });
   }
 
@@ -265,42 +330,69 @@ public final class Gate {
         + " bytes of results.", "Select fewer or shorter columns, or fewer rows (aggregate, filter or LIMIT).", null);
   }
 
-  /** Names and types of the bounded statement's columns, without running it (LIMIT 0). */
-  private Future<List<ResultShape.Column>> describe(SqlConnection conn, String executed) {
-    return conn.preparedQuery(ResultShape.describe(executed)).execute()
-        .recover(e -> Future.failedFuture(new Located(e, ResultShape.DESCRIBE_PREFIX.length())))
-        .map(rows -> ResultShape.columns(rows.columnDescriptors()));
+  /**
+   * Names and types of the bounded statement's columns, from PostgreSQL's parse of it alone: nothing is planned or
+   * run. Sent together with the transaction's setup ({@link ReadOnlyExecutor#inReadOnlyTransaction(String, String,
+   * java.util.function.Function, java.util.function.BiFunction)}).
+   */
+  private static Future<List<ResultShape.Column>> describe(SqlConnection conn, String executed) {
+    return ReadOnlyExecutor.describe(conn, executed)
+        .recover(e -> Future.failedFuture(new Located(e, 0)))
+        .map(ResultShape::columns);
   }
 
+  /** The plan of the statement to run, and that statement prepared, ready to fetch from. */
+  private record Planned(JsonObject plan, PreparedStatement runner, int prefix) {}
+
   /**
-   * EXPLAIN VERBOSE prints every constant the planner folded, so a query that builds a huge value from
+   * Prepares the shaped statement under a name of its own ({@code PREPARE}, through the extended protocol: one
+   * statement only) and shows its plan with {@code EXPLAIN EXECUTE}: PostgreSQL plans it once, there, and the
+   * execution ({@code EXECUTE}, prepared here too when {@code run}) uses that very plan, so the plan checked is the
+   * plan run and the statement is not planned a second time. Everything after the {@code PREPARE} is sent together
+   * (the connection pipelines it; PostgreSQL runs it in order): the plan costs one round trip beyond the prepare.
+   * If a step fails, the transaction is aborted and every later one fails with it; the first failure is the one
+   * reported. {@code DISCARD ALL} at the reset deallocates the statement.
+   *
+   * <p>EXPLAIN VERBOSE prints every constant the planner folded, so a query that builds a huge value from
    * constants ({@code repeat('x', 100000000)}) would have PostgreSQL spend seconds printing it and send
    * hundreds of megabytes of plan. The plan gets a short timeout of its own; a plan that does not come back
    * within it, or cannot be read, is a result_too_large refusal rather than a stalled connection.
    */
-  private Future<JsonObject> explain(SqlConnection conn, String executed, int prefix) {
+  private Future<Planned> plan(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
+    return plan(conn, ResultShape.shaped(q.bounded().executed(), columns, true, q.cap() + 1),
+        ResultShape.prefix(columns).length(), q.run());
+  }
+
+  /** {@link #plan(SqlConnection, Query, List)} of a statement already shaped, {@code prefix} long before the query. */
+  private Future<Planned> plan(SqlConnection conn, String shaped, int prefix, boolean run) {
     int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
-    // The three are sent together (the connection pipelines them; PostgreSQL runs them in order), so the plan
-    // costs one round trip rather than three. If EXPLAIN fails, the transaction is aborted and the restoring
-    // SET fails with it; the plan's own failure is the one reported.
+    String name = PREPARED_NAME + PREPARED.incrementAndGet();
+    String prepare = "PREPARE " + name + " AS ";
+    Future<?> prepared = conn.preparedQuery(prepare + shaped).execute();
+    // Trusted text only from here on (a name of ours and integers): the simple protocol is fine.
     Future<?> shortened = conn.query("SET LOCAL statement_timeout = " + planMs).execute();
-    Future<RowSet<Row>> planned = conn.preparedQuery(EXPLAIN_PREFIX + executed).execute();
+    Future<RowSet<Row>> planned = conn.query(EXPLAIN_PREFIX + "EXECUTE " + name).execute();
     Future<?> restored = conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute();
-    return shortened
+    Future<PreparedStatement> runner = run ? conn.prepare("EXECUTE " + name) : Future.succeededFuture();
+    int located = prepare.length() + prefix;
+    return prepared
+        .recover(e -> Future.failedFuture(new Located(e, located)))
+        .compose(v -> shortened)
         .compose(v -> planned.recover(e -> {
           boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
           if (cancelled || !(e instanceof PgException)) {
             LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
             return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
           }
-          return Future.failedFuture(new Located(e, EXPLAIN_PREFIX.length() + prefix));
+          // The text PostgreSQL saw holds no user text: a position in it points at nothing the user wrote.
+          return Future.failedFuture(new Located(e, Integer.MAX_VALUE / 2));
         }))
         .compose(rows -> restored.map(v -> rows))
-        .map(rows -> {
+        .compose(rows -> runner.recover(e -> Future.failedFuture(new Located(e, located))).map(ps -> {
           Object v = rows.iterator().next().getValue(0);
           JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
-          return plans.getJsonObject(0);
-        });
+          return new Planned(plans.getJsonObject(0), ps, located);
+        }));
   }
 
   private static GateReply.Result result(RowBound.Bounded bounded, List<ResultShape.Column> columns, JsonArray rows,
@@ -395,15 +487,16 @@ public final class Gate {
       stages.passed(new JsonObject().put("grading", true).put("max_rows", maxRows).put("capped", false).put("sql", whole.sql()));
       VisibleSchema schema = check.schema();
       return executor.inReadOnlyTransaction(conn -> describe(conn, whole.executed()).compose(columns -> {
-            String shaped = ResultShape.shaped(whole.executed(), columns, false);
+            String shaped = ResultShape.shaped(whole.executed(), columns, false, maxRows + 1);
             int prefix = ResultShape.prefix(columns, false).length();
-            return explain(conn, shaped, prefix).compose(plan -> {
-              Optional<GateError> refused = PlanCheck.check(plan, Double.POSITIVE_INFINITY, schema);
+            return plan(conn, shaped, prefix, true).compose(planned -> {
+              Optional<GateError> refused = PlanCheck.check(planned.plan(), Double.POSITIVE_INFINITY, schema);
               if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
-              double cost = PlanCheck.totalCost(plan);
+              double cost = PlanCheck.totalCost(planned.plan());
               stages.passed(new JsonObject().put("cost", cost));
-              return executor.fetchBounded(conn, shaped, columns, maxRows + 1, maxBytes)
-                  .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, prefix)))
+              return executor.fetchBounded(planned.runner(), columns, maxRows + 1, maxBytes)
+                  .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e
+                      : new Located(e, planned.prefix())))
                   .map(rows -> {
                     if (rows.size() > maxRows) {
                       return stages.failed(gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)

@@ -1,17 +1,24 @@
 package dev.sqlagent.execution;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Cursor;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.PrepareOptions;
+import io.vertx.sqlclient.PreparedStatement;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.desc.ColumnDescriptor;
+import io.vertx.sqlclient.internal.SqlConnectionBase;
+import io.vertx.sqlclient.internal.command.PrepareStatementCommand;
 import io.vertx.core.json.JsonArray;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * {@code DISCARD ALL} before the connection goes back to the pool, after success, error or timeout alike,
  * so nothing a query did (settings, prepared statements, cursors, advisory locks, temporary state) is
  * visible to the next one. There is no COMMIT anywhere in this class, and untrusted SQL only ever goes
- * through the extended protocol ({@code prepare}/{@code preparedQuery}), which refuses more than one
- * statement.
+ * through the extended protocol ({@code prepare}/{@code preparedQuery}, {@link #describe}), which refuses more
+ * than one statement.
  */
 public final class ReadOnlyExecutor {
 
@@ -33,6 +40,7 @@ public final class ReadOnlyExecutor {
   private final Pool pool;
   private final String begin;
   private final RunningStatements running;
+  private volatile boolean closing;
 
   public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, int poolSize, int statementTimeoutMs,
                           int lockTimeoutMs) {
@@ -71,23 +79,61 @@ public final class ReadOnlyExecutor {
    * DISCARD ALL end it). A run already stopped runs nothing and fails with {@link Stopped}.
    */
   public <T> Future<T> inReadOnlyTransaction(String runId, String dbRole, Function<SqlConnection, Future<T>> work) {
+    return inReadOnlyTransaction(runId, dbRole, conn -> Future.succeededFuture(), (conn, none) -> work.apply(conn));
+  }
+
+  /**
+   * The same in two steps, the first sent together with the transaction's setup: {@code first} goes out on the
+   * connection right behind {@code BEGIN READ ONLY} and the {@code SET LOCAL}s, without waiting for them (PostgreSQL
+   * runs a connection's messages in order, so it runs inside the read-only transaction, or not at all once the
+   * setup failed: an aborted transaction refuses everything). It must only parse or describe, never execute user
+   * text. {@code then} starts once the setup and {@code first} have both succeeded and the run is not stopped.
+   *
+   * <p>The future completes with the work's outcome; {@code ROLLBACK} and {@code DISCARD ALL} follow on the
+   * connection, which goes back to the pool only after them, so no caller waits for the reset and no next query
+   * sees anything of this one.
+   */
+  <A, T> Future<T> inReadOnlyTransaction(String runId, String dbRole, Function<SqlConnection, Future<A>> first,
+                                          BiFunction<SqlConnection, A, Future<T>> then) {
     if (running.stopped(runId)) return Future.failedFuture(new Stopped());
     return pool.getConnection().compose(conn -> {
       running.hold(runId, conn);
       Future<T> outcome;
       try {
-        outcome = conn.query(begin + roleSwitch(dbRole)).execute().compose(v -> running.stopped(runId)
-            ? Future.failedFuture(new Stopped()) : work.apply(conn));
+        Future<RowSet<Row>> begun = conn.query(begin + roleSwitch(dbRole)).execute();
+        Future<A> firstDone = first.apply(conn);
+        outcome = begun
+            // A failed setup is the failure to report; its pipelined first step fails with it (aborted transaction).
+            .compose(v -> firstDone, e -> firstDone.transform(x -> Future.failedFuture(e)))
+            .compose(a -> running.stopped(runId) ? Future.failedFuture(new Stopped()) : then.apply(conn, a));
       } catch (RuntimeException e) {
         outcome = Future.failedFuture(e);
       }
-      return outcome.transform(done -> running.release(runId, conn)
-          .compose(v -> reset(conn).recover(e -> reset(conn)))
-          .onFailure(e -> LOG.warn("could not reset a read-only connection: {}", e.getMessage()))
-          .eventually(conn::close)
-          .transform(r -> done.succeeded() ? Future.succeededFuture(done.result())
-              : Future.failedFuture(running.stopped(runId) ? new Stopped() : done.cause())));
+      return outcome.transform(done -> {
+        // Decided before the reset: a stop arriving during the reset does not change this query's outcome.
+        Future<T> answer = done.succeeded() ? Future.succeededFuture(done.result())
+            : Future.failedFuture(running.stopped(runId) ? new Stopped() : done.cause());
+        running.release(runId, conn)
+            .compose(v -> reset(conn).recover(e -> reset(conn)))
+            .onFailure(e -> {
+              if (!closing) LOG.warn("could not reset a read-only connection: {}", e.getMessage());
+            })
+            .eventually(conn::close);
+        return answer;
+      });
     });
+  }
+
+  /**
+   * The names and types of the columns {@code sql} would return, from PostgreSQL's own parse of it (Parse and
+   * Describe of an unnamed statement: the extended protocol, one statement only; nothing is planned or run). The
+   * public client API describes a statement only by executing it, so this uses the client's prepare command
+   * directly, as {@code SqlConnection.prepare} does.
+   */
+  static Future<List<ColumnDescriptor>> describe(SqlConnection conn, String sql) {
+    Promise<io.vertx.sqlclient.internal.PreparedStatement> prepared = Promise.promise();
+    ((SqlConnectionBase<?>) conn).schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), prepared);
+    return prepared.future().map(ps -> ps.rowDesc() == null ? List.of() : ps.rowDesc().columnDescriptor());
   }
 
   /** Cancels the statement {@code runId} is running, if any, and refuses its later ones. */
@@ -145,14 +191,14 @@ public final class ReadOnlyExecutor {
    */
   public Future<JsonArray> fetchBounded(SqlConnection conn, String sql, List<ResultShape.Column> columns, int maxRows,
                                         long budget) {
+    return conn.prepare(sql).compose(ps -> fetchBounded(ps, columns, maxRows, budget));
+  }
+
+  /** The same for a statement already prepared: the first read is the first round trip. */
+  Future<JsonArray> fetchBounded(PreparedStatement ps, List<ResultShape.Column> columns, int maxRows, long budget) {
     // Memory stays within the budget whatever the chunk (worst-case row bytes); narrow rows come in one read.
     int chunk = (int) Math.max(1, Math.min(maxRows, budget / ResultShape.worstRowBytes(columns)));
-    return conn.prepare(sql).compose(ps -> {
-      Cursor cursor = ps.cursor();
-      JsonArray out = new JsonArray();
-      long[] bytes = {0};
-      return readMore(cursor, columns, maxRows, budget, chunk, out, bytes);
-    });
+    return readMore(ps.cursor(), columns, maxRows, budget, chunk, new JsonArray(), new long[] {0});
   }
 
   private Future<JsonArray> readMore(Cursor cursor, List<ResultShape.Column> columns, int maxRows, long budget, int chunk,
@@ -182,6 +228,8 @@ public final class ReadOnlyExecutor {
   }
 
   public Future<Void> close() {
+    // A reset still under way when the pool closes fails with its connection: nothing is left to reset then.
+    closing = true;
     return pool.close();
   }
 }

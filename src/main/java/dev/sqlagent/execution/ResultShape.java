@@ -11,8 +11,8 @@ import java.util.Set;
  *
  * <p>The reactive client holds a whole row in memory before anyone sees a cell, so a bound applied after
  * decoding comes too late: {@code SELECT repeat('x', 100000000)} would put 100 MB on the event loop. The
- * gate therefore first describes the statement ({@code SELECT * FROM (<query>) AS q LIMIT 0}: names and
- * types, no rows), then runs it wrapped so that PostgreSQL itself turns every column that is not a small
+ * gate therefore first describes the statement (PostgreSQL's parse of it: names and types, nothing planned or
+ * run), then runs it wrapped so that PostgreSQL itself turns every column that is not a small
  * fixed-size value into its own text output, clipped to {@link ResultJson#CLIP_CHARS} characters with the
  * marker {@code …[clipped, N chars]}. Numbers, booleans and dates/times keep their native form (they are
  * small); everything else — numeric, text, network, bit strings, xml, oid and reg* types, money, geometric,
@@ -21,9 +21,6 @@ import java.util.Set;
  */
 final class ResultShape {
   private ResultShape() {}
-
-  static final String DESCRIBE_PREFIX = "SELECT * FROM (\n";
-  private static final String DESCRIBE_SUFFIX = "\n) AS q LIMIT 0";
 
   /** Types sent as they are: bounded in size, and rendered as numbers, booleans or ISO times today. */
   private static final Set<String> NATIVE = Set.of("bool", "int2", "int4", "int8", "float4", "float8", "date",
@@ -48,10 +45,6 @@ final class ResultShape {
     JSON,
     /** an array of simple elements: text, parsed back into a JSON array when short. */
     ARRAY
-  }
-
-  static String describe(String executed) {
-    return DESCRIBE_PREFIX + executed + DESCRIBE_SUFFIX;
   }
 
   static List<Column> columns(List<ColumnDescriptor> descriptors) {
@@ -99,20 +92,20 @@ final class ResultShape {
     return sb.append(" FROM (\n").toString();
   }
 
-  /** The statement the gate explains and runs: the bounded query, every column shaped. */
-  static String shaped(String executed, List<Column> columns) {
-    return shaped(executed, columns, true);
-  }
-
-  /** The same, with or without clipping (see {@link #prefix(List, boolean)}). */
-  static String shaped(String executed, List<Column> columns, boolean clip) {
+  /**
+   * The statement the gate explains and runs: the bounded query, every column shaped (clipped unless the grading
+   * mode asks for whole values, see {@link #prefix(List, boolean)}), and at most {@code rows} rows whatever the
+   * query's own text says (the statement runs as {@code EXECUTE}, whose rows PostgreSQL holds whole before the
+   * first read).
+   */
+  static String shaped(String executed, List<Column> columns, boolean clip, int rows) {
     StringBuilder alias = new StringBuilder("\n) AS q");
     if (!columns.isEmpty()) {
       alias.append('(');
       for (int i = 0; i < columns.size(); i++) alias.append(i > 0 ? ", " : "").append('c').append(i + 1);
       alias.append(')');
     }
-    return prefix(columns, clip) + executed + alias;
+    return prefix(columns, clip) + executed + alias + "\nLIMIT " + rows;
   }
 
   /** Worst-case bytes of one row on the wire (UTF-8, four bytes a character), for the fetch size. */

@@ -29,8 +29,15 @@ public final class StaticCheck {
    * if not, why.
    */
   public record Verdict(GateError error, PgLexer.Result lexed, boolean parsed, String fallbackReason) {
+    /** The fallback reason of a parse that ran out of time. */
+    static final String TIMED_OUT = "JSqlParser: timed out";
+
     public boolean passed() {
       return error == null;
+    }
+
+    boolean parseTimedOut() {
+      return TIMED_OUT.equals(fallbackReason);
     }
 
     public String staticCheck() {
@@ -53,10 +60,33 @@ public final class StaticCheck {
 
   private final VisibleSchema schema;
   private final Limits limits;
+  /** Verdicts of queries that passed, by exact text, for this schema only: see {@link #checkAndRemember}. */
+  private final TextCache<Verdict> passed = new TextCache<>(1024, 8_000, 512_000);
 
   public StaticCheck(VisibleSchema schema, Limits limits) {
     this.schema = schema;
     this.limits = limits;
+  }
+
+  /**
+   * The verdict this check already gave {@code sql} (the exact text) and remembered, or null. A verdict is a pure
+   * function of the text, the visible tables and the limits, all fixed for one instance (a schema reload makes a
+   * new one), so it can be handed out again without parsing: cheap enough for the event loop.
+   */
+  Verdict remembered(String sql) {
+    return passed.get(sql);
+  }
+
+  /**
+   * {@link #check}, remembering a passing verdict for {@link #remembered}: at most 1,024 texts of up to 8,000
+   * characters, 512,000 in all (a verdict holds its text's tokens, about a hundred bytes each). Not remembered:
+   * refusals (their unknown-table case reloads the schema and checks again), and a fallback because JSqlParser ran
+   * out of time (a busy machine, not the text: the next check may parse it).
+   */
+  Verdict checkAndRemember(String sql) {
+    Verdict verdict = check(sql);
+    if (verdict.passed() && !verdict.parseTimedOut()) passed.put(sql, verdict);
+    return verdict;
   }
 
   public VisibleSchema schema() {
@@ -104,6 +134,7 @@ public final class StaticCheck {
     try {
       parsed = CCJSqlParserUtil.parseStatements(sql, PARSER_THREADS, p -> p.withTimeOut(limits.parseTimeoutMs()));
     } catch (Exception | StackOverflowError e) {
+      if (timedOut(e)) return new Verdict(null, lexed, false, Verdict.TIMED_OUT);
       String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
       return new Verdict(null, lexed, false, "JSqlParser: " + why);
     }
@@ -117,6 +148,13 @@ public final class StaticCheck {
     }
     Optional<GateError> tree = checkTree(AstFacts.of(statement), lexed);
     return tree.map(Verdict::refused).orElseGet(() -> new Verdict(null, lexed, true, null));
+  }
+
+  private static boolean timedOut(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.util.concurrent.TimeoutException) return true;
+    }
+    return false;
   }
 
   private Optional<GateError> checkTree(AstFacts facts, PgLexer.Result lexed) {

@@ -1,0 +1,115 @@
+package dev.sqlagent.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.db.Target;
+import dev.sqlagent.testing.DatabaseCopy;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Repeats: a text the gate saw lately skips the parser, and its plan goes out with its description, shaped as its
+ * columns were last time. The reply is still the one the first submission got, and when the table's columns changed
+ * in between, the reply is shaped as the table is now (a copy of the shop: its schema is changed here).
+ */
+class GateRepeatTest {
+
+  static Vertx vertx;
+  static Target copy;
+  static Gate gate;
+
+  @BeforeAll
+  static void start() throws Exception {
+    copy = DatabaseCopy.of("gate_repeat");
+    admin("DROP TABLE IF EXISTS public.repeat_probe",
+        "CREATE TABLE public.repeat_probe (id int PRIMARY KEY, v int)",
+        "INSERT INTO public.repeat_probe VALUES (1, 42)",
+        "GRANT SELECT ON public.repeat_probe TO " + copy.role());
+    vertx = Vertx.vertx();
+    gate = Gate.start(vertx, copy.roOptions(), new Gate.Settings(200, 1_000_000, 1500, 500, 2, StaticCheck.Limits.DEFAULT))
+        .await(60, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (gate != null) gate.close().await(10, TimeUnit.SECONDS);
+    if (vertx != null) vertx.close().await(10, TimeUnit.SECONDS);
+    admin("DROP TABLE IF EXISTS public.repeat_probe");
+  }
+
+  static void admin(String... statements) throws Exception {
+    try (Connection c = DatabaseCopy.admin(copy); Statement s = c.createStatement()) {
+      for (String sql : statements) s.execute(sql);
+    }
+  }
+
+  static JsonObject submit(String sql, boolean run) throws Exception {
+    return gate.submit(sql, run, null).await(30, TimeUnit.SECONDS).toJson();
+  }
+
+  /** The reply without its timings. */
+  static JsonObject timeless(JsonObject reply) {
+    JsonObject r = reply.copy();
+    r.remove("elapsed_ms");
+    JsonObject execution = r.getJsonObject("stages", new JsonObject()).getJsonObject("execution");
+    if (execution != null) execution.remove("elapsed_ms");
+    return r;
+  }
+
+  @Test
+  void aRepeatGetsTheReplyTheFirstSubmissionGot() throws Exception {
+    for (String sql : List.of(
+        "SELECT cat_id, cat_name FROM categories ORDER BY cat_id",
+        "SELECT * FROM bills ORDER BY bill_id",
+        "SELECT status, count(*), sum(total_amt) FROM bills GROUP BY status ORDER BY 1",
+        "SELECT cust_name COLLATE \"C\" FROM customers ORDER BY 1",
+        "SELECT 1 / 0",
+        "SELECT nope FROM bills",
+        "SELECT FROM bills LIMIT 3",
+        "DELETE FROM bills")) {
+      for (boolean run : List.of(true, false)) {
+        JsonObject first = submit(sql, run);
+        for (int i = 0; i < 3; i++) assertThat(timeless(submit(sql, run))).as(sql).isEqualTo(timeless(first));
+      }
+    }
+  }
+
+  @Test
+  void aRepeatAfterTheColumnsChangedIsShapedAsTheTableIsNow() throws Exception {
+    String sql = "SELECT * FROM repeat_probe ORDER BY id";
+    JsonObject before = submit(sql, true);
+    assertThat(submit(sql, true).getJsonArray("rows").getJsonArray(0).getValue(1)).isEqualTo(42);
+    assertThat(before.getJsonArray("columns").getJsonObject(1).getString("type")).isEqualTo("int4");
+
+    // The same number of columns, another type: a long text now, clipped in PostgreSQL.
+    admin("ALTER TABLE public.repeat_probe ALTER COLUMN v TYPE text USING repeat('x', 600)");
+    JsonObject retyped = submit(sql, true);
+    assertThat(retyped.getBoolean("ok")).as(retyped.encode()).isTrue();
+    assertThat(retyped.getJsonArray("columns").getJsonObject(1).getString("type")).isEqualTo("text");
+    assertThat(retyped.getJsonArray("rows").getJsonArray(0).getString(1)).hasSize(500 + "…[clipped, 600 chars]".length())
+        .endsWith("…[clipped, 600 chars]");
+
+    // Another number of columns: the shape guessed no longer fits the statement at all.
+    admin("ALTER TABLE public.repeat_probe ADD COLUMN w jsonb DEFAULT '{\"a\": [1, 2]}'");
+    JsonObject widened = submit(sql, true);
+    assertThat(widened.getBoolean("ok")).as(widened.encode()).isTrue();
+    assertThat(widened.getJsonArray("columns")).hasSize(3);
+    assertThat(widened.getJsonArray("rows").getJsonArray(0).getJsonObject(2)).isEqualTo(new JsonObject().put("a",
+        new io.vertx.core.json.JsonArray().add(1).add(2)));
+    assertThat(timeless(submit(sql, true))).isEqualTo(timeless(widened));
+
+    // And back: fewer columns again.
+    admin("ALTER TABLE public.repeat_probe DROP COLUMN w, DROP COLUMN v");
+    JsonObject narrowed = submit(sql, true);
+    assertThat(narrowed.getBoolean("ok")).as(narrowed.encode()).isTrue();
+    assertThat(narrowed.getJsonArray("columns")).hasSize(1);
+    assertThat(narrowed.getJsonArray("rows").getJsonArray(0).getInteger(0)).isEqualTo(1);
+  }
+}
