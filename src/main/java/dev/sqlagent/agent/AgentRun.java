@@ -133,9 +133,12 @@ final class AgentRun {
 
   Future<Answer> run() {
     long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
+    // The tables are retrieved while the verified queries are looked up, not after: select_schema's events still
+    // come after lookup_verified's, and a question a verified query answers leaves the retrieval unused.
+    Future<JsonObject> tables = verifiedLookedUp() ? retrieve() : null;
     return lookupVerified()
         .compose(direct -> direct == null ? Future.succeededFuture((Answer) null) : answerVerified(direct))
-        .compose(done -> done != null ? Future.succeededFuture(done) : selectSchema().compose(v -> attemptOnce()))
+        .compose(done -> done != null ? Future.succeededFuture(done) : selectSchema(tables).compose(v -> attemptOnce()))
         .recover(err -> {
           if (control.cancelled()) return cancelled();
           if (err instanceof RunControl.Stopped || control.deadlinePassed()) {
@@ -156,7 +159,7 @@ final class AgentRun {
    * them (it measures the model). Shown as events only when the library has something to compare.
    */
   private Future<JsonObject> lookupVerified() {
-    if ("eval".equals(source)) return Future.succeededFuture(null);
+    if (!verifiedLookedUp()) return Future.succeededFuture(null);
     String node = "lookup_verified";
     // Not node-local: clustered, the library lives on the one node that holds the singleton duties.
     return vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_LOOKUP, new JsonObject().put("question", question),
@@ -179,6 +182,11 @@ final class AgentRun {
           return direct;
         })
         .otherwise(err -> (JsonObject) null);  // no library (or it failed): the model answers, as before
+  }
+
+  /** Whether this question looks the verified queries up (evaluation never does). */
+  private boolean verifiedLookedUp() {
+    return !"eval".equals(source);
   }
 
   /**
@@ -213,10 +221,14 @@ final class AgentRun {
   // --- select_schema -----------------------------------------------------------------------------
 
   private Future<Void> selectSchema() {
+    return selectSchema(null);
+  }
+
+  /** select_schema, with the retrieval already asked for ({@code asked}), or asked for now (null). */
+  private Future<Void> selectSchema(Future<JsonObject> asked) {
     String node = "select_schema";
     events.started(node, "retriever", attempt, new JsonObject().put("question", question).put("widen", widened));
-    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widened)
-        .put("db_role", user == null ? null : user.dbRole()), settings.stepTimeoutMs())
+    return (asked != null ? asked : retrieve())
         .map(reply -> {
           retrieval = reply;
           events.finished(node, "retriever", attempt, new JsonObject()
@@ -229,6 +241,12 @@ final class AgentRun {
           events.failed(node, "retriever", attempt, new JsonObject().put("message", describe(err)));
           return Future.failedFuture(new Infrastructure("retrieval_failed", "schema retrieval failed: " + describe(err)));
         });
+  }
+
+  /** The tables for the question (widened after an unknown table or column), as the asking user's role sees them. */
+  private Future<JsonObject> retrieve() {
+    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widened)
+        .put("db_role", user == null ? null : user.dbRole()), settings.stepTimeoutMs());
   }
 
   // --- generate_sql → validate_sql → execute_sql → inspect_result → decide ------------------------

@@ -202,14 +202,23 @@ public final class AgentVerticle extends VerticleBase {
   private void run(Message<JsonObject> msg, String runId, boolean counted, AgentRun agentRun, RunEvents events,
       Conversations.Opened conversation, KeptRun kept, User user) {
     events.inConversation(conversation.conversationId());
-    agentRun.inConversation(conversation.conversationId(), ConversationContext.render(conversation.turns(), conversationBudget))
+    Future<Answer> answered = agentRun.inConversation(conversation.conversationId(),
+            ConversationContext.render(conversation.turns(), conversationBudget))
         .run()
-        .compose(answer -> Conversations.record(vertx, conversation.conversationId(), answer, user).map(answer))
         .onComplete(done -> {
           kept.active = null;
           kept.state = done.failed() ? "failed" : done.result().outcome();
-          if (counted) finished();
-        })
+        });
+    Future<Answer> recorded = answered.compose(answer -> Conversations.record(vertx, conversation.conversationId(), answer, user)
+        .map(answer));
+    recorded.onComplete(done -> {
+      if (counted) finished();  // the slot is held until the turn is written
+    });
+    // The answer does not wait for its turn to be written: the write is on its way to the conversation store
+    // before the answer goes out, and the store holds back any later request about that conversation or run
+    // until the write is done (a follow-up question, a rating). Clustered, the store may be on another node,
+    // reached over another connection than a later request: there the answer waits for its turn.
+    (clusterNode == null ? answered : recorded)
         .compose(answer -> eventsKept(runId).map(answer))
         .onSuccess(answer -> {
           JsonObject json = answer.toJson();

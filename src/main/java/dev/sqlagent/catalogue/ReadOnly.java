@@ -10,12 +10,13 @@ import java.util.function.Function;
  * Repeatable read gives every query of the work the same snapshot (a catalogue read sees one schema).
  */
 public final class ReadOnly {
+  /** Opens the transaction the work runs in. */
+  public static final String BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
   private ReadOnly() {}
 
   public static <T> Future<T> run(Pool pool, Function<SqlConnection, Future<T>> work) {
-    return pool.withConnection(conn -> conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").execute()
-        .compose(begun -> work.apply(conn))
-        .eventually(() -> conn.query("ROLLBACK").execute()));
+    return runAs(pool, null, work);
   }
 
   /**
@@ -23,8 +24,20 @@ public final class ReadOnly {
    * row-level security then answer as that role. {@code role} null: the agent role itself.
    */
   public static <T> Future<T> runAs(Pool pool, String role, Function<SqlConnection, Future<T>> work) {
-    if (role == null) return run(pool, work);
-    return run(pool, conn -> conn.query("SET LOCAL ROLE " + quote(role)).execute().compose(v -> work.apply(conn)));
+    return pool.withConnection(conn -> runAs(conn, role, work));
+  }
+
+  /** {@link #runAs(Pool, String, Function)} on a connection the caller holds. */
+  public static <T> Future<T> runAs(SqlConnection conn, String role, Function<SqlConnection, Future<T>> work) {
+    return conn.query(BEGIN).execute()
+        .compose(begun -> role == null ? Future.succeededFuture() : conn.query(setRole(role)).execute())
+        .compose(v -> work.apply(conn))
+        .eventually(() -> conn.query("ROLLBACK").execute());
+  }
+
+  /** The statement that makes the rest of the transaction run as {@code role}. */
+  public static String setRole(String role) {
+    return "SET LOCAL ROLE " + quote(role);
   }
 
   /** A PostgreSQL identifier, always quoted, so any table or column name is safe inside our fixed SQL. */

@@ -19,7 +19,9 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +49,13 @@ public final class ConversationVerticle extends VerticleBase {
   /** Days a conversation is kept after its last turn (SQLAGENT_CONVERSATION_DAYS). */
   private final int days;
   private Pool pool;
+  /**
+   * Turns being written, by conversation and by run. The agent answers without waiting for its turn's write
+   * (only the write's request is sent first), so a request about the conversation or the run that comes after
+   * the answer waits for the write here. Touched only on this verticle's context.
+   */
+  private final Map<String, Future<?>> writingConversations = new HashMap<>();
+  private final Map<String, Future<?>> writingRuns = new HashMap<>();
 
   public ConversationVerticle(StateStore state, int days) {
     this.state = state;
@@ -91,7 +100,7 @@ public final class ConversationVerticle extends VerticleBase {
     }
     String id = validId(msg, given);
     if (id == null) return;
-    turns(id, caller).onSuccess(turns -> {
+    written(writingConversations, id).compose(v -> turns(id, caller)).onSuccess(turns -> {
       if (turns == null) {
         msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
         return;
@@ -133,14 +142,31 @@ public final class ConversationVerticle extends VerticleBase {
       return;
     }
     User caller = caller(msg);
-    record(id, answer, caller).recover(e -> e instanceof PgException pg && "23505".equals(pg.getSqlState())
-            ? record(id, answer, caller)  // two turns of one conversation at once: the loser takes the next number
-            : Future.failedFuture(e))
+    Future<Integer> recorded = record(id, answer, caller).recover(e -> e instanceof PgException pg && "23505".equals(pg.getSqlState())
+        ? record(id, answer, caller)  // two turns of one conversation at once: the loser takes the next number
+        : Future.failedFuture(e));
+    writing(writingConversations, id, recorded);
+    writing(writingRuns, answer.runId(), recorded);
+    recorded
         .onSuccess(turn -> {
           if (turn == null) msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
           else msg.reply(new JsonObject().put("conversation_id", id).put("turn", turn));
         })
         .onFailure(e -> unavailable(msg, e));
+  }
+
+  /** A write of {@code key} (a conversation or a run) is under way: later requests about it wait for it. */
+  private static void writing(Map<String, Future<?>> writes, String key, Future<?> write) {
+    Future<?> before = writes.get(key);
+    Future<?> all = before == null ? write : Future.join(before, write);
+    writes.put(key, all);
+    all.onComplete(done -> writes.remove(key, all));
+  }
+
+  /** Done when no write of {@code key} is under way any more (whether the writes succeeded or not). */
+  private static Future<Void> written(Map<String, Future<?>> writes, String key) {
+    Future<?> w = writes.get(key);
+    return w == null ? Future.succeededFuture() : w.<Void>mapEmpty().otherwiseEmpty();
   }
 
   /**
@@ -181,14 +207,14 @@ public final class ConversationVerticle extends VerticleBase {
     String id = validId(msg, body(msg).getValue("conversation_id"));
     if (id == null) return;
     User caller = caller(msg);
-    pool.preparedQuery("""
+    written(writingConversations, id).compose(v -> pool.preparedQuery("""
             SELECT c.started_at, c.last_turn_at, c.last_turn_at + make_interval(days => $2) AS expires_at,
               c.user_name AS started_by, t.*, f.rating, f.comment
             FROM conversations c
             LEFT JOIN conversation_turns t USING (conversation_id)
             LEFT JOIN run_feedback f ON f.run_id = t.run_id
             WHERE c.conversation_id = $1 AND c.last_turn_at >= now() - make_interval(days => $2)
-            ORDER BY t.turn""").execute(Tuple.of(id, days))
+            ORDER BY t.turn""").execute(Tuple.of(id, days)))
         .onSuccess(rows -> {
           if (rows.size() == 0 || !User.mayReach(caller, rows.iterator().next().getString("started_by"))) {
             msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
@@ -271,7 +297,7 @@ public final class ConversationVerticle extends VerticleBase {
    */
   private void reachableTurn(Message<JsonObject> msg, String runId, User caller, String query, String missing,
       java.util.function.Consumer<Row> then) {
-    pool.preparedQuery(query).execute(Tuple.of(runId))
+    written(writingRuns, runId).compose(v -> pool.preparedQuery(query).execute(Tuple.of(runId)))
         .onSuccess((RowSet<Row> rows) -> {
           if (rows.size() == 0) {
             msg.fail(BusFailure.NOT_FOUND.code(), missing);

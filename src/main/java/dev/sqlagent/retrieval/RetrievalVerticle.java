@@ -12,6 +12,7 @@ import dev.sqlagent.state.StateStore;
 import dev.sqlagent.values.StoredValues;
 import dev.sqlagent.values.ValueLimits;
 import dev.sqlagent.values.ValueMatch;
+import dev.sqlagent.values.ValueMatcher;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -250,12 +251,16 @@ public final class RetrievalVerticle extends VerticleBase {
     }
     int budget = config.promptBudgetTokens();
     String role = role(body(msg));
+    // The question's stored-value lookups need no tables: made over all of them while the tables are chosen
+    // (the embedding and the lookups each take a core), then only sorted by the chosen tables.
+    Catalogue all = current;
+    Future<ValueMatcher.Prepared> lookups = vertx.executeBlocking(() -> storedValues.prepare(req.question(), all), false);
     indexReady
         .compose(ready -> catalogue(role))
         .compose(cat -> {
           int k = topK(cat.tables().size(), req.widen());
           return vertx.executeBlocking(() -> choose(cat, req.question(), k), false)
-              .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget, role));
+              .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget, role, lookups));
         })
         .onSuccess(r -> msg.reply(r.toJson().put("terms", new JsonArray(notes.termsFor(r.tableNames())))))
         .onFailure(e -> unavailable(msg, "retrieval", e));
@@ -294,17 +299,19 @@ public final class RetrievalVerticle extends VerticleBase {
   }
 
   private Future<Retrieval> retrieval(Catalogue cat, String question, List<ScoredTable> chosen, int k, int budget,
-                                      String role) {
+                                      String role, Future<ValueMatcher.Prepared> lookups) {
     List<TableInfo> tables = storedValues.annotate(chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList());
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
-    Future<List<ValueMatch>> matched = vertx.executeBlocking(() -> storedValues.match(question, tables), false);
+    // Lookups that failed are made again here (and fail here as they did before).
+    Future<List<ValueMatch>> matched = lookups.transform(prepared -> vertx.executeBlocking(
+        () -> storedValues.match(prepared.succeeded() ? prepared.result() : null, question, tables), false));
     PromptBudget.Fitted fitted = PromptBudget.fit(tables, question, budget);
     if (fitted.overBudget()) {
       LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),
           fitted.tokens(), budget);
     }
     // Sample rows are read as the user's role too: row-level security decides which rows the prompt shows.
-    return ReadOnly.runAs(pool, role, conn -> SampleReader.readAll(conn, fitted.shown(), PROMPT_SAMPLE_ROWS))
+    return SampleReader.readAll(pool, role, fitted.shown(), PROMPT_SAMPLE_ROWS)
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));

@@ -6,7 +6,6 @@ import dev.sqlagent.catalogue.TableInfo;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.embedding.onnx.bgesmallenv15q.BgeSmallEnV15QuantizedEmbeddingModel;
 import dev.langchain4j.store.embedding.CosineSimilarity;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -63,7 +62,6 @@ public final class TableSelector {
   /** The vectors of one catalogue's tables, in catalogue order: ranking reuses them while the catalogue stays. */
   private record Indexed(Catalogue catalogue, Embedding[] vectors) {}
 
-  private volatile EmbeddingModel model;
   private final Map<String, Embedding> documents;
   private final EmbeddingStore store;
   private volatile Indexed indexed;
@@ -94,18 +92,11 @@ public final class TableSelector {
    * the model only to embed questions.
    */
   public static void loadModel() {
-    new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
+    BgeModel.get();
   }
 
-  private EmbeddingModel model() {
-    EmbeddingModel m = model;
-    if (m == null) {
-      synchronized (this) {
-        if (model == null) model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);  // direct executor:
-        m = model;                                                                          // no extra threads
-      }
-    }
-    return m;
+  private static EmbeddingModel model() {
+    return BgeModel.get();
   }
 
   /** Forgets this JVM's embeddings, as a restart would (benchmarks and tests of the persistent cache). */

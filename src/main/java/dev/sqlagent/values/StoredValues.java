@@ -44,6 +44,8 @@ public final class StoredValues {
   private final ValueStore store;
   private final String target;
   private volatile Snapshot current;
+  /** The words of every name of the catalogue last asked about ({@link #prepare}). */
+  private volatile SchemaWords allWords;
   private Future<Void> refreshing = Future.succeededFuture();
 
   /**
@@ -107,6 +109,8 @@ public final class StoredValues {
     }, false));
   }
 
+  private record SchemaWords(Catalogue catalogue, Set<String> words) {}
+
   private record Loaded(List<ColumnValues> columns, String from, ValueReader.Read read) {}
 
   /** Whether values are ready, how many, from where and what was skipped. */
@@ -140,6 +144,39 @@ public final class StoredValues {
 
   /** The question's phrases that name stored values of the offered tables. BLOCKING (Lucene): on a worker. */
   public List<ValueMatch> match(String question, List<TableInfo> offered) {
+    return match(null, question, offered);
+  }
+
+  /**
+   * The question's lookups in every table of the catalogue, made while its tables are still being chosen
+   * ({@link ValueMatcher#prepare}); null while no values are read. BLOCKING (Lucene): on a worker.
+   */
+  public ValueMatcher.Prepared prepare(String question, Catalogue catalogue) {
+    Snapshot s = current;
+    if (s == null || s.index().size() == 0) return null;
+    return ValueMatcher.prepare(s.index(), question, schemaWords(catalogue));
+  }
+
+  /** The words of every table's and column's name, of the catalogue last asked about (kept while it is current). */
+  private Set<String> schemaWords(Catalogue catalogue) {
+    if (catalogue == null) return Set.of();
+    SchemaWords w = allWords;
+    if (w == null || w.catalogue() != catalogue) {
+      Set<String> words = new HashSet<>();
+      for (TableInfo t : catalogue.tables()) {
+        words(t.relname(), words);
+        t.columns().forEach(c -> words(c.name(), words));
+      }
+      allWords = w = new SchemaWords(catalogue, Set.copyOf(words));
+    }
+    return w.words();
+  }
+
+  /**
+   * {@link #match(String, List)} from the lookups made before ({@link #prepare}), the same matches; made anew
+   * when there are none, or they were made on values read since. BLOCKING (Lucene): on a worker.
+   */
+  public List<ValueMatch> match(ValueMatcher.Prepared prepared, String question, List<TableInfo> offered) {
     Snapshot s = current;
     if (s == null || s.index().size() == 0) return List.of();
     Set<String> names = new HashSet<>();
@@ -148,6 +185,9 @@ public final class StoredValues {
       names.add(t.name());
       words(t.relname(), schemaWords);
       t.columns().forEach(c -> words(c.name(), schemaWords));
+    }
+    if (prepared != null && prepared.index() == s.index() && prepared.question().equals(question)) {
+      return prepared.match(names, schemaWords);
     }
     return ValueMatcher.match(s.index(), question, names, schemaWords);
   }

@@ -25,6 +25,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.util.BytesRef;
 
@@ -45,6 +46,63 @@ public final class ValueIndex implements AutoCloseable {
 
   /** One hit: where the value is stored, and how good the hit is (Lucene's score). */
   record Hit(String table, String column, String value, float score) {}
+
+  /**
+   * Hits in the order a search returns them (best first), each read when first asked for; and whether they are
+   * all the hits there are.
+   */
+  final class Ranked {
+    private final ScoreDoc[] docs;
+    private final Hit[] read;
+    private final boolean complete;
+
+    private Ranked(ScoreDoc[] docs, boolean complete) {
+      this.docs = docs;
+      this.read = new Hit[docs.length];
+      this.complete = complete;
+    }
+
+    int size() {
+      return docs.length;
+    }
+
+    Hit get(int i) {
+      if (read[i] == null) {
+        try {
+          read[i] = hit(docs[i]);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      return read[i];
+    }
+
+    boolean complete() {
+      return complete;
+    }
+  }
+
+  /** The two lookups the matcher makes: of this index itself, or of lookups made before ({@link ValueMatcher.Prepared}). */
+  interface Lookups {
+    List<Hit> exact(Collection<String> foldedPhrases, Set<String> tables, int max);
+
+    List<Hit> fuzzyWord(String word, int edits, Set<String> tables, int max);
+  }
+
+  /** This index's own lookups. */
+  Lookups lookups() {
+    return new Lookups() {
+      @Override
+      public List<Hit> exact(Collection<String> foldedPhrases, Set<String> tables, int max) {
+        return ValueIndex.this.exact(foldedPhrases, tables, max);
+      }
+
+      @Override
+      public List<Hit> fuzzyWord(String word, int edits, Set<String> tables, int max) {
+        return ValueIndex.this.fuzzyWord(word, edits, tables, max);
+      }
+    };
+  }
 
   private final ByteBuffersDirectory directory;
   private final DirectoryReader reader;
@@ -105,7 +163,41 @@ public final class ValueIndex implements AutoCloseable {
   /** Values holding a word within {@code edits} edits of this one (lower case), best first. */
   List<Hit> fuzzyWord(String word, int edits, Set<String> tables, int max) {
     // The first two letters must match: fewer terms to expand, and a misspelling rarely starts wrong.
-    return search(new FuzzyQuery(new Term(WORDS, word), edits, Math.min(2, word.length() - 1), 50, true), tables, max);
+    return search(fuzzyQuery(word, edits), tables, max);
+  }
+
+  private static Query fuzzyQuery(String word, int edits) {
+    return new FuzzyQuery(new Term(WORDS, word), edits, Math.min(2, word.length() - 1), 50, true);
+  }
+
+  /** {@link #exact} in every table: the first {@code depth} hits, in the order a search of some tables returns them. */
+  Ranked exactRanked(Collection<String> foldedPhrases, int depth) {
+    if (foldedPhrases.isEmpty()) return new Ranked(new ScoreDoc[0], true);
+    return ranked(new TermInSetQuery(EXACT, foldedPhrases.stream().map(BytesRef::new).toList()), depth);
+  }
+
+  /** {@link #fuzzyWord} in every table: the best {@code depth} hits, in the order a search of some tables returns them. */
+  Ranked fuzzyRanked(String word, int edits, int depth) {
+    return ranked(fuzzyQuery(word, edits), depth);
+  }
+
+  /**
+   * The first hits of a query over every table. A search of some tables ({@link #search}) only adds a filter,
+   * which scores nothing: its hits are these hits of those tables, in the same order (score, then document).
+   */
+  private Ranked ranked(Query query, int depth) {
+    try {
+      TopDocs top = searcher.search(query, depth + 1);
+      return new Ranked(java.util.Arrays.copyOf(top.scoreDocs, Math.min(depth, top.scoreDocs.length)),
+          top.scoreDocs.length <= depth);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Hit hit(ScoreDoc sd) throws IOException {
+    Document d = searcher.storedFields().document(sd.doc);
+    return new Hit(d.get(TABLE), d.get(COLUMN), d.get(VALUE), sd.score);
   }
 
   private List<Hit> search(Query query, Set<String> tables, int max) {
@@ -114,10 +206,7 @@ public final class ValueIndex implements AutoCloseable {
           .add(new TermInSetQuery(TABLE_KEY, tables.stream().map(BytesRef::new).toList()), BooleanClause.Occur.FILTER)
           .build();
       List<Hit> hits = new ArrayList<>();
-      for (ScoreDoc sd : searcher.search(q, max).scoreDocs) {
-        Document d = searcher.storedFields().document(sd.doc);
-        hits.add(new Hit(d.get(TABLE), d.get(COLUMN), d.get(VALUE), sd.score));
-      }
+      for (ScoreDoc sd : searcher.search(q, max).scoreDocs) hits.add(hit(sd));
       return hits;
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -1,7 +1,9 @@
 package dev.sqlagent.values;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -44,9 +46,124 @@ public final class ValueMatcher {
    * @param schemaWords lower-case words of table and column names, never looked up as values
    */
   public static List<ValueMatch> match(ValueIndex index, String question, Set<String> tables, Set<String> schemaWords) {
-    List<Word> words = new ArrayList<>();
-    Matcher m = WORD.matcher(question);
-    while (m.find()) words.add(new Word(m.group(), m.group().toLowerCase(Locale.ROOT), m.start(), m.end()));
+    return match(index.lookups(), question, tables, schemaWords);
+  }
+
+  /**
+   * The lookups of a question that need no tables, made before the tables are chosen (alongside the question's
+   * embedding): every phrase the question could look up whole, and the single words it will likely look up
+   * fuzzily, over all tables. {@link Prepared#match} then gives exactly what {@link #match(ValueIndex, String,
+   * Set, Set)} gives for the tables chosen, looking up there what was not made here. BLOCKING (Lucene): on a
+   * worker.
+   *
+   * @param schemaWordsOfAnyTable words of the names of every table and column (see {@code schemaWords} of
+   *     {@link #match}): not looked up fuzzily here, as the tables that name them are usually among those chosen
+   */
+  public static Prepared prepare(ValueIndex index, String question, Set<String> schemaWordsOfAnyTable) {
+    List<Word> words = words(question);
+    Set<String> phrases = new HashSet<>();
+    for (int len = Math.min(LONGEST_PHRASE, words.size()); len >= 1; len--) {
+      for (int i = 0; i + len <= words.size(); i++) {
+        // what match looks up with no schema words at all: a superset of what it looks up with any
+        if (len == 1 ? !skip(words.get(i).folded(), Set.of())
+            : !(skip(words.get(i).folded(), Set.of()) && skip(words.get(i + len - 1).folded(), Set.of()))) {
+          phrases.add(phrase(question, words, i, len));
+        }
+      }
+    }
+    ValueIndex.Ranked exact = index.exactRanked(phrases, Prepared.EXACT_DEPTH);
+    // The words of a phrase stored whole somewhere are usually used by it, and then not looked up fuzzily.
+    Set<String> stored = new HashSet<>();
+    for (int i = 0; i < exact.size(); i++) stored.add(ValueIndex.fold(exact.get(i).value()));
+    boolean[] covered = new boolean[words.size()];
+    for (int len = Math.min(LONGEST_PHRASE, words.size()); len >= 1; len--) {
+      for (int i = 0; i + len <= words.size(); i++) {
+        if (stored.contains(phrase(question, words, i, len))) java.util.Arrays.fill(covered, i, i + len, true);
+      }
+    }
+    Map<String, Integer> fuzzy = new HashMap<>();
+    for (int i = 0; i < words.size(); i++) {
+      String w = words.get(i).folded();
+      if (!covered[i] && !skip(w, schemaWordsOfAnyTable) && w.length() >= 4) fuzzy.putIfAbsent(w, edits(w));
+    }
+    return new Prepared(index, question, phrases, exact, fuzzy);
+  }
+
+  /** {@link #prepare(ValueIndex, String, Set)} knowing no schema words. */
+  public static Prepared prepare(ValueIndex index, String question) {
+    return prepare(index, question, Set.of());
+  }
+
+  /**
+   * A question's lookups done over all tables, answering for any set of tables (see {@link #prepare}). Used by one
+   * thread at a time (made on one worker, matched on another after it).
+   */
+  public static final class Prepared implements ValueIndex.Lookups {
+    /** Fuzzy hits kept per word, best first: enough that the best in the offered tables is nearly always among them. */
+    static final int FUZZY_DEPTH = 32;
+    /** Exact hits kept for the whole question; more, and each lookup is done again with its tables. */
+    static final int EXACT_DEPTH = 4_096;
+
+    private final ValueIndex index;
+    private final String question;
+    private final Set<String> phrases;
+    private final ValueIndex.Ranked exact;
+    private final Map<String, ValueIndex.Ranked> fuzzy = new HashMap<>();
+    private final Map<String, Integer> fuzzyEdits;
+
+    private Prepared(ValueIndex index, String question, Set<String> phrases, ValueIndex.Ranked exact,
+        Map<String, Integer> fuzzyEdits) {
+      this.index = index;
+      this.question = question;
+      this.phrases = phrases;
+      this.exact = exact;
+      this.fuzzyEdits = fuzzyEdits;
+      fuzzyEdits.forEach((w, e) -> fuzzy.put(w, index.fuzzyRanked(w, e, FUZZY_DEPTH)));
+    }
+
+    public String question() {
+      return question;
+    }
+
+    ValueIndex index() {
+      return index;
+    }
+
+    /** The question's matches in these tables (null: any), as {@link ValueMatcher#match} finds them. */
+    public List<ValueMatch> match(Set<String> tables, Set<String> schemaWords) {
+      return ValueMatcher.match(this, question, tables, schemaWords);
+    }
+
+    @Override
+    public List<ValueIndex.Hit> exact(Collection<String> foldedPhrases, Set<String> tables, int max) {
+      if (!exact.complete() || !phrases.containsAll(foldedPhrases)) return index.exact(foldedPhrases, tables, max);
+      Set<String> wanted = foldedPhrases instanceof Set<String> set ? set : new HashSet<>(foldedPhrases);
+      List<ValueIndex.Hit> out = new ArrayList<>();
+      for (int i = 0; i < exact.size() && out.size() < max; i++) {
+        ValueIndex.Hit h = exact.get(i);
+        if ((tables == null || tables.contains(h.table())) && wanted.contains(ValueIndex.fold(h.value()))) out.add(h);
+      }
+      return out;
+    }
+
+    @Override
+    public List<ValueIndex.Hit> fuzzyWord(String word, int edits, Set<String> tables, int max) {
+      ValueIndex.Ranked ranked = fuzzy.get(word);
+      if (ranked == null || fuzzyEdits.get(word) != edits) return index.fuzzyWord(word, edits, tables, max);
+      List<ValueIndex.Hit> out = new ArrayList<>();
+      for (int i = 0; i < ranked.size(); i++) {
+        ValueIndex.Hit h = ranked.get(i);
+        if (tables == null || tables.contains(h.table())) out.add(h);
+        if (out.size() >= max) return out;
+      }
+      // fewer than max among the kept hits: the rest are among those not kept, unless every hit was kept
+      return ranked.complete() ? out : index.fuzzyWord(word, edits, tables, max);
+    }
+  }
+
+  private static List<ValueMatch> match(ValueIndex.Lookups index, String question, Set<String> tables,
+      Set<String> schemaWords) {
+    List<Word> words = words(question);
     boolean[] used = new boolean[words.size()];
     List<Found> found = new ArrayList<>();
     // Every candidate phrase at once, then the longest that matched first, each word used once.
@@ -74,7 +191,7 @@ public final class ValueMatcher {
     for (int i = 0; i < words.size(); i++) {
       String w = words.get(i).folded();
       if (used[i] || skip(w, schemaWords) || w.length() < 4) continue;
-      int edits = w.length() >= 9 ? 2 : w.length() >= 5 ? 1 : 0;
+      int edits = edits(w);
       List<ValueIndex.Hit> hits = index.fuzzyWord(w, edits, tables, 1);
       if (hits.isEmpty()) continue;
       found.add(new Found(i, i, hits));
@@ -82,6 +199,18 @@ public final class ValueMatcher {
     }
     found.sort((a, b) -> Integer.compare(a.from(), b.from()));
     return phrases(question, words, found);
+  }
+
+  private static List<Word> words(String question) {
+    List<Word> words = new ArrayList<>();
+    Matcher m = WORD.matcher(question);
+    while (m.find()) words.add(new Word(m.group(), m.group().toLowerCase(Locale.ROOT), m.start(), m.end()));
+    return words;
+  }
+
+  /** Edits a word may differ by: one from 5 letters, two from 9. */
+  private static int edits(String folded) {
+    return folded.length() >= 9 ? 2 : folded.length() >= 5 ? 1 : 0;
   }
 
   /** Neighbouring single hits in the same table, on different columns, read as one phrase. */

@@ -1,7 +1,7 @@
 package dev.sqlagent.verified;
 
 import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.embedding.onnx.bgesmallenv15q.BgeSmallEnV15QuantizedEmbeddingModel;
+import dev.sqlagent.retrieval.BgeModel;
 
 /**
  * Questions as vectors, for question-to-question similarity: the same bge-small-en-v1.5 model retrieval uses,
@@ -12,7 +12,6 @@ public final class QuestionVectors {
 
   /** Longer questions are cut before embedding (the model reads 512 tokens at most). */
   static final int MAX_CHARS = 2_000;
-  private static volatile EmbeddingModel model;
 
   private QuestionVectors() {}
 
@@ -36,13 +35,6 @@ public final class QuestionVectors {
   }
 
   private static EmbeddingModel model() {
-    EmbeddingModel m = model;
-    if (m == null) {
-      synchronized (QuestionVectors.class) {
-        if (model == null) model = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
-        m = model;
-      }
-    }
-    return m;
+    return BgeModel.get();
   }
 }

@@ -11,11 +11,14 @@ import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.sqlclient.Pool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +27,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The agent's own overhead per question: everything but model time (retrieval, prompt, one gate request,
- * execution, events), with a local model that answers instantly; and the prompt size of a first attempt
- * against one that holds every table. Measures only; asserts nothing about time.
+ * execution, events), with a local model that answers instantly; where it goes, stage by stage, from the runs'
+ * events; the same per question as a user asks (a conversation turn and the verified library in the path); and
+ * the prompt size of a first attempt against one that holds every table. Measures only; asserts nothing about
+ * time.
  *
  * <p>{@code mvn -B test -Dtest=AgentBenchmark -Dgroups=benchmark -Dtest.excludedGroups=}
  */
@@ -52,15 +57,33 @@ class AgentBenchmark {
 
       List<Long> overhead = new ArrayList<>();
       List<Long> total = new ArrayList<>();
+      Map<String, List<Long>> stages = new LinkedHashMap<>();
       int rounds = 3;
       for (int r = 0; r < rounds; r++) {
         for (Question q : questions) {
           JsonObject a = ask(vertx, q.question());
-          long modelMs = modelTime(vertx, a.getString("run_id"));
+          JsonArray events = events(vertx, a.getString("run_id"));
+          long modelMs = modelTime(events);
           total.add(a.getLong("latency_ms"));
           overhead.add(a.getLong("latency_ms") - modelMs);
+          stages(events, a.getLong("latency_ms")).forEach((k, v) -> stages.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
         }
       }
+      StringBuilder byStage = new StringBuilder();
+      stages.forEach((k, v) -> byStage.append(String.format("  %-38s mean %5.1f ms, p50 %3d ms, p90 %3d ms%n", k,
+          v.stream().mapToLong(Long::longValue).average().orElse(0), pct(v, 50), pct(v, 90))));
+
+      // The gate's share holds the statement's own time: the same SQL run directly, as the agent role (µs).
+      List<Long> direct = new ArrayList<>();
+      Pool pool = PgBuilder.pool().connectingTo(db.target().roOptions()).using(vertx).build();
+      for (int r = 0; r < rounds; r++) {
+        for (Question q : questions) {
+          long t0 = System.nanoTime();
+          pool.query(q.goldSql().get(0)).execute().await(30, TimeUnit.SECONDS);
+          direct.add((System.nanoTime() - t0) / 1_000);
+        }
+      }
+      pool.close().await(10, TimeUnit.SECONDS);
 
       // first-attempt prompt (all messages) vs the same prompt holding every table
       long firstAttemptChars = model.requests().stream().mapToLong(rq -> rq.messages().encode().length()).sum()
@@ -68,12 +91,41 @@ class AgentBenchmark {
       JsonObject everything = everyTable(vertx);
       long allTablesChars = PromptBuilder.sqlMessages(questions.get(0).question(), everything, List.of(), null).encode().length();
 
+      // As a user asks (not as evaluation does): each question opens a conversation and is recorded as its turn,
+      // and the verified library is looked up (three entries no question here is close to: embedded and scored).
+      for (String[] v : List.of(new String[] {"Which employees joined most recently?", "SELECT count(*) FROM employees"},
+          new String[] {"Count the suppliers based in Chennai", "SELECT count(*) FROM suppliers"},
+          new String[] {"Which categories hold more than ten products?", "SELECT count(*) FROM products"})) {
+        vertx.eventBus().request(Addresses.VERIFIED_ADD, new JsonObject().put("question", v[0]).put("sql", v[1]))
+            .await(30, TimeUnit.SECONDS);
+      }
+      for (int i = 0; i < 5; i++) askAsUser(vertx, questions.get(i).question());
+      List<Long> userWall = new ArrayList<>();
+      List<Long> userLatency = new ArrayList<>();
+      for (int r = 0; r < 2; r++) {
+        for (Question q : questions) {
+          long t0 = System.nanoTime();
+          JsonObject a = askAsUser(vertx, q.question());
+          long wallMs = (System.nanoTime() - t0) / 1_000_000;
+          long modelMs = modelTime(events(vertx, a.getString("run_id")));
+          userWall.add(wallMs - modelMs);
+          userLatency.add(a.getLong("latency_ms") - modelMs);
+        }
+      }
+
       String report = String.format(
           "agent overhead per question (model time excluded), %d questions x %d rounds on the seeded shop:%n"
               + "  p50 %d ms, p90 %d ms, p99 %d ms, max %d ms (whole question incl. instant model: p50 %d ms, p99 %d ms)%n"
+              + "where it goes, from the run's events (ms timestamps; first attempt of each run):%n%s"
+              + "  (the same SQL run directly as the agent role: p50 %.1f ms, p90 %.1f ms, of the gate's share)%n"
+              + "as a user asks (a conversation opened and its turn recorded, the verified library looked up), %d x 2:%n"
+              + "  answer's latency less model time p50 %d ms, p90 %d ms; asked to answered (bus round trip) p50 %d ms,"
+              + " p90 %d ms, p99 %d ms%n"
               + "first-attempt prompt: %d chars (~%d tokens) with the top-5 tables; every table: %d chars (~%d tokens), %.0f%% of it%n",
           questions.size(), rounds, pct(overhead, 50), pct(overhead, 90), pct(overhead, 99), Collections.max(overhead),
-          pct(total, 50), pct(total, 99), firstAttemptChars, firstAttemptChars / 4, allTablesChars, allTablesChars / 4,
+          pct(total, 50), pct(total, 99), byStage, pct(direct, 50) / 1000.0, pct(direct, 90) / 1000.0, questions.size(),
+          pct(userLatency, 50), pct(userLatency, 90), pct(userWall, 50), pct(userWall, 90), pct(userWall, 99),
+          firstAttemptChars, firstAttemptChars / 4, allTablesChars, allTablesChars / 4,
           100.0 * firstAttemptChars / allTablesChars);
       System.out.print(report);
       Files.createDirectories(Path.of("target/benchmarks"));
@@ -88,10 +140,54 @@ class AgentBenchmark {
         .await(60, TimeUnit.SECONDS).body();
   }
 
-  /** Model time of a run: the generation latencies its events report. */
-  private static long modelTime(Vertx vertx, String runId) throws Exception {
-    JsonArray events = vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId))
+  private static JsonObject askAsUser(Vertx vertx, String question) throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", question))
+        .await(60, TimeUnit.SECONDS).body();
+  }
+
+  private static JsonArray events(Vertx vertx, String runId) throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId))
         .await(10, TimeUnit.SECONDS).body().getJsonArray("events");
+  }
+
+  /**
+   * Where a run's time went, from its events' timestamps (first attempt only): retrieval, building the prompt,
+   * the generation call beyond the model's own latency, the gate, inspect to answer, and what lies outside the
+   * events (before the first, after the answer's).
+   */
+  private static Map<String, Long> stages(JsonArray events, long latencyMs) {
+    Map<String, Long> ts = new HashMap<>();
+    long modelMs = 0;
+    for (Object o : events) {
+      JsonObject e = (JsonObject) o;
+      if (e.getInteger("attempt") > 1 || "progress".equals(e.getString("status"))) continue;
+      ts.putIfAbsent(e.getString("node") + "/" + e.getString("status"), e.getLong("ts"));
+      if (e.getString("node").equals("generate_sql") && !e.getString("status").equals("started")) {
+        modelMs = e.getJsonObject("data").getLong("latency_ms", 0L);
+      }
+    }
+    Map<String, Long> out = new LinkedHashMap<>();
+    Long first = ((JsonObject) events.getValue(0)).getLong("ts");
+    Long last = ((JsonObject) events.getValue(events.size() - 1)).getLong("ts");
+    span(out, "select_schema (retrieval)", ts.get("select_schema/started"), ts.get("select_schema/finished"), 0);
+    span(out, "prompt (retrieval done -> generate)", ts.get("select_schema/finished"), ts.get("generate_sql/started"), 0);
+    Long generated = ts.getOrDefault("generate_sql/finished", ts.get("generate_sql/failed"));
+    span(out, "generate_sql minus model latency", ts.get("generate_sql/started"), generated, modelMs);
+    span(out, "generated -> gate request", generated, ts.get("validate_sql/started"), 0);
+    Long executed = ts.getOrDefault("execute_sql/finished", ts.get("execute_sql/failed"));
+    span(out, "gate (validate + execute)", ts.get("validate_sql/started"), executed, 0);
+    Long answered = ts.getOrDefault("answer/finished", ts.get("give_up/finished"));
+    span(out, "inspect + decide + answer", executed, answered, 0);
+    out.put("outside the events (latency - span)", latencyMs - (last - first));
+    return out;
+  }
+
+  private static void span(Map<String, Long> out, String name, Long from, Long to, long minus) {
+    if (from != null && to != null) out.put(name, to - from - minus);
+  }
+
+  /** Model time of a run: the generation latencies its events report. */
+  private static long modelTime(JsonArray events) {
     long ms = 0;
     for (Object o : events) {
       JsonObject e = (JsonObject) o;

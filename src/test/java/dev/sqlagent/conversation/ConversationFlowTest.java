@@ -202,6 +202,35 @@ class ConversationFlowTest {
     assertThat(model.lastRequest().systemMessage()).contains("Turn 3: and how many suppliers?");
   }
 
+  /**
+   * An answer goes out without waiting for its turn to be written; whatever the asker does next with it, at once,
+   * finds the turn: the run's turn and a rating (by run), the conversation and a follow-up (by conversation).
+   */
+  @Test
+  void whatIsAskedRightAfterAnAnswerFindsItsTurn() throws Exception {
+    model.respondWith(req -> Reply.sql("SELECT count(*) AS bills FROM bills"));
+    var bus = vertx.eventBus();
+    String id = null;
+    for (int i = 0; i < 12; i++) {
+      JsonObject ask = new JsonObject().put("question", "How many bills are there? (" + i + ")");
+      if (i % 3 == 2) ask.put("conversation_id", id);
+      JsonObject answer = bus.<JsonObject>request(Addresses.ASK, ask).await(60, TimeUnit.SECONDS).body();
+      String runId = answer.getString("run_id");
+      id = answer.getString("conversation_id");
+      // all at once, the moment the answer is in
+      var turn = bus.<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId));
+      var rated = bus.<JsonObject>request(Addresses.RUN_FEEDBACK, new JsonObject().put("run_id", runId).put("rating", "up"));
+      var stored = bus.<JsonObject>request(Addresses.CONVERSATION_GET, new JsonObject().put("conversation_id", id));
+      var opened = bus.<JsonObject>request(Addresses.CONVERSATION_OPEN, new JsonObject().put("conversation_id", id));
+      assertThat(turn.await(10, TimeUnit.SECONDS).body().getString("question")).isEqualTo(ask.getString("question"));
+      assertThat(rated.await(10, TimeUnit.SECONDS).body().getString("rating")).isEqualTo("up");
+      JsonArray turns = stored.await(10, TimeUnit.SECONDS).body().getJsonArray("turns");
+      assertThat(turns.getJsonObject(turns.size() - 1).getString("run_id")).isEqualTo(runId);
+      JsonArray earlier = opened.await(10, TimeUnit.SECONDS).body().getJsonArray("turns");
+      assertThat(earlier.getJsonObject(earlier.size() - 1).getString("run_id")).isEqualTo(runId);
+    }
+  }
+
   static JsonObject overWebSocket(String path, JsonObject message, java.util.function.Predicate<JsonObject> last) throws Exception {
     LinkedBlockingQueue<JsonObject> frames = new LinkedBlockingQueue<>();
     var client = vertx.createWebSocketClient(new WebSocketClientOptions().setMaxMessageSize(4 << 20));

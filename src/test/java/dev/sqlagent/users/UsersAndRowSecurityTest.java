@@ -181,9 +181,12 @@ class UsersAndRowSecurityTest {
     assertThat(regions(a.bodyAsJsonObject().getJsonArray("rows"))).containsExactly("east");
     assertThat(a.bodyAsString()).doesNotContain("Westfield").doesNotContain("Sunset");
     assertThat(a.bodyAsJsonObject().getString("user")).isEqualTo("alice");
+    // The prompt's sample rows are read as the user's role too.
+    assertThat(samples(model.lastRequest().systemMessage())).contains("Eastwind").doesNotContain("Westfield").doesNotContain("Sunset");
     HttpResponse<Buffer> b = post(BOB, "/api/ask", new JsonObject().put("question", "Which deals are there?"));
     assertThat(regions(b.bodyAsJsonObject().getJsonArray("rows"))).containsExactly("west");
     assertThat(b.bodyAsString()).doesNotContain("Eastwind").doesNotContain("Orient");
+    assertThat(samples(model.lastRequest().systemMessage())).contains("Westfield").doesNotContain("Eastwind").doesNotContain("Orient");
     // The SQL console: the role comes from the token, whatever the body says.
     HttpResponse<Buffer> q = post(ALICE, "/api/query", new JsonObject().put("sql", DEALS).put("db_role", west));
     assertThat(q.statusCode()).as(q.bodyAsString()).isEqualTo(200);
@@ -203,6 +206,11 @@ class UsersAndRowSecurityTest {
     assertThat(q.bodyAsString()).doesNotContain("Q1");
     HttpResponse<Buffer> a = post(ALICE, "/api/query", new JsonObject().put("sql", "SELECT quarter, target FROM east_targets"));
     assertThat(a.statusCode()).as(a.bodyAsString()).isEqualTo(200);
+  }
+
+  /** The sample rows block of a prompt. */
+  static String samples(String prompt) {
+    return prompt.substring(prompt.lastIndexOf("<<<SAMPLES"), prompt.lastIndexOf("SAMPLES>>>"));
   }
 
   static List<String> tableNames(JsonObject schema) {

@@ -76,4 +76,63 @@ class ValueMatcherTest {
         .containsExactly("'o''brien' → t.name = 'O''Brien'");
     small.close();
   }
+
+  @Test
+  void lookupsMadeBeforeTheTablesAreKnownMatchExactlyAsTheDirectOnes() {
+    // Many tables of values made of few look-alike words, so a word has far more fuzzy hits than are kept and
+    // most lie in other tables; questions with typos, whole values, stop words and schema words.
+    String[] syllables = {"ka", "ro", "mi", "ta", "lo", "ne", "su", "va"};
+    java.util.Random random = new java.util.Random(7);
+    java.util.function.IntFunction<String> word = i -> syllables[i % 8] + syllables[(i / 8) % 8] + syllables[(i / 64) % 8]
+        + (i % 3 == 0 ? syllables[(i / 7) % 8] + syllables[i % 5] : "");
+    List<ColumnValues> columns = new java.util.ArrayList<>();
+    List<String> vocabulary = new java.util.ArrayList<>();
+    for (int t = 0; t < 24; t++) {
+      for (int c = 0; c < 2; c++) {
+        List<String> values = new java.util.ArrayList<>();
+        for (int v = 0; v < 60; v++) {
+          String value = (word.apply(random.nextInt(512)) + (v % 3 == 0 ? "" : " " + word.apply(random.nextInt(512))))
+              .toUpperCase(java.util.Locale.ROOT);
+          values.add(value);
+          vocabulary.add(value);
+        }
+        columns.add(new ColumnValues("t" + t, "c" + c, false, "distinct", values.stream().distinct().toList()));
+      }
+    }
+    // and one value stored in more columns than the lookups made before keep
+    for (int c = 0; c < ValueMatcher.Prepared.EXACT_DEPTH + 10; c++) {
+      columns.add(new ColumnValues("w" + c % 40, "c" + c, false, "distinct", List.of("Everywhere")));
+    }
+    ValueIndex big = ValueIndex.build(columns);
+    int compared = 0;
+    int matched = 0;
+    for (int q = 0; q < 60; q++) {
+      StringBuilder question = new StringBuilder(q % 8 == 0 ? "how many orders everywhere of" : "how many orders of");
+      for (int w = 0; w < 2 + random.nextInt(4); w++) {
+        String v = vocabulary.get(random.nextInt(vocabulary.size())).toLowerCase(java.util.Locale.ROOT);
+        if (random.nextInt(3) == 0) v = v.substring(0, 2) + "x" + v.substring(3);  // a typo
+        if (random.nextInt(4) == 0) v = word.apply(random.nextInt(512));          // maybe in no table
+        question.append(random.nextBoolean() ? " in " : " ").append(v);
+      }
+      // words of any table's names are left to the lookups after the tables are chosen: the same matches
+      Set<String> anyTablesWords = q % 2 == 0 ? Set.of() : Set.of("orders", question.toString().split(" ")[5]);
+      ValueMatcher.Prepared prepared = ValueMatcher.prepare(big, question.toString(), anyTablesWords);
+      for (int s = 0; s < 6; s++) {
+        Set<String> tables = null;
+        if (s > 0) {
+          tables = new java.util.HashSet<>();
+          for (int t = 0; t < s; t++) tables.add(random.nextInt(5) == 0 ? "w" + random.nextInt(40) : "t" + random.nextInt(24));
+        }
+        Set<String> schemaWords = s % 2 == 0 ? Set.of("orders", "order")
+            : Set.of("orders", question.toString().split(" ")[4 + random.nextInt(2)]);
+        List<ValueMatch> direct = ValueMatcher.match(big, question.toString(), tables, schemaWords);
+        assertThat(prepared.match(tables, schemaWords)).as("%s in %s", question, tables).isEqualTo(direct);
+        compared++;
+        if (!direct.isEmpty()) matched++;
+      }
+    }
+    assertThat(compared).isEqualTo(360);
+    assertThat(matched).isGreaterThan(150);
+    big.close();
+  }
 }
