@@ -116,8 +116,9 @@ class SockJsFallbackTest {
         .put("body", new JsonObject());
     HttpResponse<Buffer> reg = send(base, register, acknowledge);
     // The "o" frame can reach us a moment before the session is visible to another server instance's event loop
-    // (Vert.x keeps SockJS sessions in a shared map): a send that finds no session yet is retried, briefly.
-    for (int i = 0; i < 20 && reg.statusCode() == 404; i++) {
+    // (Vert.x keeps SockJS sessions in a shared map): a send that finds no session yet is retried for up to 5 s
+    // (on a busy 2-core machine 1 s was once not enough).
+    for (int i = 0; i < 100 && reg.statusCode() == 404; i++) {
       Thread.sleep(50);
       reg = send(base, register, acknowledge);
     }
