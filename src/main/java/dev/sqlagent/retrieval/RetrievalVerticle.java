@@ -9,6 +9,7 @@ import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
+import dev.sqlagent.values.RoleValues;
 import dev.sqlagent.values.StoredValues;
 import dev.sqlagent.values.ValueLimits;
 import dev.sqlagent.values.ValueMatch;
@@ -64,6 +65,8 @@ public final class RetrievalVerticle extends VerticleBase {
   /** A connection of its own for reading stored values, so the background read never delays a question. */
   private Pool valuesPool;
   private StoredValues storedValues;
+  /** What of the stored values each user's database role may be shown. */
+  private RoleValues roleValues;
   /** Users' database roles' views of the catalogue. */
   private RoleViews roles;
   private Discovery discovery;
@@ -108,6 +111,7 @@ public final class RetrievalVerticle extends VerticleBase {
     List<String> schemas = config.schemas();
     discovery = new Discovery(pool, schemas);
     roles = new RoleViews(pool, schemas);
+    roleValues = new RoleValues(pool, storedValues);
     modelLoaded = vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
       TableSelector.loadModel();
@@ -300,11 +304,27 @@ public final class RetrievalVerticle extends VerticleBase {
 
   private Future<Retrieval> retrieval(Catalogue cat, String question, List<ScoredTable> chosen, int k, int budget,
                                       String role, Future<ValueMatcher.Prepared> lookups) {
-    List<TableInfo> tables = storedValues.annotate(chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList());
+    List<TableInfo> offered = chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList();
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
     // Lookups that failed are made again here (and fail here as they did before).
     Future<List<ValueMatch>> matched = lookups.transform(prepared -> vertx.executeBlocking(
-        () -> storedValues.match(prepared.succeeded() ? prepared.result() : null, question, tables), false));
+        () -> storedValues.match(prepared.succeeded() ? prepared.result() : null, question, offered), false));
+    if (role != null) {
+      // A user's role sees only the stored values it can find itself (row-level security): those wait for the look.
+      return matched.compose(values -> roleValues.shownTo(role, offered, values))
+          .compose(shown -> fitted(shown.tables(), shown.matches(), chosen, names, question, k, budget, role));
+    }
+    // The agent role's own: samples are read while the question's values are matched.
+    return fitted(storedValues.annotate(offered), matched, chosen, names, question, k, budget, null);
+  }
+
+  private Future<Retrieval> fitted(List<TableInfo> tables, List<ValueMatch> values, List<ScoredTable> chosen,
+                                   List<String> names, String question, int k, int budget, String role) {
+    return fitted(tables, Future.succeededFuture(values), chosen, names, question, k, budget, role);
+  }
+
+  private Future<Retrieval> fitted(List<TableInfo> tables, Future<List<ValueMatch>> matched, List<ScoredTable> chosen,
+                                   List<String> names, String question, int k, int budget, String role) {
     PromptBudget.Fitted fitted = PromptBudget.fit(tables, question, budget);
     if (fitted.overBudget()) {
       LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),

@@ -119,16 +119,31 @@ public final class StoredValues {
     return s == null ? new JsonObject().put("ready", false) : s.status().copy();
   }
 
+  /** Which stored values may be shown to the one asking. */
+  @FunctionalInterface
+  public interface Shown {
+    Shown ALL = (table, column, value) -> true;
+
+    boolean test(String table, String column, String value);
+  }
+
   /** The tables with every low-cardinality column's values at the head of its comment. */
   public List<TableInfo> annotate(List<TableInfo> tables) {
+    return annotate(tables, Shown.ALL);
+  }
+
+  /** The same, with only the values {@code shown} lets through (a column with none left gets no list). */
+  public List<TableInfo> annotate(List<TableInfo> tables, Shown shown) {
     Snapshot s = current;
     if (s == null || s.low().isEmpty()) return tables;
     List<TableInfo> out = new ArrayList<>(tables.size());
     for (TableInfo t : tables) {
       List<TableInfo.Column> cols = new ArrayList<>(t.columns().size());
       for (TableInfo.Column c : t.columns()) {
-        List<String> values = s.low().get(key(t.name(), c.name()));
-        if (values == null) {
+        List<String> all = s.low().get(key(t.name(), c.name()));
+        List<String> values = all == null ? null
+            : all.stream().filter(v -> shown.test(t.name(), c.name(), v)).toList();
+        if (values == null || values.isEmpty()) {
           cols.add(c);
           continue;
         }
@@ -140,6 +155,17 @@ public final class StoredValues {
           t.rowCount(), cols, t.primaryKey(), t.foreignKeys()));
     }
     return out;
+  }
+
+  /** The low-cardinality values of a column (none: empty), of the values read last. */
+  public List<String> lowValues(String table, String column) {
+    Snapshot s = current;
+    return s == null ? List.of() : s.low().getOrDefault(key(table, column), List.of());
+  }
+
+  /** The values read last (a new object after every read): what is known about them holds until it changes. */
+  public Object version() {
+    return current;
   }
 
   /** The question's phrases that name stored values of the offered tables. BLOCKING (Lucene): on a worker. */

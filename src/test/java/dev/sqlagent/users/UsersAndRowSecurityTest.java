@@ -8,6 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.Databases;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.catalogue.GrantScript;
+import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.execution.ExecutionVerticle;
@@ -97,7 +98,17 @@ class UsersAndRowSecurityTest {
           "CREATE TABLE east_targets (quarter text PRIMARY KEY, target numeric(10,2) NOT NULL)",
           "INSERT INTO east_targets VALUES ('Q1', 1000), ('Q2', 1200)",
           "GRANT SELECT ON east_targets TO " + east,
-          "ANALYZE deals")) {
+          // Many names (more than 30): stored values go into the index and are matched by the question's words.
+          "CREATE TABLE contacts (id int PRIMARY KEY, name text NOT NULL, region text NOT NULL)",
+          "INSERT INTO contacts SELECT i, CASE WHEN i % 2 = 0 THEN 'East Contact ' ELSE 'West Contact ' END || i,"
+              + " CASE WHEN i % 2 = 0 THEN 'east' ELSE 'west' END FROM generate_series(1, 80) i",
+          "INSERT INTO contacts VALUES (81, 'Ellen Eastbrook', 'east'), (82, 'Wendy Westbrook', 'west')",
+          "ALTER TABLE contacts ENABLE ROW LEVEL SECURITY",
+          "CREATE POLICY east_contacts ON contacts FOR SELECT TO " + east + " USING (region = 'east')",
+          "CREATE POLICY west_contacts ON contacts FOR SELECT TO " + west + " USING (region = 'west')",
+          "GRANT SELECT ON contacts TO " + agent + ", " + east + ", " + west,
+          "ANALYZE deals",
+          "ANALYZE contacts")) {
         s.execute(sql);
       }
     }
@@ -206,6 +217,49 @@ class UsersAndRowSecurityTest {
     assertThat(q.bodyAsString()).doesNotContain("Q1");
     HttpResponse<Buffer> a = post(ALICE, "/api/query", new JsonObject().put("sql", "SELECT quarter, target FROM east_targets"));
     assertThat(a.statusCode()).as(a.bodyAsString()).isEqualTo(200);
+  }
+
+  @Test
+  void storedValuesInThePromptAndEventsAreOnlyThoseTheRoleCanSee() throws Exception {
+    awaitStoredValues();
+    String question = "What do we know about Ellen Eastbrook and Wendy Westbrook, and the Westfield Inc deal?";
+    // The admin (the agent role's own rights) is shown every value: the values are there to be shown.
+    HttpResponse<Buffer> r = post(ROOT, "/api/ask", new JsonObject().put("question", question));
+    assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+    String rootPrompt = model.lastRequest().systemMessage();
+    assertThat(rootPrompt).contains("'Ellen Eastbrook'").contains("'Wendy Westbrook'").contains("'Westfield Inc'")
+        .contains("'west'");
+    // Alice (east) is shown only the values she can find herself: in the schema text's lists, in the question's
+    // matches and in the select_schema event she watches.
+    HttpResponse<Buffer> a = post(ALICE, "/api/ask", new JsonObject().put("question", question));
+    assertThat(a.statusCode()).as(a.bodyAsString()).isEqualTo(200);
+    String alicePrompt = model.lastRequest().systemMessage();
+    // (Quoted: the question itself names them, bare.)
+    assertThat(alicePrompt).contains("'Ellen Eastbrook'").contains("'Eastwind Ltd'").contains("'east'")
+        .doesNotContain("'Wendy Westbrook'").doesNotContain("'Westfield Inc'").doesNotContain("'Sunset LLC'")
+        .doesNotContain("'west'");
+    String runId = a.bodyAsJsonObject().getString("run_id");
+    HttpResponse<Buffer> events = get(ALICE, "/api/runs/" + runId + "/events");
+    assertThat(events.statusCode()).as(events.bodyAsString()).isEqualTo(200);
+    assertThat(events.bodyAsString()).contains("'Ellen Eastbrook'").doesNotContain("'Wendy Westbrook'")
+        .doesNotContain("\"Wendy Westbrook\"").doesNotContain("'Westfield Inc'");
+    // Bob (west), the other way round, asked after Alice: what was found is kept per role, not shared.
+    HttpResponse<Buffer> b = post(BOB, "/api/ask", new JsonObject().put("question", question));
+    assertThat(b.statusCode()).as(b.bodyAsString()).isEqualTo(200);
+    assertThat(model.lastRequest().systemMessage()).contains("'Wendy Westbrook'").contains("'Westfield Inc'")
+        .doesNotContain("'Ellen Eastbrook'").doesNotContain("'Eastwind Ltd'").doesNotContain("'east'");
+  }
+
+  /** The stored values are read in the background after start. */
+  static void awaitStoredValues() throws Exception {
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (System.currentTimeMillis() < deadline) {
+      JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
+          .await(30, TimeUnit.SECONDS).body();
+      if (status.getJsonObject("stored_values", new JsonObject()).getBoolean("ready", false)) return;
+      Thread.sleep(250);
+    }
+    throw new AssertionError("the stored values were not read within 120 s");
   }
 
   /** The sample rows block of a prompt. */
