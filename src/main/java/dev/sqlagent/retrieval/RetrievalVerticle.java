@@ -67,6 +67,8 @@ public final class RetrievalVerticle extends VerticleBase {
   private StoredValues storedValues;
   /** What of the stored values each user's database role may be shown. */
   private RoleValues roleValues;
+  /** The prompt's sample rows, kept a few minutes per role and table. */
+  private SampleCache sampleCache;
   /** Users' database roles' views of the catalogue. */
   private RoleViews roles;
   private Discovery discovery;
@@ -112,6 +114,8 @@ public final class RetrievalVerticle extends VerticleBase {
     discovery = new Discovery(pool, schemas);
     roles = new RoleViews(pool, schemas);
     roleValues = new RoleValues(pool, storedValues);
+    sampleCache = new SampleCache((role, tables) -> SampleReader.readAll(pool, role, tables, PROMPT_SAMPLE_ROWS),
+        System::currentTimeMillis);
     modelLoaded = vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
       TableSelector.loadModel();
@@ -330,8 +334,8 @@ public final class RetrievalVerticle extends VerticleBase {
       LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),
           fitted.tokens(), budget);
     }
-    // Sample rows are read as the user's role too: row-level security decides which rows the prompt shows.
-    return SampleReader.readAll(pool, role, fitted.shown(), PROMPT_SAMPLE_ROWS)
+    // Sample rows are read as the user's role too (and kept per role): row-level security decides which rows the prompt shows.
+    return sampleCache.samples(current, role, fitted.shown())
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
