@@ -1,12 +1,18 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.testing.TestDatabase;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -120,5 +126,25 @@ final class ClusterNodes implements AutoCloseable {
     for (Node n : nodes) {
       if (!n.process.waitFor(20, TimeUnit.SECONDS)) n.kill();
     }
+  }
+
+  /** The query log's rows per run, read from the state store the nodes share. */
+  static Map<String, Integer> logRows(Set<String> runIds) throws Exception {
+    Map<String, Integer> rows = new HashMap<>();
+    try (Connection c = TestDatabase.get().state().ownerConnection();
+         PreparedStatement ps = c.prepareStatement("SELECT run_id, count(*) FROM agent_query_log WHERE run_id = ANY (?) GROUP BY 1")) {
+      ps.setArray(1, c.createArrayOf("text", runIds.toArray()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) rows.put(rs.getString(1), rs.getInt(2));
+      }
+    }
+    return rows;
+  }
+
+  /** 1..n: the seqs of a run's events received in order with no gap. */
+  static List<Long> range(int n) {
+    List<Long> out = new ArrayList<>();
+    for (long i = 1; i <= n; i++) out.add(i);
+    return out;
   }
 }

@@ -8,26 +8,21 @@ import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -124,7 +119,7 @@ class ClusterTest {
   @Test
   @Order(3)
   void aWatcherOnTheEdgeSeesEveryEventOfRunsOnEitherWorkerInOrderAndReplayMatches() throws Exception {
-    Ws watcher = Ws.connect(edge.httpPort);
+    ClusterWs watcher = ClusterWs.connect(vertx, edge.httpPort);
     watcher.send(new JsonObject().put("type", "watch"));
     watcher.until(f -> "watching".equals(f.getString("type")), 10);
     // The workers learn of the new subscription asynchronously: ask until the watcher sees runs from both.
@@ -139,7 +134,7 @@ class ClusterTest {
     watcher.frames.clear();
 
     List<JsonObject> viaHttp = askConcurrently(10, "watched");
-    Ws asker = Ws.connect(edge.httpPort);
+    ClusterWs asker = ClusterWs.connect(vertx, edge.httpPort);
     List<JsonObject> viaWs = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       asker.send(new JsonObject().put("type", "ask").put("question", "How many bills over ws? " + i));
@@ -158,7 +153,7 @@ class ClusterTest {
       assertThat(watcher.answered(runId, 20)).as("the watcher got the answer of " + runId).isTrue();
       List<Long> seqs = watcher.seqs(runId);
       JsonArray kept = get("/api/runs/" + runId + "/events").bodyAsJsonObject().getJsonArray("events");
-      assertThat(seqs).as("events of " + runId + " in order, no gap").isEqualTo(range(kept.size()));
+      assertThat(seqs).as("events of " + runId + " in order, no gap").isEqualTo(ClusterNodes.range(kept.size()));
       assertThat(kept.getJsonObject(kept.size() - 1).getString("node")).isEqualTo("answer");
     }
     // WebSocket replay on the edge, of a run that ran on a worker: every event, then replay_end.
@@ -186,7 +181,7 @@ class ClusterTest {
   @Order(4)
   void aWatcherThatStopsOrLeavesNoLongerHasEveryEventCopiedToItsEdge() throws Exception {
     // Unwatch: the edge gives its subscription back.
-    Ws watcher = Ws.connect(edge.httpPort);
+    ClusterWs watcher = ClusterWs.connect(vertx, edge.httpPort);
     watcher.send(new JsonObject().put("type", "watch"));
     watcher.until(f -> "watching".equals(f.getString("type")), 10);
     awaitEventsReach(watcher);
@@ -205,7 +200,7 @@ class ClusterTest {
   @Order(5)
   void aCancelOnTheEdgeStopsTheRunOnItsWorkerAndTheEdgeListsEveryWorkersRuns() throws Exception {
     thinkMs = 60_000;
-    Ws asker = Ws.connect(edge.httpPort);
+    ClusterWs asker = ClusterWs.connect(vertx, edge.httpPort);
     try {
       // DELETE /api/runs/{id} on the edge, for a run waiting on the model on a worker.
       String viaHttp = askAndAwaitTheModel(asker, "How many bills? (cancelled over http)");
@@ -349,11 +344,11 @@ class ClusterTest {
     // produced it asked for the same row: one row by run id), even while the writer moved from the killed worker
     // to another node. (An answer that waited past the edge's limit for the
     // writer would go out first, its row following: so the rows are awaited, briefly.)
-    Map<String, Integer> rows = logRows(answers.keySet());
+    Map<String, Integer> rows = ClusterNodes.logRows(answers.keySet());
     long deadline = System.currentTimeMillis() + 15_000;
     while (!rows.keySet().containsAll(answers.keySet()) && System.currentTimeMillis() < deadline) {
       Thread.sleep(250);
-      rows = logRows(answers.keySet());
+      rows = ClusterNodes.logRows(answers.keySet());
     }
     System.err.println("query log: " + rows.size() + " row(s) for " + answers.size() + " answered question(s)");
     assertThat(rows.keySet()).containsExactlyInAnyOrderElementsOf(answers.keySet());
@@ -370,7 +365,7 @@ class ClusterTest {
   }
 
   /** Asks until the watcher sees a run's answer: the edge's subscription is known to the workers. */
-  static void awaitEventsReach(Ws watcher) throws Exception {
+  static void awaitEventsReach(ClusterWs watcher) throws Exception {
     long before = eventsFromOtherNodes();
     boolean seen = false;
     for (int i = 0; i < 40 && !seen; i++) seen = watcher.answered(askHttp("watched " + i).getString("run_id"), 5);
@@ -379,7 +374,7 @@ class ClusterTest {
   }
 
   /** With no watcher anywhere, runs on both workers copy no event to another node: the count stays put. */
-  static void assertNoEventCrossesTheBus(String when, Ws former) throws Exception {
+  static void assertNoEventCrossesTheBus(String when, ClusterWs former) throws Exception {
     // The workers learn that the subscription is gone asynchronously: first a run that crosses nothing.
     boolean quiet = false;
     for (int i = 0; i < 40 && !quiet; i++) {
@@ -402,7 +397,7 @@ class ClusterTest {
   }
 
   /** Asks over the socket and waits until the run is waiting on the model (on a worker): its run id. */
-  static String askAndAwaitTheModel(Ws ws, String question) throws Exception {
+  static String askAndAwaitTheModel(ClusterWs ws, String question) throws Exception {
     int before = model.requestCount();
     ws.send(new JsonObject().put("type", "ask").put("question", question));
     String runId = ws.until(f -> "accepted".equals(f.getString("type")), 10).get(0).getString("run_id");
@@ -412,7 +407,7 @@ class ClusterTest {
     return runId;
   }
 
-  static JsonObject answerOf(Ws ws, String runId, long seconds) throws Exception {
+  static JsonObject answerOf(ClusterWs ws, String runId, long seconds) throws Exception {
     List<JsonObject> frames = ws.until(f -> "answer".equals(f.getString("type")) && runId.equals(f.getString("run_id")), seconds);
     JsonObject answer = frames.get(frames.size() - 1);
     answers.put(runId, answer);
@@ -440,24 +435,6 @@ class ClusterTest {
     try (Connection c = TestDatabase.get().shopAdmin(); java.sql.Statement st = c.createStatement()) {
       for (String q : statements) st.execute(q);
     }
-  }
-
-  static Map<String, Integer> logRows(Set<String> runIds) throws Exception {
-    Map<String, Integer> rows = new HashMap<>();
-    try (Connection c = TestDatabase.get().state().ownerConnection();
-         PreparedStatement ps = c.prepareStatement("SELECT run_id, count(*) FROM agent_query_log WHERE run_id = ANY (?) GROUP BY 1")) {
-      ps.setArray(1, c.createArrayOf("text", runIds.toArray()));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) rows.put(rs.getString(1), rs.getInt(2));
-      }
-    }
-    return rows;
-  }
-
-  static List<Long> range(int n) {
-    List<Long> out = new ArrayList<>();
-    for (long i = 1; i <= n; i++) out.add(i);
-    return out;
   }
 
   static List<JsonObject> askConcurrently(int n, String tag) throws Exception {
@@ -512,75 +489,4 @@ class ClusterTest {
     throw new AssertionError("the cluster never showed " + size + " members: " + c);
   }
 
-  /** A /ws client: frames queue as they arrive. */
-  static final class Ws {
-    final WebSocket ws;
-    final LinkedBlockingQueue<JsonObject> frames = new LinkedBlockingQueue<>();
-    final Map<String, List<Long>> seqsByRun = new ConcurrentHashMap<>();
-    final Set<String> answeredRuns = ConcurrentHashMap.newKeySet();
-
-    private Ws(WebSocket ws) {
-      this.ws = ws;
-    }
-
-    static Ws connect(int port) throws Exception {
-      for (int attempt = 1; ; attempt++) {
-        try {
-          return connectOnce(port);
-        } catch (Exception e) {
-          System.err.println("DEBUG ws connect attempt " + attempt + " failed: " + e);
-          if (attempt == 3) throw e;
-          Thread.sleep(500);
-        }
-      }
-    }
-
-    static Ws connectOnce(int port) throws Exception {
-      CompletableFuture<Ws> made = new CompletableFuture<>();
-      vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/ws"))
-          .onSuccess(ws -> {
-            Ws c = new Ws(ws);
-            ws.textMessageHandler(t -> {
-              JsonObject f = new JsonObject(t);
-              if ("event".equals(f.getString("type"))) {
-                c.seqsByRun.computeIfAbsent(f.getString("run_id"), k -> new ArrayList<>()).add(f.getLong("seq"));
-              }
-              if ("answer".equals(f.getString("type"))) c.answeredRuns.add(f.getString("run_id"));
-              c.frames.add(f);
-            });
-            made.complete(c);
-          })
-          .onFailure(made::completeExceptionally);
-      return made.get(10, TimeUnit.SECONDS);
-    }
-
-    void send(JsonObject msg) {
-      ws.writeTextMessage(msg.encode());
-    }
-
-    List<JsonObject> until(java.util.function.Predicate<JsonObject> last, long seconds) throws InterruptedException {
-      List<JsonObject> out = new ArrayList<>();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-      while (true) {
-        JsonObject f = frames.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (f == null) throw new AssertionError("no matching frame within " + seconds + " s; got " + out);
-        out.add(f);
-        if (last.test(f)) return out;
-      }
-    }
-
-    boolean answered(String runId, long seconds) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-      while (!answeredRuns.contains(runId) && System.nanoTime() < deadline) Thread.sleep(20);
-      return answeredRuns.contains(runId);
-    }
-
-    List<Long> seqs(String runId) {
-      return seqsByRun.getOrDefault(runId, List.of());
-    }
-
-    void close() {
-      if (!ws.isClosed()) ws.close();
-    }
-  }
 }

@@ -10,7 +10,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetClient;
@@ -20,10 +19,6 @@ import io.vertx.core.net.NetSocket;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,9 +28,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -44,10 +37,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * An edge killed with kill -9 mid-run. Three JVMs on loopback: edge B (started first, so the oldest member: it
@@ -141,15 +132,15 @@ class EdgeFailoverTest {
     d.get("http://127.0.0.1:" + balancerPort + "/");
     ((JavascriptExecutor) d).executeScript("localStorage.clear();");
     d.navigate().refresh();
-    waiting(d, 30).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
-    ask(d, "How many bills are there, page?");
-    String pageRun = waiting(d, 30).until(x -> {
+    HeadlessChromium.waiting(d, 30).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    HeadlessChromium.ask(d, "How many bills are there, page?");
+    String pageRun = HeadlessChromium.waiting(d, 30).until(x -> {
       List<WebElement> r = x.findElements(By.cssSelector("#runs > details.run[data-run-id]"));
       return r.isEmpty() ? null : r.get(0).getAttribute("data-run-id");
     });
 
     // A WebSocket client on edge A: three runs.
-    Ws onA = Ws.connect(edgeA.httpPort);
+    ClusterWs onA = ClusterWs.connect(vertx, edgeA.httpPort);
     List<String> wsRuns = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       onA.send(new JsonObject().put("type", "ask").put("question", "How many bills are there over ws? " + i));
@@ -194,7 +185,7 @@ class EdgeFailoverTest {
     }
 
     // The WebSocket client reconnects to edge B and replays each run from the last seq it saw, until its end.
-    Ws onB = Ws.connect(edgeB.httpPort);
+    ClusterWs onB = ClusterWs.connect(vertx, edgeB.httpPort);
     Map<String, List<JsonObject>> seen = new LinkedHashMap<>();
     for (String r : wsRuns) seen.put(r, new ArrayList<>(onA.events(r)));
     deadline = System.currentTimeMillis() + 90_000;
@@ -217,7 +208,7 @@ class EdgeFailoverTest {
     for (String r : wsRuns) {
       List<JsonObject> events = seen.get(r);
       assertThat(events.stream().map(e -> e.getLong("seq")).toList()).as("every event of " + r + " once, in order")
-          .isEqualTo(range(events.size()));
+          .isEqualTo(ClusterNodes.range(events.size()));
       assertThat(events.size()).as("events of " + r + " came after the kill").isGreaterThan(seenBeforeTheKill.get(r));
       JsonObject last = last(events);
       assertThat(last.getString("node")).as("the run went on and answered after its edge died").isEqualTo("answer");
@@ -241,15 +232,15 @@ class EdgeFailoverTest {
     }
     List<JsonObject> httpList = httpEvents.stream().map(o -> (JsonObject) o).toList();
     assertThat(ended(httpList)).as("the HTTP client's run ended: " + httpEvents.encode()).isTrue();
-    assertThat(httpList.stream().map(e -> e.getLong("seq")).toList()).isEqualTo(range(httpList.size()));
+    assertThat(httpList.stream().map(e -> e.getLong("seq")).toList()).isEqualTo(ClusterNodes.range(httpList.size()));
     assertThat(last(httpList).getString("node")).isEqualTo("answer");
     assertThat(last(httpList).getJsonObject("data").getBoolean("gave_up")).isFalse();
     answered.add(httpRun);
 
     // The page reconnected by itself (through the balancer, now to edge B), caught up and shows its answer.
     WebElement pageRunEl = d.findElement(By.cssSelector("#runs > details.run[data-run-id='" + pageRun + "']"));
-    waiting(d, 60).until(x -> pageRunEl.findElement(By.cssSelector(".run-state")).getText().equals("Answered"));
-    waiting(d, 30).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    HeadlessChromium.waiting(d, 60).until(x -> pageRunEl.findElement(By.cssSelector(".run-state")).getText().equals("Answered"));
+    HeadlessChromium.waiting(d, 30).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
     List<String> steps = pageRunEl.findElements(By.cssSelector(".timeline > li")).stream()
         .map(li -> li.getAttribute("class") + ":" + li.getAttribute("data-state")).toList();
     assertThat(steps).as("each step once").containsExactly("step-card schema-card:ok", "step-card attempt:ok",
@@ -266,14 +257,14 @@ class EdgeFailoverTest {
     JsonObject wsAnswer = last(frames);
     assertThat(wsAnswer.getBoolean("gave_up")).isFalse();
     assertThat(frames.stream().filter(f -> "event".equals(f.getString("type"))).map(f -> f.getLong("seq")).toList())
-        .isEqualTo(range((int) frames.stream().filter(f -> "event".equals(f.getString("type"))).count()));
+        .isEqualTo(ClusterNodes.range((int) frames.stream().filter(f -> "event".equals(f.getString("type"))).count()));
     answered.add(wsAnswer.getString("run_id"));
     HttpResponse<Buffer> onBHttp = post(edgeB, "How many bills are there over http on B?", null);
     assertThat(onBHttp.statusCode()).as(onBHttp.bodyAsString()).isEqualTo(200);
     assertThat(onBHttp.bodyAsJsonObject().getBoolean("gave_up")).isFalse();
     answered.add(onBHttp.bodyAsJsonObject().getString("run_id"));
-    ask(d, "How many bills are there, page, again?");
-    WebElement again = waiting(d, 60).until(x -> {
+    HeadlessChromium.ask(d, "How many bills are there, page, again?");
+    WebElement again = HeadlessChromium.waiting(d, 60).until(x -> {
       List<WebElement> r = x.findElements(By.cssSelector("#runs > details.run"));
       return r.size() == 2 && r.get(1).findElement(By.cssSelector(".run-state")).getText().equals("Answered") ? r.get(1) : null;
     });
@@ -294,7 +285,7 @@ class EdgeFailoverTest {
     Map<String, Integer> rows = Map.of();
     long deadline = System.currentTimeMillis() + 20_000;
     while (System.currentTimeMillis() < deadline) {
-      rows = logRows(answered);
+      rows = ClusterNodes.logRows(answered);
       if (rows.keySet().containsAll(answered)) break;
       Thread.sleep(250);
     }
@@ -318,24 +309,6 @@ class EdgeFailoverTest {
     JsonObject e = frame.copy();
     e.remove("type");
     return e;
-  }
-
-  static List<Long> range(int n) {
-    List<Long> out = new ArrayList<>();
-    for (long i = 1; i <= n; i++) out.add(i);
-    return out;
-  }
-
-  static Map<String, Integer> logRows(Set<String> runIds) throws Exception {
-    Map<String, Integer> rows = new HashMap<>();
-    try (Connection c = TestDatabase.get().state().ownerConnection();
-         PreparedStatement ps = c.prepareStatement("SELECT run_id, count(*) FROM agent_query_log WHERE run_id = ANY (?) GROUP BY 1")) {
-      ps.setArray(1, c.createArrayOf("text", runIds.toArray()));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) rows.put(rs.getString(1), rs.getInt(2));
-      }
-    }
-    return rows;
   }
 
   static HttpResponse<Buffer> post(ClusterNodes.Node edge, String question, String runId) throws Exception {
@@ -369,18 +342,6 @@ class EdgeFailoverTest {
     throw new AssertionError("edge " + edge.name() + " never showed " + size + " members: " + c);
   }
 
-  static WebDriverWait waiting(WebDriver d, int seconds) {
-    WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
-    w.pollingEvery(Duration.ofMillis(50));
-    return w;
-  }
-
-  static void ask(WebDriver d, String question) {
-    WebElement box = d.findElement(By.id("question"));
-    box.clear();
-    box.sendKeys(question, Keys.ENTER);
-  }
-
   /**
    * A TCP load balancer on loopback: each connection goes to the first backend that accepts it, so to edge A
    * while it lives, then to edge B. A backend that dies closes its connections; the clients reconnect.
@@ -404,68 +365,4 @@ class EdgeFailoverTest {
     }
   }
 
-  /** A /ws client: frames queue as they arrive; each run's events and answer are kept. */
-  static final class Ws {
-    final WebSocket ws;
-    final LinkedBlockingQueue<JsonObject> frames = new LinkedBlockingQueue<>();
-    final Map<String, List<JsonObject>> eventsByRun = new ConcurrentHashMap<>();
-    final Map<String, JsonObject> answers = new ConcurrentHashMap<>();
-    final CompletableFuture<Boolean> closed = new CompletableFuture<>();
-
-    private Ws(WebSocket ws) {
-      this.ws = ws;
-    }
-
-    static Ws connect(int port) throws Exception {
-      CompletableFuture<Ws> made = new CompletableFuture<>();
-      vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/ws"))
-          .onSuccess(ws -> {
-            Ws c = new Ws(ws);
-            ws.textMessageHandler(t -> {
-              JsonObject f = new JsonObject(t);
-              if ("event".equals(f.getString("type"))) {
-                List<JsonObject> events = c.eventsByRun.computeIfAbsent(f.getString("run_id"), k -> new ArrayList<>());
-                synchronized (events) {
-                  events.add(f);
-                }
-              }
-              if ("answer".equals(f.getString("type"))) c.answers.put(f.getString("run_id"), f);
-              c.frames.add(f);
-            });
-            ws.closeHandler(v -> c.closed.complete(true));
-            ws.exceptionHandler(e -> c.closed.complete(true));
-            made.complete(c);
-          })
-          .onFailure(made::completeExceptionally);
-      return made.get(10, TimeUnit.SECONDS);
-    }
-
-    void send(JsonObject msg) {
-      ws.writeTextMessage(msg.encode());
-    }
-
-    /** Frames up to and including the first that matches. */
-    List<JsonObject> until(Predicate<JsonObject> last, long seconds) throws InterruptedException {
-      List<JsonObject> out = new ArrayList<>();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-      while (true) {
-        JsonObject f = frames.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (f == null) throw new AssertionError("no matching frame within " + seconds + " s; got " + out);
-        out.add(f);
-        if (last.test(f)) return out;
-      }
-    }
-
-    List<JsonObject> events(String runId) {
-      List<JsonObject> e = eventsByRun.get(runId);
-      if (e == null) return List.of();
-      synchronized (e) {
-        return List.copyOf(e);
-      }
-    }
-
-    void close() {
-      if (!ws.isClosed()) ws.close();
-    }
-  }
 }

@@ -14,17 +14,14 @@ import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The page in headless Chromium: a two-turn conversation ("and for 2024?" under the first answer), a reload that
@@ -62,18 +59,6 @@ class ConversationPageTest {
     model.close();
   }
 
-  static WebDriverWait waiting(WebDriver d, int seconds) {
-    WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
-    w.pollingEvery(Duration.ofMillis(50));
-    return w;
-  }
-
-  static void ask(WebDriver d, String question) {
-    WebElement box = d.findElement(By.id("question"));
-    box.clear();
-    box.sendKeys(question, Keys.ENTER);
-  }
-
   static List<WebElement> turns(WebDriver d) {
     return d.findElements(By.cssSelector("#runs > details.run"));
   }
@@ -82,11 +67,11 @@ class ConversationPageTest {
   void aTwoTurnConversationSurvivesAReloadAndAThumbsUpBecomesAVerifiedQuery() throws Exception {
     WebDriver d = browser.driver;
     d.get("http://127.0.0.1:" + main.httpPort() + "/");
-    waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
 
     model.enqueue(Reply.sql(ConversationFlowTest.REVENUE_2025));
-    ask(d, "What was the revenue per month in 2025?");
-    waiting(d, 30).until(x -> turns(x).size() == 1
+    HeadlessChromium.ask(d, "What was the revenue per month in 2025?");
+    HeadlessChromium.waiting(d, 30).until(x -> turns(x).size() == 1
         && turns(x).get(0).findElement(By.cssSelector(".run-state")).getText().equals("Answered"));
 
     // The follow-up box now sits under the answer; the follow-up is understood from the first turn.
@@ -94,8 +79,8 @@ class ConversationPageTest {
         "return document.getElementById('runs').nextElementSibling.id"))).isEqualTo("ask-form");
     assertThat(d.findElement(By.cssSelector(".ask-label")).getText()).contains("follow-up");
     model.respondWith(ConversationFlowTest::followUp);
-    ask(d, "and for 2024?");
-    waiting(d, 30).until(x -> turns(x).size() == 2
+    HeadlessChromium.ask(d, "and for 2024?");
+    HeadlessChromium.waiting(d, 30).until(x -> turns(x).size() == 2
         && turns(x).get(1).findElement(By.cssSelector(".run-state")).getText().equals("Answered"));
     WebElement second = turns(d).get(1);
     assertThat(second.findElement(By.cssSelector(".final-sql")).getText()).contains("2024").contains("bill_archive");
@@ -106,7 +91,7 @@ class ConversationPageTest {
 
     // A reload keeps the thread: both turns, from the state store.
     d.navigate().refresh();
-    waiting(d, 15).until(x -> x.findElements(By.cssSelector("#runs > details.stored-turn")).size() == 2);
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElements(By.cssSelector("#runs > details.stored-turn")).size() == 2);
     List<WebElement> stored = turns(d);
     assertThat(stored.get(0).findElement(By.cssSelector(".run-title")).getText()).isEqualTo("What was the revenue per month in 2025?");
     assertThat(stored.get(1).findElement(By.cssSelector(".final-sql")).getText()).contains("2024");
@@ -114,30 +99,30 @@ class ConversationPageTest {
     // 👍 then Verify on the follow-up's answer: checked through the gate and saved.
     WebElement last = stored.get(1);
     last.findElement(By.cssSelector(".fb-up")).click();
-    WebElement verify = waiting(d, 15).until(x -> {
+    WebElement verify = HeadlessChromium.waiting(d, 15).until(x -> {
       WebElement v = last.findElement(By.cssSelector(".verify-button"));
       return v.isDisplayed() ? v : null;
     });
     assertThat(last.findElement(By.cssSelector(".fb-up")).getAttribute("aria-pressed")).isEqualTo("true");
     // "and for 2024?" means nothing alone: verifying it as it stands is refused with the reason...
     verify.click();
-    waiting(d, 30).until(x -> last.findElement(By.cssSelector(".feedback-status")).getText().contains("follow-up"));
+    HeadlessChromium.waiting(d, 30).until(x -> last.findElement(By.cssSelector(".feedback-status")).getText().contains("follow-up"));
     // ...and accepted once the question is written in full.
     WebElement full = last.findElement(By.cssSelector(".verify-question"));
     full.clear();
     full.sendKeys("What was the revenue per month in 2024?");
     verify.click();
-    waiting(d, 30).until(x -> last.findElement(By.cssSelector(".feedback-status")).getText().startsWith("Verified as #"));
-    waiting(d, 15).until(x -> x.findElement(By.id("verified")).isDisplayed()
+    HeadlessChromium.waiting(d, 30).until(x -> last.findElement(By.cssSelector(".feedback-status")).getText().startsWith("Verified as #"));
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("verified")).isDisplayed()
         && x.findElement(By.cssSelector(".verified-counts")).getText().startsWith("1 verified query in use"));
     browser.screenshot(Path.of("target", "screenshots", "conversation-verified.png"));
 
     // The same question again is answered from the verified query, without the model, and says so.
     int calls = model.requestCount();
     d.findElement(By.id("new-conversation")).click();
-    waiting(d, 5).until(x -> turns(x).isEmpty() && x.findElement(By.id("thread-bar")).getAttribute("hidden") != null);
-    ask(d, "What was the revenue per month in 2024?");
-    waiting(d, 30).until(x -> turns(x).size() == 1
+    HeadlessChromium.waiting(d, 5).until(x -> turns(x).isEmpty() && x.findElement(By.id("thread-bar")).getAttribute("hidden") != null);
+    HeadlessChromium.ask(d, "What was the revenue per month in 2024?");
+    HeadlessChromium.waiting(d, 30).until(x -> turns(x).size() == 1
         && turns(x).get(0).findElement(By.cssSelector(".run-state")).getText().equals("Answered"));
     assertThat(turns(d).get(0).findElement(By.cssSelector(".verified-badge")).getText()).contains("verified query #");
     assertThat(model.requestCount()).isEqualTo(calls);

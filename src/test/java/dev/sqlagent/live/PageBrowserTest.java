@@ -13,7 +13,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The page in headless Chromium against the running service, the real database and the scripted fake
@@ -86,17 +83,9 @@ class PageBrowserTest {
     d.navigate().refresh();
   }
 
-  static WebDriverWait waiting(WebDriver d, int seconds) {
-    WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
-    w.pollingEvery(Duration.ofMillis(50));
-    return w;
-  }
-
   static void ask(WebDriver d, String question, boolean baseline) {
     d.findElement(By.cssSelector(baseline ? "label[for=mode-baseline]" : "label[for=mode-agent]")).click();
-    WebElement box = d.findElement(By.id("question"));
-    box.clear();
-    box.sendKeys(question, Keys.ENTER);
+    HeadlessChromium.ask(d, question);
   }
 
   @Test
@@ -107,39 +96,39 @@ class PageBrowserTest {
         Reply.sql(GOOD_SQL, "status totals").streamedIn(6).chunkDelay(150));
     WebDriver d = browser.driver;
     openWithoutThread(d);
-    waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
     // The schema beside the question box: the shop's tables with their notes and row counts.
-    waiting(d, 15).until(x -> x.findElements(By.cssSelector("#schema .table-name")).size() >= 10);
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElements(By.cssSelector("#schema .table-name")).size() >= 10);
     assertThat(d.findElements(By.cssSelector("#schema .table-name")).stream().map(WebElement::getText).toList())
         .contains("bills", "customers", "payments").doesNotContain("agent_query_log");
 
     // The latest evaluation, agent beside baseline.
-    waiting(d, 15).until(x -> x.findElement(By.id("eval")).isDisplayed());
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("eval")).isDisplayed());
     String eval = d.findElement(By.id("eval")).getText();
     assertThat(eval).contains("accuracy", "79.7%", "59.4%", "rescued by repair", "14 of 21", "0 of 21");
 
     ask(d, QUESTION, false);
-    WebElement run = waiting(d, 15).until(x -> x.findElement(By.cssSelector("#runs > details.run")));
+    WebElement run = HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.cssSelector("#runs > details.run")));
     // Tokens appear while attempt 1 is generated.
-    waiting(d, 15).until(x -> !run.findElement(By.cssSelector(".attempt[data-attempt='1'] .stream")).getText().isEmpty());
+    HeadlessChromium.waiting(d, 15).until(x -> !run.findElement(By.cssSelector(".attempt[data-attempt='1'] .stream")).getText().isEmpty());
 
     // Attempt 1 fails with its error type; the repair strategy follows.
-    WebElement first = waiting(d, 30).until(x -> {
+    WebElement first = HeadlessChromium.waiting(d, 30).until(x -> {
       List<WebElement> a = run.findElements(By.cssSelector(".attempt[data-attempt='1'][data-state='bad']"));
       return a.isEmpty() ? null : a.get(0);
     });
     assertThat(first.findElement(By.cssSelector(".attempt-status")).getText()).contains("failed").contains("unknown_column");
-    waiting(d, 15).until(x -> first.findElement(By.cssSelector(".attempt-repair")).isDisplayed());
+    HeadlessChromium.waiting(d, 15).until(x -> first.findElement(By.cssSelector(".attempt-repair")).isDisplayed());
     assertThat(first.findElement(By.cssSelector(".attempt-repair")).getText()).contains("repair");
     assertThat(first.findElement(By.cssSelector(".attempt-msg")).getAttribute("textContent")).contains("total_amount");
 
     // Attempt 2 succeeds, then the answer with its SQL and table.
-    WebElement second = waiting(d, 30).until(x -> {
+    WebElement second = HeadlessChromium.waiting(d, 30).until(x -> {
       List<WebElement> a = run.findElements(By.cssSelector(".attempt[data-attempt='2'][data-state='ok']"));
       return a.isEmpty() ? null : a.get(0);
     });
     assertThat(second.findElement(By.cssSelector(".attempt-status")).getAttribute("textContent")).isEqualTo("succeeded");
-    WebElement answer = waiting(d, 30).until(x -> {
+    WebElement answer = HeadlessChromium.waiting(d, 30).until(x -> {
       WebElement a = run.findElement(By.cssSelector(".answer"));
       return a.isDisplayed() ? a : null;
     });
@@ -176,7 +165,7 @@ class PageBrowserTest {
     model.enqueue(Reply.sql("SELECT count(*) AS customers FROM customers"));
     ask(d, "How many customers are there?", true);
     // A follow-up: the thread grows downwards, the question box under the last answer.
-    waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 2
+    HeadlessChromium.waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 2
         && x.findElement(By.cssSelector("#runs > details.run:last-of-type .run-state")).getText().equals("Answered"));
     WebElement latest = d.findElement(By.cssSelector("#runs > details.run:last-of-type"));
     assertThat(latest.findElement(By.cssSelector(".badge-mode")).getText()).isEqualTo("single-shot baseline");
@@ -190,7 +179,7 @@ class PageBrowserTest {
     // A third: more rows than the cap, a NULL and an empty string.
     model.enqueue(Reply.sql("SELECT bill_no, NULL::text AS note, '' AS blank FROM bills ORDER BY bill_no"));
     ask(d, "List every bill number", false);
-    waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 3
+    HeadlessChromium.waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.run")).size() == 3
         && x.findElement(By.cssSelector("#runs > details.run:last-of-type .run-state")).getText().equals("Answered"));
     WebElement listing = d.findElement(By.cssSelector("#runs > details.run:last-of-type"));
     assertThat(listing.findElement(By.cssSelector(".truncated")).getText()).contains("Truncated");
@@ -214,9 +203,9 @@ class PageBrowserTest {
         + " count(*) * 8230.5 AS billed, 2.5 / 3 AS share FROM customers"));
     WebDriver d = browser.driver;
     openWithoutThread(d);
-    waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
     ask(d, "How many customers, and what did they buy?", false);
-    WebElement answer = waiting(d, 30).until(x -> {
+    WebElement answer = HeadlessChromium.waiting(d, 30).until(x -> {
       List<WebElement> a = x.findElements(By.cssSelector("#runs > details.run .answer table.result"));
       return a.isEmpty() ? null : a.get(0);
     });
@@ -245,9 +234,9 @@ class PageBrowserTest {
       other.deployVerticle(noModel).await(120, TimeUnit.SECONDS);
       WebDriver d = browser.driver;
       d.get("http://127.0.0.1:" + noModel.httpPort() + "/");
-      waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+      HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
       ask(d, "How many bills are there?", false);
-      WebElement run = waiting(d, 60).until(x -> {
+      WebElement run = HeadlessChromium.waiting(d, 60).until(x -> {
         WebElement r = x.findElement(By.cssSelector("#runs > details.run"));
         return r.findElement(By.cssSelector(".answer")).isDisplayed() ? r : null;
       });

@@ -7,11 +7,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Debian's headless Chromium driven by Debian's chromedriver, both by explicit path, so Selenium Manager
@@ -80,5 +85,19 @@ public final class HeadlessChromium implements AutoCloseable {
         // a leftover temp profile is harmless
       }
     }
+  }
+
+  /** A wait on the page that looks every 50 ms (the page's live updates are quick). */
+  public static WebDriverWait waiting(WebDriver d, int seconds) {
+    WebDriverWait w = new WebDriverWait(d, Duration.ofSeconds(seconds));
+    w.pollingEvery(Duration.ofMillis(50));
+    return w;
+  }
+
+  /** Types a question into the page's box and sends it. */
+  public static void ask(WebDriver d, String question) {
+    WebElement box = d.findElement(By.id("question"));
+    box.clear();
+    box.sendKeys(question, Keys.ENTER);
   }
 }
