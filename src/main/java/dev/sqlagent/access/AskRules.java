@@ -1,5 +1,7 @@
 package dev.sqlagent.access;
 
+import dev.sqlagent.bus.BusFailure;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.util.regex.Pattern;
 
@@ -55,6 +57,21 @@ public final class AskRules {
   public static Refusal runId(Object runId) {
     return runId instanceof String r && RUN_ID.matcher(r).matches() ? null
         : bad("run_id must be 8 to 64 letters, digits or dashes");
+  }
+
+  /**
+   * The run id a bus request names ({@code "run_id"}), or null once the request is failed as a bad request with
+   * the refusal's message: the same answer from every verticle that takes one.
+   */
+  public static String runIdOf(Message<?> msg, Object runId) {
+    return accepted(msg, runId, runId(runId));
+  }
+
+  /** {@code id} when {@code refused} is null; otherwise the bus request is failed as a bad request, and null. */
+  public static String accepted(Message<?> msg, Object id, Refusal refused) {
+    if (refused == null) return (String) id;
+    msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
+    return null;
   }
 
   /** A conversation id a client names to continue it (ids have the run ids' shape); null is refused too. */

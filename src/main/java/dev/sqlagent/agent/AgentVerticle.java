@@ -262,12 +262,8 @@ public final class AgentVerticle extends VerticleBase {
 
   /** The run a request names, when the caller may reach it; otherwise the request is failed (404 or 403) and null. */
   private KeptRun reachable(Message<JsonObject> msg, JsonObject body) {
-    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
-    if (badId != null) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
-      return null;
-    }
-    String runId = body.getString("run_id");
+    String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
+    if (runId == null) return null;
     KeptRun kept = runs.get(runId);
     if (kept == null) {
       msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (only the last " + KEPT_RUNS + " runs are kept)");

@@ -194,12 +194,8 @@ public final class AskDispatcher extends VerticleBase {
   /** {@link Addresses#CANCEL}: the run's worker if this edge sent it, otherwise every worker; the one that has it answers. */
   private void cancel(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
-    if (badId != null) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
-      return;
-    }
-    String runId = body.getString("run_id");
+    String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
+    if (runId == null) return;
     InFlight f = inFlight.get(runId);
     List<ClusterMember> asked = f != null ? List.of(f.worker()) : workers;
     if (asked.isEmpty()) {

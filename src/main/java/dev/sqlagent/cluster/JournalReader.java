@@ -54,12 +54,8 @@ public final class JournalReader extends VerticleBase {
 
   private void runEvents(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    AskRules.Refusal badId = AskRules.runId(body.getValue("run_id"));
-    if (badId != null) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), badId.message());
-      return;
-    }
-    String runId = body.getString("run_id");
+    String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
+    if (runId == null) return;
     if (!(body.getValue("after_seq", 0L) instanceof Number after)) {
       msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
       return;

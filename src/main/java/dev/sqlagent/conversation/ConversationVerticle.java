@@ -243,7 +243,7 @@ public final class ConversationVerticle extends VerticleBase {
 
   private void onFeedback(Message<JsonObject> msg) {
     JsonObject b = body(msg);
-    String runId = validRun(msg, b.getValue("run_id"));
+    String runId = AskRules.runIdOf(msg, b.getValue("run_id"));
     if (runId == null) return;
     Object rating = b.getValue("rating");
     if (!"up".equals(rating) && !"down".equals(rating)) {
@@ -281,7 +281,7 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private void onTurn(Message<JsonObject> msg) {
-    String runId = validRun(msg, body(msg).getValue("run_id"));
+    String runId = AskRules.runIdOf(msg, body(msg).getValue("run_id"));
     if (runId == null) return;
     reachableTurn(msg, runId, caller(msg), """
             SELECT t.*, f.rating FROM conversation_turns t LEFT JOIN run_feedback f USING (run_id)
@@ -323,17 +323,7 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private static String validId(Message<?> msg, Object id) {
-    return valid(msg, id, AskRules.conversationId(id));
-  }
-
-  private static String validRun(Message<?> msg, Object id) {
-    return valid(msg, id, AskRules.runId(id));
-  }
-
-  private static String valid(Message<?> msg, Object id, AskRules.Refusal refused) {
-    if (refused == null) return (String) id;
-    msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
-    return null;
+    return AskRules.accepted(msg, id, AskRules.conversationId(id));
   }
 
   private static JsonObject body(Message<JsonObject> msg) {
