@@ -259,16 +259,18 @@ public final class RetrievalVerticle extends VerticleBase {
     }
     int budget = config.promptBudgetTokens();
     String role = role(body(msg));
-    // The question's stored-value lookups need no tables: made over all of them while the tables are chosen
-    // (the embedding and the lookups each take a core), then only sorted by the chosen tables.
+    // The tables are chosen (the question's embedding, the longest step) on one worker while the question's
+    // stored-value lookups, which need no tables, are made over all of them on another, then only sorted by the
+    // chosen tables. The choice is handed to a worker first: the second task waits a little for its thread.
     Catalogue all = current;
+    Future<Catalogue> visible = indexReady.compose(ready -> catalogue(role));
+    Future<List<ScoredTable>> chosen = visible.compose(cat ->
+        vertx.executeBlocking(() -> choose(cat, req.question(), topK(cat.tables().size(), req.widen())), false));
     Future<ValueMatcher.Prepared> lookups = vertx.executeBlocking(() -> storedValues.prepare(req.question(), all), false);
-    indexReady
-        .compose(ready -> catalogue(role))
-        .compose(cat -> {
-          int k = topK(cat.tables().size(), req.widen());
-          return vertx.executeBlocking(() -> choose(cat, req.question(), k), false)
-              .compose(chosen -> retrieval(cat, req.question(), chosen, k, budget, role, lookups));
+    chosen
+        .compose(tables -> {
+          Catalogue cat = visible.result();
+          return retrieval(cat, req.question(), tables, topK(cat.tables().size(), req.widen()), budget, role, lookups);
         })
         .onSuccess(r -> msg.reply(r.toJson().put("terms", new JsonArray(notes.termsFor(r.tableNames())))))
         .onFailure(e -> unavailable(msg, "retrieval", e));
