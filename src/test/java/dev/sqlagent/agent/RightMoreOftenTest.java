@@ -8,6 +8,7 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.StoredValuesReady;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
@@ -41,19 +42,7 @@ class RightMoreOftenTest {
     service = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"));
     vertx = service.vertx;
     main = service.main;
-    awaitStoredValues(vertx);
-  }
-
-  /** The stored values are read in the background; questions before that get none. */
-  static void awaitStoredValues(Vertx vertx) throws Exception {
-    long until = System.currentTimeMillis() + 120_000;
-    while (System.currentTimeMillis() < until) {
-      JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-          .await(30, TimeUnit.SECONDS).body();
-      if (status.getJsonObject("stored_values", new JsonObject()).getBoolean("ready", false)) return;
-      Thread.sleep(200);
-    }
-    throw new AssertionError("stored values were not ready within 120 s");
+    StoredValuesReady.await(vertx);
   }
 
   @AfterAll

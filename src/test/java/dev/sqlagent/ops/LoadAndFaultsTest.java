@@ -15,6 +15,7 @@ import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.metrics.MetricsVerticle;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.StoredValuesReady;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -119,19 +120,8 @@ class LoadAndFaultsTest {
     vertx.deployVerticle(service).await(5, TimeUnit.MINUTES);
     client = WebClient.create(vertx);
     awaitHealth(200, 120_000);
-    awaitStoredValues(120_000);
-  }
-
-  /** The stored values are read once after start, in the background: the load begins after, so it measures the restart. */
-  static void awaitStoredValues(long withinMs) throws Exception {
-    long deadline = System.currentTimeMillis() + withinMs;
-    while (System.currentTimeMillis() < deadline) {
-      JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-          .await(30, TimeUnit.SECONDS).body();
-      if (status.getJsonObject("stored_values", new JsonObject()).getBoolean("ready", false)) return;
-      Thread.sleep(250);
-    }
-    throw new AssertionError("the stored values were not read within " + withinMs + " ms");
+    // The stored values are read once after start, in the background: the load begins after, so it measures the restart.
+    StoredValuesReady.await(vertx);
   }
 
   @AfterAll

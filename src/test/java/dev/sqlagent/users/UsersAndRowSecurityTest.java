@@ -8,7 +8,6 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.Databases;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.catalogue.GrantScript;
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.execution.ExecutionVerticle;
@@ -17,6 +16,7 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.StoredValuesReady;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
@@ -221,7 +221,7 @@ class UsersAndRowSecurityTest {
 
   @Test
   void storedValuesInThePromptAndEventsAreOnlyThoseTheRoleCanSee() throws Exception {
-    awaitStoredValues();
+    StoredValuesReady.await(vertx);
     String question = "What do we know about Ellen Eastbrook and Wendy Westbrook, and the Westfield Inc deal?";
     // The admin (the agent role's own rights) is shown every value: the values are there to be shown.
     HttpResponse<Buffer> r = post(ROOT, "/api/ask", new JsonObject().put("question", question));
@@ -248,18 +248,6 @@ class UsersAndRowSecurityTest {
     assertThat(b.statusCode()).as(b.bodyAsString()).isEqualTo(200);
     assertThat(model.lastRequest().systemMessage()).contains("'Wendy Westbrook'").contains("'Westfield Inc'")
         .doesNotContain("'Ellen Eastbrook'").doesNotContain("'Eastwind Ltd'").doesNotContain("'east'");
-  }
-
-  /** The stored values are read in the background after start. */
-  static void awaitStoredValues() throws Exception {
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (System.currentTimeMillis() < deadline) {
-      JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-          .await(30, TimeUnit.SECONDS).body();
-      if (status.getJsonObject("stored_values", new JsonObject()).getBoolean("ready", false)) return;
-      Thread.sleep(250);
-    }
-    throw new AssertionError("the stored values were not read within 120 s");
   }
 
   /** The sample rows block of a prompt. */

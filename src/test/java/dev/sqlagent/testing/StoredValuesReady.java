@@ -1,0 +1,23 @@
+package dev.sqlagent.testing;
+
+import dev.sqlagent.bus.Addresses;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.concurrent.TimeUnit;
+
+/** The stored values are read in the background after start; questions before that get none. */
+public final class StoredValuesReady {
+  private StoredValuesReady() {}
+
+  /** Waits until the retrieval verticle reports its stored values read (2 minutes at most). */
+  public static void await(Vertx vertx) throws Exception {
+    long until = System.currentTimeMillis() + 120_000;
+    while (System.currentTimeMillis() < until) {
+      JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
+          .await(30, TimeUnit.SECONDS).body();
+      if (status.getJsonObject("stored_values", new JsonObject()).getBoolean("ready", false)) return;
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the stored values were not read within 120 s");
+  }
+}
