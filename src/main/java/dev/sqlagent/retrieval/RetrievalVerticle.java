@@ -249,6 +249,9 @@ public final class RetrievalVerticle extends VerticleBase {
         .onFailure(e -> unavailable(msg, "schema refresh", e));
   }
 
+  /** The tables chosen for a question, from the catalogue its role sees, k of them before join paths. */
+  private record Choice(Catalogue catalogue, int k, List<ScoredTable> tables) {}
+
   private void onRetrieve(Message<Object> msg) {
     Retrieval.Request req;
     try {
@@ -263,15 +266,13 @@ public final class RetrievalVerticle extends VerticleBase {
     // stored-value lookups, which need no tables, are made over all of them on another, then only sorted by the
     // chosen tables. The choice is handed to a worker first: the second task waits a little for its thread.
     Catalogue all = current;
-    Future<Catalogue> visible = indexReady.compose(ready -> catalogue(role));
-    Future<List<ScoredTable>> chosen = visible.compose(cat ->
-        vertx.executeBlocking(() -> choose(cat, req.question(), topK(cat.tables().size(), req.widen())), false));
+    Future<Choice> chosen = indexReady.compose(ready -> catalogue(role)).compose(cat -> {
+      int k = topK(cat.tables().size(), req.widen());
+      return vertx.executeBlocking(() -> new Choice(cat, k, choose(cat, req.question(), k)), false);
+    });
     Future<ValueMatcher.Prepared> lookups = vertx.executeBlocking(() -> storedValues.prepare(req.question(), all), false);
     chosen
-        .compose(tables -> {
-          Catalogue cat = visible.result();
-          return retrieval(cat, req.question(), tables, topK(cat.tables().size(), req.widen()), budget, role, lookups);
-        })
+        .compose(c -> retrieval(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, lookups))
         .onSuccess(r -> msg.reply(r.toJson().put("terms", new JsonArray(notes.termsFor(r.tableNames())))))
         .onFailure(e -> unavailable(msg, "retrieval", e));
   }

@@ -78,7 +78,7 @@ public final class RoleValues {
     Future<Void> looked = wanted.isEmpty() ? Future.succeededFuture()
         : ReadOnly.runAs(pool, role, conn -> lookAll(conn, wanted, known));
     return looked.otherwiseEmpty().map(v -> {
-      StoredValues.Shown shown = (table, column, value) -> {
+      StoredValues.Visible shown = (table, column, value) -> {
         Seen s = known.get(key(table, column));
         return s != null && s.found().contains(value);
       };

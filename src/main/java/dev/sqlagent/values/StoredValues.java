@@ -121,19 +121,19 @@ public final class StoredValues {
 
   /** Which stored values may be shown to the one asking. */
   @FunctionalInterface
-  public interface Shown {
-    Shown ALL = (table, column, value) -> true;
+  public interface Visible {
+    Visible ALL = (table, column, value) -> true;
 
     boolean test(String table, String column, String value);
   }
 
   /** The tables with every low-cardinality column's values at the head of its comment. */
   public List<TableInfo> annotate(List<TableInfo> tables) {
-    return annotate(tables, Shown.ALL);
+    return annotate(tables, Visible.ALL);
   }
 
   /** The same, with only the values {@code shown} lets through (a column with none left gets no list). */
-  public List<TableInfo> annotate(List<TableInfo> tables, Shown shown) {
+  public List<TableInfo> annotate(List<TableInfo> tables, Visible shown) {
     Snapshot s = current;
     if (s == null || s.low().isEmpty()) return tables;
     List<TableInfo> out = new ArrayList<>(tables.size());
