@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.generation.ChatRequest.Message;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.LogCapture;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
@@ -24,7 +24,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** The model client behind Addresses.GENERATE, against the fake model over real HTTP. */
 class GenerationVerticleTest {
@@ -36,7 +35,7 @@ class GenerationVerticleTest {
   static FakeModelServer model;
 
   private String deployment;
-  private ListAppender<ILoggingEvent> logs;
+  private LogCapture logs;
   /** Everything that left the verticle in a test: replies, failure messages, deltas. */
   private final List<String> outputs = new CopyOnWriteArrayList<>();
 
@@ -54,18 +53,16 @@ class GenerationVerticleTest {
 
   @BeforeEach
   void captureLogs() {
-    logs = new ListAppender<>();
-    logs.start();
-    root().addAppender(logs);
+    logs = LogCapture.root();
   }
 
   @AfterEach
   void keysNeverLeak() throws Exception {
-    root().detachAppender(logs);
+    logs.close();
     if (deployment != null) vertx.undeploy(deployment).await(10, TimeUnit.SECONDS);
     model.reset();
     List<String> lines = new ArrayList<>();
-    for (ILoggingEvent e : logs.list) {
+    for (ILoggingEvent e : logs.events()) {
       lines.add(e.getFormattedMessage());
       for (IThrowableProxy t = e.getThrowableProxy(); t != null; t = t.getCause()) lines.add(t.getMessage());
     }
@@ -73,10 +70,6 @@ class GenerationVerticleTest {
     for (String line : lines) {
       assertThat(line).doesNotContain(PRIMARY).doesNotContain(FAILOVER).doesNotContain("SECRET");
     }
-  }
-
-  private static ch.qos.logback.classic.Logger root() {
-    return (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
   }
 
   // ---- plumbing ----

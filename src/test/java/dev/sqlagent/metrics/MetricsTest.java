@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.web.HttpVerticle;
+import dev.sqlagent.testing.LogCapture;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -118,20 +119,18 @@ class MetricsTest {
     ch.qos.logback.classic.Level level = log.getLevel();
     // micrometer warns once per JVM, then at DEBUG: listen at DEBUG so the order of tests does not matter.
     log.setLevel(ch.qos.logback.classic.Level.DEBUG);
-    var events = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>();
-    events.start();
-    log.addAppender(events);
+    LogCapture events = LogCapture.of(io.micrometer.core.instrument.MeterRegistry.class);
     Vertx vertx = MetricsVerticle.newVertx();
     try {
       HttpVerticle http = start(vertx);
       for (int i = 0; i < 3; i++) vertx.eventBus().consumer("test.consumer." + i, m -> {}).completion().await(5, TimeUnit.SECONDS);
       vertx.eventBus().consumer(Addresses.ANSWERS, m -> {}).completion().await(5, TimeUnit.SECONDS);
-      assertThat(events.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+      assertThat(events.messages())
           .noneMatch(m -> m.contains("already registered"));
       vertx.eventBus().publish("test.consumer.0", "x");
       scrapeUntil(vertx, http, "vertx_eventbus_published_total");
     } finally {
-      log.detachAppender(events);
+      events.close();
       log.setLevel(level);
       vertx.close().await(10, TimeUnit.SECONDS);
     }

@@ -3,14 +3,12 @@ package dev.sqlagent.querylog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.LogCapture;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -29,7 +27,6 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** The query log against the real database, with a TCP proxy in front of it to make it unavailable. */
 class QueryLogTest {
@@ -39,7 +36,7 @@ class QueryLogTest {
   Vertx vertx;
   TcpProxy proxy;
   String deployment;
-  ListAppender<ILoggingEvent> logLines;
+  LogCapture logLines;
   final List<JsonObject> facts = new CopyOnWriteArrayList<>();
 
   @BeforeEach
@@ -48,14 +45,12 @@ class QueryLogTest {
     PgUrl a = DB.adminUrl();
     proxy = TcpProxy.start(vertx, a.host(), a.port()).await(10, TimeUnit.SECONDS);
     vertx.eventBus().<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> facts.add(m.body()));
-    logLines = new ListAppender<>();
-    logLines.start();
-    ((Logger) LoggerFactory.getLogger(QueryLogVerticle.class)).addAppender(logLines);
+    logLines = LogCapture.of(QueryLogVerticle.class);
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    ((Logger) LoggerFactory.getLogger(QueryLogVerticle.class)).detachAppender(logLines);
+    logLines.close();
     vertx.close().await(30, TimeUnit.SECONDS);
   }
 
@@ -158,7 +153,7 @@ class QueryLogTest {
     JsonObject during = awaitStatus(s -> s.getLong("dropped") == 3);
     assertThat(during.getInteger("buffered")).isEqualTo(2);
     assertThat(facts).anySatisfy(f -> assertThat(f.getLong("dropped")).isEqualTo(3));
-    assertThat(logLines.list).filteredOn(e -> e.getLevel() == Level.ERROR && e.getFormattedMessage().contains("DROPPED"))
+    assertThat(logLines.events()).filteredOn(e -> e.getLevel() == Level.ERROR && e.getFormattedMessage().contains("DROPPED"))
         .hasSize(3)
         .allSatisfy(e -> assertThat(e.getFormattedMessage()).contains("buffer is full"));
     // The first two (the ones that were buffered) are written once the database is back; the rest are gone.
@@ -183,7 +178,7 @@ class QueryLogTest {
     assertThat(after.getLong("dropped")).isEqualTo(1);
     assertThat(rows(List.of(good1.getString("run_id"), bad.getString("run_id"), good2.getString("run_id"))))
         .extracting(r -> r.get("run_id")).containsExactlyInAnyOrder(good1.getString("run_id"), good2.getString("run_id"));
-    assertThat(logLines.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+    assertThat(logLines.events()).anySatisfy(e -> assertThat(e.getFormattedMessage())
         .contains("DROPPED the row of run " + bad.getString("run_id")).contains("22003"));
   }
 
@@ -217,7 +212,7 @@ class QueryLogTest {
     vertx.eventBus().publish(Addresses.ANSWERS, a);
     awaitStatus(s -> s.getInteger("buffered") == 1 && s.getLong("failed_writes") >= 1);
     vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
-    assertThat(logLines.list).anySatisfy(e -> {
+    assertThat(logLines.events()).anySatisfy(e -> {
       assertThat(e.getLevel()).isEqualTo(Level.ERROR);
       assertThat(e.getFormattedMessage()).contains("1 unwritten row").contains(a.getString("run_id"));
     });
@@ -282,7 +277,7 @@ class QueryLogTest {
     assertThat(handedBack).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
         e -> assertThat(e.failureCode()).isEqualTo(503));
     // Not dropped: the edge asks the next writer.
-    assertThat(logLines.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(waiting.getString("run_id")));
+    assertThat(logLines.events()).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(waiting.getString("run_id")));
   }
 
   @Test

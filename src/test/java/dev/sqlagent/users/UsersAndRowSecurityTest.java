@@ -2,9 +2,6 @@ package dev.sqlagent.users;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.Databases;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.catalogue.GrantScript;
@@ -17,6 +14,7 @@ import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.testing.StoredValuesReady;
+import dev.sqlagent.testing.LogCapture;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
@@ -40,7 +38,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Users and the database's own rights, on a target built for the test (never the shared demo): table
@@ -70,7 +67,7 @@ class UsersAndRowSecurityTest {
   static RunningService service;
   static WebClient web;
   static Path usersFile;
-  static final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+  static LogCapture logs;
 
   @BeforeAll
   static void start() throws Exception {
@@ -134,8 +131,7 @@ class UsersAndRowSecurityTest {
       if (q.contains("slowly")) return Reply.sql(DEALS).delayed(60_000);
       return Reply.sql(DEALS);
     });
-    logs.start();
-    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(logs);
+    logs = LogCapture.root();
     Map<String, String> env = new HashMap<>(TestDatabase.get().env(model.env()));
     env.put("SQLAGENT_DB_URL", agentUrl().withSecret());
     env.put("SQLAGENT_USERS", usersFile.toString());
@@ -154,7 +150,7 @@ class UsersAndRowSecurityTest {
 
   @AfterAll
   static void stop() throws Exception {
-    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(logs);
+    if (logs != null) logs.close();
     try {
       if (service != null) service.close();
       if (dbs != null) dbs.close();
@@ -346,7 +342,7 @@ class UsersAndRowSecurityTest {
     assertThat(access.getJsonObject("user").getString("name")).isEqualTo("alice");
     assertThat(access.getBoolean("watch_all")).isFalse();
     post(ALICE, "/api/ask", new JsonObject().put("question", "Which deals are there?"));
-    String logged = logs.list.stream().map(ILoggingEvent::getFormattedMessage).reduce("", (x, y) -> x + "\n" + y);
+    String logged = String.join("\n", logs.messages());
     assertThat(logged).doesNotContain(ALICE).doesNotContain(BOB).doesNotContain(ROOT);
   }
 

@@ -3,12 +3,11 @@ package dev.sqlagent.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.NoInternals;
 import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.testing.LogCapture;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
@@ -29,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Issue 17, items 7, 8 and 9 against the running service over real sockets: slow and idle connections are
@@ -85,23 +83,17 @@ class HostileHttpTest {
 
   @Test
   void aMalformedEscapeIsOneWarnLineAndAJson400() throws Exception {
-    ListAppender<ILoggingEvent> lines = new ListAppender<>();
-    lines.start();
-    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-    root.addAppender(lines);
-    try {
+    try (LogCapture lines = LogCapture.root()) {
       HttpResponse<Buffer> r = service.client.get(service.port(), "127.0.0.1", "/api/health?a=%zz").send()
           .await(10, TimeUnit.SECONDS);
       assertThat(r.statusCode()).isEqualTo(400);
       assertThat(r.bodyAsJsonObject().getString("error_type")).isEqualTo("bad_request");
       Thread.sleep(200);
-      List<ILoggingEvent> mine = lines.list.stream()
+      List<ILoggingEvent> mine = lines.events().stream()
           .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
       assertThat(mine).hasSize(1);
       assertThat(mine.get(0).getLevel()).isEqualTo(Level.WARN);
       assertThat(mine.get(0).getThrowableProxy()).isNull();
-    } finally {
-      root.detachAppender(lines);
     }
   }
 
