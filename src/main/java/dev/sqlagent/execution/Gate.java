@@ -348,8 +348,8 @@ public final class Gate {
    * Prepares the shaped statement under a name of its own ({@code PREPARE}, through the extended protocol: one
    * statement only) and shows its plan with {@code EXPLAIN EXECUTE}: PostgreSQL plans it once, there, and the
    * execution ({@code EXECUTE}, prepared here too when {@code run}) uses that very plan, so the plan checked is the
-   * plan run and the statement is not planned a second time. Everything after the {@code PREPARE} is sent together
-   * (the connection pipelines it; PostgreSQL runs it in order): the plan costs one round trip beyond the prepare.
+   * plan run and the statement is not planned a second time. The prepare, the plan and the runner are sent together
+   * (the connection pipelines them; PostgreSQL runs them in order): one round trip for all three.
    * If a step fails, the transaction is aborted and every later one fails with it; the first failure is the one
    * reported. {@code DISCARD ALL} at the reset deallocates the statement.
    *
@@ -369,15 +369,15 @@ public final class Gate {
     String name = PREPARED_NAME + PREPARED.incrementAndGet();
     String prepare = "PREPARE " + name + " AS ";
     Future<?> prepared = conn.preparedQuery(prepare + shaped).execute();
-    // Trusted text only from here on (a name of ours and integers): the simple protocol is fine.
-    Future<?> shortened = conn.query("SET LOCAL statement_timeout = " + planMs).execute();
-    Future<RowSet<Row>> planned = conn.query(EXPLAIN_PREFIX + "EXECUTE " + name).execute();
-    Future<?> restored = conn.query("SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute();
+    // Trusted text only from here on (a name of ours and integers): the simple protocol is fine, and one message
+    // carries the plan's own timeout, the plan and the query's timeout back (one reply where three took turns).
+    Future<RowSet<Row>> planned = conn.query("SET LOCAL statement_timeout = " + planMs + "; " + EXPLAIN_PREFIX
+        + "EXECUTE " + name + "; SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute()
+        .map(RowSet::next);
     Future<PreparedStatement> runner = run ? conn.prepare("EXECUTE " + name) : Future.succeededFuture();
     int located = prepare.length() + prefix;
     return prepared
         .recover(e -> Future.failedFuture(new Located(e, located)))
-        .compose(v -> shortened)
         .compose(v -> planned.recover(e -> {
           boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
           if (cancelled || !(e instanceof PgException)) {
@@ -387,7 +387,6 @@ public final class Gate {
           // The text PostgreSQL saw holds no user text: a position in it points at nothing the user wrote.
           return Future.failedFuture(new Located(e, Integer.MAX_VALUE / 2));
         }))
-        .compose(rows -> restored.map(v -> rows))
         .compose(rows -> runner.recover(e -> Future.failedFuture(new Located(e, located))).map(ps -> {
           Object v = rows.iterator().next().getValue(0);
           JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));

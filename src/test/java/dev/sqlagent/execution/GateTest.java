@@ -185,4 +185,26 @@ class GateTest {
     // The connection is usable afterwards.
     assertThat(run("SELECT 1").getBoolean("ok")).isTrue();
   }
+
+  /**
+   * The plan has a short timeout of its own (at most {@link Gate#EXPLAIN_TIMEOUT_MS}), set in the message that shows
+   * it; the query then runs under its own, longer one, on first sight and on a repeat alike.
+   */
+  @Test
+  void theQueryRunsUnderItsOwnTimeoutAfterThePlansShorterOne() throws Exception {
+    Vertx own = Vertx.vertx();
+    try {
+      Gate longer = Gate.start(own, TestDatabase.get().target().roOptions(),
+          new Gate.Settings(200, 1_000_000, 4000, 500, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      for (int i = 0; i < 2; i++) {
+        JsonObject r = longer.submit("SELECT current_setting('statement_timeout') AS t", true, null)
+            .await(30, TimeUnit.SECONDS).toJson();
+        assertThat(r.getBoolean("ok")).as(r.encode()).isTrue();
+        assertThat(r.getJsonArray("rows").getJsonArray(0).getString(0)).isEqualTo("4s");
+      }
+      longer.close().await(10, TimeUnit.SECONDS);
+    } finally {
+      own.close().await(10, TimeUnit.SECONDS);
+    }
+  }
 }
