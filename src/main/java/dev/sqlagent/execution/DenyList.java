@@ -1,6 +1,7 @@
 package dev.sqlagent.execution;
 
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,9 +19,10 @@ import java.util.Optional;
 public final class DenyList {
   private DenyList() {}
 
-  private record Family(String why, List<String> exact, List<String> prefixes) {}
-
-  private static final Map<String, Family> FAMILIES = new LinkedHashMap<>();
+  /** Each family's reason, in order; each exact name's family (its first) and every prefix with its family, in order. */
+  private static final List<String> WHY = new ArrayList<>();
+  private static final Map<String, Integer> EXACT = new HashMap<>();
+  private static final List<Map.Entry<String, Integer>> PREFIXES = new ArrayList<>();
 
   static {
     family("sleeping: holds a pooled connection and a backend without doing any work",
@@ -68,23 +70,57 @@ public final class DenyList {
   }
 
   private static void family(String why, List<String> exact, List<String> prefixes) {
-    FAMILIES.put(why, new Family(why, exact, prefixes));
+    int index = WHY.size();
+    WHY.add(why);
+    exact.forEach(name -> EXACT.putIfAbsent(name, index));
+    prefixes.forEach(prefix -> PREFIXES.add(Map.entry(prefix, index)));
   }
 
   /** Why the function may not be called, or empty when it may. */
   public static Optional<String> reason(String functionName) {
     if (functionName == null || functionName.isEmpty()) return Optional.empty();
     String name = functionName.toLowerCase(Locale.ROOT);
-    for (Family f : FAMILIES.values()) {
-      if (f.exact.contains(name)) return Optional.of(f.why);
-      for (String p : f.prefixes) {
-        if (name.startsWith(p)) return Optional.of(f.why);
-      }
+    // The first family that names it, exactly or by prefix.
+    int family = EXACT.getOrDefault(name, Integer.MAX_VALUE);
+    for (Map.Entry<String, Integer> p : PREFIXES) {
+      if (p.getValue() >= family) break;
+      if (name.startsWith(p.getKey())) family = p.getValue();
     }
-    return Optional.empty();
+    return family == Integer.MAX_VALUE ? Optional.empty() : Optional.of(WHY.get(family));
   }
 
   public static boolean denied(String functionName) {
     return reason(functionName).isPresent();
+  }
+
+  /**
+   * Whether {@code text} may name a deny-listed function anywhere: false only when no identifier the lexer could
+   * read in it is denied, so the caller can skip lexing it. Conservative: every run of identifier characters is
+   * tried from its start (an unquoted or quoted name starts a run; a denied prefix or name is all identifier
+   * characters), and a run holding a digit or '$' from every letter in it (a number or a dollar quote may end inside
+   * it, a word follow: {@code 1e5pg_sleep}, {@code $t$pg_sleep}). U&amp; escapes could spell a name with other
+   * characters: any '&amp;' answers true.
+   */
+  static boolean mayName(String text) {
+    if (text.indexOf('&') >= 0) return true;
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      if (!PgLexer.isIdentCont(text.charAt(i))) {
+        i++;
+        continue;
+      }
+      int start = i;
+      boolean split = false;
+      for (char c; i < n && PgLexer.isIdentCont(c = text.charAt(i)); i++) split |= c == '$' || (c >= '0' && c <= '9');
+      if (!split) {
+        if (denied(text.substring(start, i))) return true;
+      } else {
+        for (int p = start; p < i; p++) {
+          if (PgLexer.isIdentStart(text.charAt(p)) && denied(text.substring(p, i))) return true;
+        }
+      }
+    }
+    return false;
   }
 }
