@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
  *   <li>the whole gate per query (static check, description, prepare, EXPLAIN, execution; the reset follows the
  *       reply) against running the same bounded SQL directly on a plain pool of the same role, each query a repeat
  *       (the gate has seen its text in the warm-up: its verdict and columns are remembered);
- *   <li>the same with every text new to the gate (first sight), as an agent's fresh attempts are.
+ *   <li>the same with every text new to the gate (first sight), as an agent's fresh attempts are;
+ *   <li>where the time goes: CPU per query of PostgreSQL and of the event loops, the gate's repeats against the same
+ *       SQL directly, back to back.
  * </ol>
  * Both with the ratio of the p50s and the median of each pair's own ratio (gate and direct run back to back, so a
  * load that comes and goes touches both alike), and the load average at the start and the end: compare numbers
@@ -155,6 +157,10 @@ class GateBenchmark {
       out.append(String.format(Locale.ROOT, "first sight (each text new): whole gate p50 %.2f ms, p99 %.2f ms; directly p50 %.2f ms, "
           + "p99 %.2f ms; ratio at p50 %.2fx (median of each query's own ratio: %.2fx)%n", pct(freshNs, 50), pct(freshNs, 99),
           pct(freshDirectNs, 50), pct(freshDirectNs, 99), pct(freshNs, 50) / pct(freshDirectNs, 50), freshPairRatio));
+
+      // 4. Where the time goes: CPU per query, the gate's repeats and then the same SQL directly, back to back.
+      out.append(cpuPerQuery("whole gate, repeat", corpus, sql -> gate.submit(sql, true, null).await(30, TimeUnit.SECONDS)));
+      out.append(cpuPerQuery("directly", bounded, sql -> direct.preparedQuery(sql).execute().await(30, TimeUnit.SECONDS)));
     } finally {
       direct.close().await(10, TimeUnit.SECONDS);
       gate.close().await(10, TimeUnit.SECONDS);
@@ -164,6 +170,48 @@ class GateBenchmark {
     System.out.print(out);
     Files.createDirectories(Path.of("target"));
     Files.writeString(Path.of("target", "gate-benchmark.txt"), out);
+  }
+
+  /**
+   * CPU time per query over ten rounds of {@code queries}, each one {@code run}: PostgreSQL's processes and this JVM's
+   * event-loop threads, from /proc (Linux; clock ticks of 10 ms, so enough queries to average over).
+   */
+  private static String cpuPerQuery(String what, List<String> queries, Query run) throws Exception {
+    long pg0 = cpuTicks(Path.of("/proc"), "postgres");
+    long loop0 = cpuTicks(Path.of("/proc/self/task"), "vert.x-eventloo");
+    long t0 = System.nanoTime();
+    for (int r = 0; r < 10; r++) {
+      for (String sql : queries) run.run(sql);
+    }
+    int ran = 10 * queries.size();
+    long wall = System.nanoTime() - t0;
+    long pg = cpuTicks(Path.of("/proc"), "postgres") - pg0;
+    long loop = cpuTicks(Path.of("/proc/self/task"), "vert.x-eventloo") - loop0;
+    return String.format(Locale.ROOT, "cpu per query, %s (%d queries back to back): wall %.2f ms, PostgreSQL %.2f ms, "
+        + "event loops %.2f ms%n", what, ran, wall / 1e6 / ran, pg * 10.0 / ran, loop * 10.0 / ran);
+  }
+
+  /** One query, run to its end. */
+  private interface Query {
+    void run(String sql) throws Exception;
+  }
+
+  /** The user and system clock ticks of every process (or thread) under {@code dir} whose name starts so. */
+  private static long cpuTicks(Path dir, String namePrefix) throws Exception {
+    long ticks = 0;
+    try (var entries = Files.newDirectoryStream(dir, e -> e.getFileName().toString().matches("\\d+"))) {
+      for (Path e : entries) {
+        try {
+          if (!Files.readString(e.resolve("comm")).startsWith(namePrefix)) continue;
+          String stat = Files.readString(e.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (java.io.IOException gone) {
+          // ended meanwhile
+        }
+      }
+    }
+    return ticks;
   }
 
   /** The 1, 5 and 15 minute load averages (Linux), to read the numbers by. */
