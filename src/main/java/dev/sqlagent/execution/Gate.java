@@ -27,6 +27,8 @@ public final class Gate {
   private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
   /** The longest the plan of one query may take to show (EXPLAIN); see {@link #plan}. */
   static final int EXPLAIN_TIMEOUT_MS = 1500;
+  /** How long past {@link #EXPLAIN_TIMEOUT_MS} a plan may still come before its connection is closed. */
+  static final int PLAN_GRACE_MS = 1000;
   static final String EXPLAIN_PREFIX = "EXPLAIN (FORMAT JSON, VERBOSE) ";
   /** Names of the gate's prepared statements: unique in the process, deallocated by each query's reset. */
   private static final String PREPARED_NAME = "sql_agent_gate_";
@@ -375,6 +377,17 @@ public final class Gate {
         + "EXECUTE " + name + "; SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute()
         .map(RowSet::next);
     Future<PreparedStatement> runner = run ? conn.prepare("EXECUTE " + name) : Future.succeededFuture();
+    // The plan's timeout lands only where PostgreSQL checks for a cancel, and folding or printing a huge constant is
+    // not such a place (array_fill(1, ARRAY[40000000]): 5.5 s under the 1.5 s timeout): past the timeout and a grace,
+    // counted from the prepare's reply (the plan is next in line then), the connection itself is closed.
+    prepared.onSuccess(v -> {
+      long watchdog = vertx.setTimer(planMs + PLAN_GRACE_MS, id -> {
+        if (planned.isComplete()) return;
+        LOG.warn("plan still not back {} ms after its timeout: closing its connection", PLAN_GRACE_MS);
+        executor.drop(conn);
+      });
+      planned.onComplete(x -> vertx.cancelTimer(watchdog));
+    });
     int located = prepare.length() + prefix;
     return prepared
         .recover(e -> Future.failedFuture(new Located(e, located)))

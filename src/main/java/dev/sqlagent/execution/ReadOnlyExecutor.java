@@ -14,6 +14,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.desc.ColumnDescriptor;
+import io.vertx.sqlclient.impl.SocketConnectionBase;
 import io.vertx.sqlclient.internal.SqlConnectionBase;
 import io.vertx.sqlclient.internal.command.PrepareStatementCommand;
 import io.vertx.core.json.JsonArray;
@@ -41,6 +42,8 @@ public final class ReadOnlyExecutor {
   private final String begin;
   private final RunningStatements running;
   private volatile boolean closing;
+  /** Connections {@link #drop}ped while in use, until they are out of the pool. */
+  private final java.util.Map<SqlConnection, Future<Void>> dropped = new java.util.concurrent.ConcurrentHashMap<>();
 
   public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, int poolSize, int statementTimeoutMs,
                           int lockTimeoutMs) {
@@ -113,8 +116,9 @@ public final class ReadOnlyExecutor {
         // Decided before the reset: a stop arriving during the reset does not change this query's outcome.
         Future<T> answer = done.succeeded() ? Future.succeededFuture(done.result())
             : Future.failedFuture(running.stopped(runId) ? new Stopped() : done.cause());
+        Future<Void> gone = dropped.remove(conn);
         running.release(runId, conn)
-            .compose(v -> reset(conn).recover(e -> reset(conn)))
+            .compose(v -> gone != null ? gone : reset(conn).recover(e -> reset(conn)))
             .onFailure(e -> {
               if (!closing) LOG.warn("could not reset a read-only connection: {}", e.getMessage());
             })
@@ -134,6 +138,27 @@ public final class ReadOnlyExecutor {
     Promise<io.vertx.sqlclient.internal.PreparedStatement> prepared = Promise.promise();
     ((SqlConnectionBase<?>) conn).schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), prepared);
     return prepared.future().map(ps -> ps.rowDesc() == null ? List.of() : ps.rowDesc().columnDescriptor());
+  }
+
+  /**
+   * Closes the connection's socket, for a statement PostgreSQL cannot be made to stop: a cancel (or a statement
+   * timeout) only lands where the backend checks for one, and folding or printing a huge value does not. Everything
+   * pending on the connection fails at once, the backend ends at its next write to the closed socket, and the pool
+   * opens another connection. Through the client's internals: the public API only returns a pooled connection to
+   * its pool.
+   */
+  void drop(SqlConnection conn) {
+    io.vertx.sqlclient.internal.Connection c = ((SqlConnectionBase<?>) conn).unwrap();
+    while (!(c instanceof SocketConnectionBase) && c.unwrap() != c) c = c.unwrap();
+    if (!(c instanceof SocketConnectionBase socket)) return;
+    io.netty.channel.Channel channel = socket.socket().channelHandlerContext().channel();
+    // Listened to after the client's own listener, which takes the connection out of the pool: only then may this
+    // lease end, or the pool could hand the closed connection to the next query.
+    Promise<Void> gone = Promise.promise();
+    channel.closeFuture().addListener(f -> gone.tryComplete());
+    dropped.put(conn, gone.future());
+    // Past the pipeline: the client's own close waits for the commands in flight to end, which is what cannot happen.
+    channel.eventLoop().execute(() -> channel.unsafe().close(channel.voidPromise()));
   }
 
   /** Cancels the statement {@code runId} is running, if any, and refuses its later ones. */

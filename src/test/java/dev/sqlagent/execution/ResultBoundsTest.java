@@ -86,6 +86,38 @@ class ResultBoundsTest {
   }
 
   /**
+   * PostgreSQL folds {@code array_fill(1, ARRAY[50000000])} into one constant and then spends seconds printing it in
+   * the plan, where no cancel lands (the plan's statement timeout included: it fires only once the printing is
+   * done). The refusal does not wait for that: past the plan's timeout and a grace the gate closes the connection.
+   */
+  @Test
+  void aPlanPostgresqlCannotStopPrintingIsRefusedWithoutWaitingForIt() throws Exception {
+    JsonObject r = run("SELECT array_fill(1, ARRAY[50000000]) AS wide");
+    assertThat(r.getString("error_type")).as(r.encode()).isEqualTo("result_too_large");
+    assertThat(r.getString("message")).contains("could not show its plan within 1500 ms");
+    try (Connection c = TestDatabase.get().shopAdmin(); Statement s = c.createStatement()) {
+      String printing = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
+          + "AND pid <> pg_backend_pid() AND query LIKE '%EXPLAIN (FORMAT JSON, VERBOSE) EXECUTE sql_agent_gate_%'";
+      // Answered while PostgreSQL is still printing: had the gate waited for the plan, the backend would be idle.
+      assertThat(count(s, printing)).as("backends still printing the plan at the refusal").isEqualTo(1);
+      // The backend ends at its next write to the closed socket, and the gate goes on with other connections.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (count(s, printing) > 0 && System.nanoTime() < until) Thread.sleep(100);
+      assertThat(count(s, printing)).as("backends printing the plan two minutes on").isZero();
+    }
+    for (int i = 0; i < 8; i++) {
+      assertThat(run("SELECT 1 AS one").getJsonArray("rows").getJsonArray(0).getValue(0)).isEqualTo(1);
+    }
+  }
+
+  private static long count(Statement s, String sql) throws Exception {
+    try (ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
    * A value built from constants that large is either clipped, or refused as too large to check, or runs
    * past the statement timeout on a slow machine: a structured answer each time, never a stall.
    */
