@@ -152,10 +152,11 @@ public final class ReadOnlyExecutor {
     while (!(c instanceof SocketConnectionBase) && c.unwrap() != c) c = c.unwrap();
     if (!(c instanceof SocketConnectionBase socket)) return;
     io.netty.channel.Channel channel = socket.socket().channelHandlerContext().channel();
-    // Listened to after the client's own listener, which takes the connection out of the pool: only then may this
-    // lease end, or the pool could hand the closed connection to the next query.
+    // The lease may end only once the pool has let the connection go, or the pool could hand the closed connection
+    // to the next query. The client calls the close handler in the very task that then takes the connection out of
+    // the pool (commands in flight may fail earlier, when the codec sees the socket go): the lease ends a task later.
     Promise<Void> gone = Promise.promise();
-    channel.closeFuture().addListener(f -> gone.tryComplete());
+    conn.closeHandler(v -> Vertx.currentContext().runOnContext(x -> gone.tryComplete()));
     dropped.put(conn, gone.future());
     // Past the pipeline: the client's own close waits for the commands in flight to end, which is what cannot happen.
     channel.eventLoop().execute(() -> channel.unsafe().close(channel.voidPromise()));

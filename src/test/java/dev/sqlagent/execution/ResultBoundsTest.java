@@ -110,6 +110,32 @@ class ResultBoundsTest {
     }
   }
 
+  /**
+   * The closed connection never reaches the next query: with one connection, queries waiting for it while the plan
+   * is refused get a new one (the pool hands a returned connection straight to a waiting query, so the lease of the
+   * closed one must end only once the pool has let it go).
+   */
+  @Test
+  void queriesWaitingBehindARefusedPlanGetAFreshConnection() throws Exception {
+    Gate single = Gate.start(vertx, TestDatabase.get().target().roOptions(),
+        new Gate.Settings(200, 1_000_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT, 256 * 1024, List.of()))
+        .await(60, TimeUnit.SECONDS);
+    try {
+      Future<GateReply> wide = single.submit("SELECT array_fill(1, ARRAY[50000000]) AS wide", true, null);
+      Thread.sleep(500);
+      List<Future<GateReply>> waiting = new ArrayList<>();
+      for (int i = 0; i < 6; i++) waiting.add(single.submit("SELECT " + i + " AS waited", true, null));
+      assertThat(wide.await(60, TimeUnit.SECONDS).toJson().getString("error_type")).isEqualTo("result_too_large");
+      for (int i = 0; i < waiting.size(); i++) {
+        JsonObject r = waiting.get(i).await(60, TimeUnit.SECONDS).toJson();
+        assertThat(r.getBoolean("ok")).as(r.encode()).isTrue();
+        assertThat(r.getJsonArray("rows").getJsonArray(0).getValue(0)).isEqualTo(i);
+      }
+    } finally {
+      single.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
   private static long count(Statement s, String sql) throws Exception {
     try (ResultSet rs = s.executeQuery(sql)) {
       rs.next();
