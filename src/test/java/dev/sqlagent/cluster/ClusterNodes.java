@@ -2,7 +2,6 @@ package dev.sqlagent.cluster;
 
 import dev.sqlagent.testing.TestDatabase;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -115,9 +114,7 @@ final class ClusterNodes implements AutoCloseable {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return dev.sqlagent.testing.FreePorts.next();
   }
 
   @Override

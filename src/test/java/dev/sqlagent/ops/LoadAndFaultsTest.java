@@ -21,7 +21,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -77,9 +76,8 @@ class LoadAndFaultsTest {
   @BeforeAll
   static void start() throws Exception {
     home = Files.createTempDirectory("sql-agent-load");
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    // The database is stopped and started again on this port mid-test: a port outside the ephemeral range.
+    port = dev.sqlagent.testing.FreePorts.next();
     Credentials credentials = new Credentials(home);
     adminPassword = credentials.embeddedAdminPassword();
     pg = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), adminPassword, port);
