@@ -152,6 +152,7 @@ public final class ReadOnlyExecutor {
     while (!(c instanceof SocketConnectionBase) && c.unwrap() != c) c = c.unwrap();
     if (!(c instanceof SocketConnectionBase socket)) return;
     io.netty.channel.Channel channel = socket.socket().channelHandlerContext().channel();
+    if (!channel.isOpen()) return;  // closed already: its lease ends the usual way
     // The lease may end only once the pool has let the connection go, or the pool could hand the closed connection
     // to the next query. The client calls the close handler in the very task that then takes the connection out of
     // the pool (commands in flight may fail earlier, when the codec sees the socket go): the lease ends a task later.
