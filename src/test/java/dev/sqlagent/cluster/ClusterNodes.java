@@ -1,5 +1,6 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.testing.FreePorts;
 import dev.sqlagent.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -71,7 +72,7 @@ final class ClusterNodes implements AutoCloseable {
   /** @param env the settings every node shares (database, state store, model); cluster settings are added */
   ClusterNodes(Map<String, String> env, int size) throws IOException {
     this.env = env;
-    for (int i = 0; i < size; i++) clusterPorts.add(freePort());
+    for (int i = 0; i < size; i++) clusterPorts.add(FreePorts.next());
     this.logs = Files.createDirectories(Path.of("target", "cluster-nodes"));
   }
 
@@ -87,7 +88,7 @@ final class ClusterNodes implements AutoCloseable {
 
   private Node start(String role, boolean clustered) throws IOException {
     int clusterPort = clusterPorts.get(nodes.size());
-    int httpPort = role.equals("worker") ? 0 : freePort();
+    int httpPort = role.equals("worker") ? 0 : FreePorts.next();
     Path log = logs.resolve(role + "-" + clusterPort + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -111,10 +112,6 @@ final class ClusterNodes implements AutoCloseable {
     Node node = new Node(planned.role, planned.clusterPort, planned.httpPort, pb.start(), planned.log);
     nodes.add(node);
     return node;
-  }
-
-  static int freePort() throws IOException {
-    return dev.sqlagent.testing.FreePorts.next();
   }
 
   @Override

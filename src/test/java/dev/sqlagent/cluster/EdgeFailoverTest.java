@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FreePorts;
 import dev.sqlagent.testing.HeadlessChromium;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Future;
@@ -80,7 +81,7 @@ class EdgeFailoverTest {
     model = FakeModelServer.start(vertx);
     model.respondWith(req -> Reply.sql("SELECT count(*) AS bills FROM bills", "counted the bills").delayed(thinkMs));
     http = WebClient.create(vertx);
-    balancerPort = ClusterNodes.freePort();
+    balancerPort = FreePorts.next();
     Map<String, String> env = new HashMap<>(db.env(model.env()));
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     env.put("SQLAGENT_ASK_PER_CLIENT", "50");

@@ -2,6 +2,7 @@ package dev.sqlagent.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.testing.FreePorts;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -21,8 +22,8 @@ class SingletonLeaseTest {
 
   @Test
   void theOldestMemberHoldsTheDutiesAndTheNextTakesThemOverWhenItLeaves() throws Exception {
-    int portA = ClusterNodes.freePort();
-    int portB = ClusterNodes.freePort();
+    int portA = FreePorts.next();
+    int portB = FreePorts.next();
     String members = "127.0.0.1:" + portA + ",127.0.0.1:" + portB;
     Set<String> holders = ConcurrentHashMap.newKeySet();
     Vertx a = null;
