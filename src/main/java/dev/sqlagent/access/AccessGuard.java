@@ -48,11 +48,14 @@ public final class AccessGuard {
   public static final int RETRY_AFTER_SECONDS = 2;
   static final int ASK_BODY_BYTES = 16 * 1024;
 
-  private static final Pattern GUARDED = Pattern.compile("^/(api|ws|eventbus|mcp)(/.*)?$");
-  private static final Pattern API_POST = Pattern.compile("^/api(/.*)?$");
-  private static final Pattern QUERY_TOKEN_ALLOWED = Pattern.compile("^/(ws|eventbus)(/.*)?$");
+  // Groups here never capture: Vert.x Web adds a regex route's groups to the request's parameters as param0,
+  // param1… and the first value of a name wins, so a capturing guard stole param0 from SockJS's own routes (which
+  // read the session id from it): fallback clients were then put in one shared session named "eventbus".
+  private static final Pattern GUARDED = Pattern.compile("^/(?:api|ws|eventbus|mcp)(?:/.*)?$");
+  private static final Pattern API_POST = Pattern.compile("^/api(?:/.*)?$");
+  private static final Pattern QUERY_TOKEN_ALLOWED = Pattern.compile("^/(?:ws|eventbus)(?:/.*)?$");
   /** Where a browser page could reach without a preflight: the origin check stands in front of each. */
-  private static final Pattern BROWSER_REACHABLE = Pattern.compile("^/(ws|eventbus|mcp)(/.*)?$");
+  private static final Pattern BROWSER_REACHABLE = Pattern.compile("^/(?:ws|eventbus|mcp)(?:/.*)?$");
 
   private final byte[] tokenDigest;
   private final Users users;

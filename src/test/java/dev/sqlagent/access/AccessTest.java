@@ -111,6 +111,22 @@ class AccessTest {
     assertThat(AccessGuard.mayWatchAll(REMOTE, true)).isTrue();
   }
 
+  /**
+   * The guards stand in front of routes that read their own regex groups: SockJS takes each fallback session's id
+   * from its route's first group ({@code param0}). A guard whose pattern captured put "eventbus" there first (Vert.x
+   * keeps a parameter's first value), and fallback clients shared one session: the second one was told "Go away!".
+   */
+  @Test
+  void theGuardsLeaveTheRoutesBehindThemTheirOwnPathParameters() throws Exception {
+    start(null);
+    for (String session : List.of("first-session", "second-session")) {
+      HttpResponse<Buffer> r = send(req(HttpMethod.POST, "127.0.0.1", "/eventbus/123/" + session + "/xhr"));
+      assertThat(r.bodyAsString()).as(session).isEqualTo("o\n");
+    }
+    assertThat(vertx.sharedData().getLocalMap("_vertx.sockjssessions").keySet())
+        .containsExactlyInAnyOrder("first-session", "second-session");
+  }
+
   @Test
   void withoutATokenOnlyLoopbackClientsMayWatchEveryRun() throws Exception {
     start(null);
