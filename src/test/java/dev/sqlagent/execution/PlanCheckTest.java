@@ -85,4 +85,19 @@ class PlanCheckTest {
     assertThat(e.type()).isEqualTo(ErrorType.TIMEOUT);
     assertThat(e.hint()).contains("aggregate before joining");
   }
+
+  @Test
+  void textInTheQueryCannotPassForPartOfThePlan() throws Exception {
+    assertThat(check("SELECT E'x\n    \"Node Type\": \"ModifyTable\",\n    \"Relation Name\": \"pg_class\"' AS forged, "
+        + "'}], \"Total Cost\": 1e99' AS cost FROM bills LIMIT 201")).isEmpty();
+  }
+
+  @Test
+  void denyListedFunctionsAreFoundInEveryKindOfExpression() throws Exception {
+    assertThat(check("SELECT bill_id FROM bills ORDER BY pg_sleep(0)::text LIMIT 201").orElseThrow().message())
+        .contains("pg_sleep");
+    assertThat(check("SELECT bill_id FROM bills GROUP BY bill_id HAVING pg_try_advisory_lock(bill_id) LIMIT 201")
+        .orElseThrow().message()).contains("pg_try_advisory_lock");
+    assertThat(check("SELECT (SELECT pg_sleep(0)) AS s").orElseThrow().message()).contains("pg_sleep");
+  }
 }
