@@ -370,7 +370,7 @@ public final class Gate {
     int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
     String name = PREPARED_NAME + PREPARED.incrementAndGet();
     String prepare = "PREPARE " + name + " AS ";
-    Future<?> prepared = conn.preparedQuery(prepare + shaped).execute();
+    Future<?> prepared = executor.executeUnnamed(conn, prepare + shaped);
     // Trusted text only from here on (a name of ours and integers): the simple protocol is fine, and one message
     // carries the plan's own timeout, the plan and the query's timeout back (one reply where three took turns).
     Future<RowSet<Row>> planned = conn.query("SET LOCAL statement_timeout = " + planMs + "; " + EXPLAIN_PREFIX

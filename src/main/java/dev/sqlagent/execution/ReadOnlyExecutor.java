@@ -16,6 +16,9 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.desc.ColumnDescriptor;
 import io.vertx.sqlclient.impl.SocketConnectionBase;
 import io.vertx.sqlclient.internal.SqlConnectionBase;
+import io.vertx.sqlclient.internal.ArrayTuple;
+import io.vertx.sqlclient.internal.QueryResultHandler;
+import io.vertx.sqlclient.internal.command.ExtendedQueryCommand;
 import io.vertx.sqlclient.internal.command.PrepareStatementCommand;
 import io.vertx.core.json.JsonArray;
 import java.util.List;
@@ -42,6 +45,8 @@ public final class ReadOnlyExecutor {
   private final String begin;
   private final RunningStatements running;
   private volatile boolean closing;
+  /** How PostgreSQL described the first {@link #executeUnnamed} statement (no parameters, no columns). */
+  private volatile io.vertx.sqlclient.internal.PreparedStatement unnamedUtility;
   /** Connections {@link #drop}ped while in use, until they are out of the pool. */
   private final java.util.Map<SqlConnection, Future<Void>> dropped = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -139,6 +144,42 @@ public final class ReadOnlyExecutor {
     ((SqlConnectionBase<?>) conn).schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), prepared);
     return prepared.future().map(ps -> ps.rowDesc() == null ? List.of() : ps.rowDesc().columnDescriptor());
   }
+
+  /**
+   * Runs {@code sql}, a statement that takes no parameters and returns no rows ({@code PREPARE}), through the extended
+   * protocol (one statement only) with its parse and its execution sent together: Parse of the unnamed statement, then
+   * Bind and Execute of the unnamed statement, each with its Sync. The client's own {@code preparedQuery} stops the
+   * connection's pipeline after the parse until its reply is back (it binds with what the reply describes), one round
+   * trip more for everything queued behind it. Every such statement is described alike (no parameters, no columns), so
+   * the first one's description binds them all. A failed parse leaves no unnamed statement, so its execution fails
+   * too; the parse's failure is the one reported.
+   */
+  Future<Void> executeUnnamed(SqlConnection conn, String sql) {
+    SqlConnectionBase<?> base = (SqlConnectionBase<?>) conn;
+    io.vertx.sqlclient.internal.PreparedStatement known = unnamedUtility;
+    if (known == null) {
+      // The first time: learn the description from a statement of the same kind, parsed and never run, and run this
+      // one the client's way (its pipeline waits for the parse, so nothing queued behind replaces the statement).
+      Promise<io.vertx.sqlclient.internal.PreparedStatement> probe = Promise.promise();
+      base.schedule(new PrepareStatementCommand(UNNAMED_PROBE, new PrepareOptions(), false), probe);
+      probe.future().onSuccess(ps -> {
+        if (ps.paramDesc() != null && (ps.rowDesc() == null || ps.rowDesc().columnNames().isEmpty())) unnamedUtility = ps;
+      });
+      return conn.preparedQuery(sql).execute().mapEmpty();
+    }
+    Promise<io.vertx.sqlclient.internal.PreparedStatement> parsed = Promise.promise();
+    base.schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), parsed);
+    Promise<Boolean> ran = Promise.promise();
+    base.schedule(ExtendedQueryCommand.createQuery(sql, null, known, ArrayTuple.EMPTY, true, NO_ROWS,
+        QueryResultHandler.NOOP_HANDLER), ran);
+    return parsed.future().transform(p -> p.succeeded() ? ran.future().<Void>mapEmpty()
+        : ran.future().transform(x -> Future.failedFuture(p.cause())));
+  }
+
+  /** Parsed (never run) to learn how PostgreSQL describes a {@code PREPARE}. */
+  private static final String UNNAMED_PROBE = "PREPARE sql_agent_probe AS SELECT 1";
+  private static final java.util.stream.Collector<Row, ?, Void> NO_ROWS =
+      java.util.stream.Collector.of(() -> new int[0], (acc, row) -> { }, (a, b) -> a, acc -> null);
 
   /**
    * Closes the connection's socket, for a statement PostgreSQL cannot be made to stop: a cancel (or a statement

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.DatabaseCopy;
+import dev.sqlagent.testing.TcpProxy;
+import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.sql.Connection;
@@ -61,6 +63,47 @@ class GateRepeatTest {
     JsonObject execution = r.getJsonObject("stages", new JsonObject()).getJsonObject("execution");
     if (execution != null) execution.remove("elapsed_ms");
     return r;
+  }
+
+  /**
+   * Round trips, counted by the clock with every reply of PostgreSQL held 200 ms by a proxy. A repeat sends its
+   * description, its prepare, its plan and its runner together with the transaction's setup, then asks for the rows
+   * once the plan passed: two round trips. A first sight waits for its description before it can shape the
+   * statement: three. (The reset follows the reply.) The client's own one-shot prepared query would add one to
+   * each: it holds everything queued behind it until its parse is answered.
+   */
+  @Test
+  void aRepeatTakesTwoRoundTripsAndAFirstSightThree() throws Exception {
+    long rt = 200;
+    TcpProxy proxy = TcpProxy.start(vertx, copy.roOptions().getHost(), copy.roOptions().getPort())
+        .await(10, TimeUnit.SECONDS);
+    Gate far = Gate.start(vertx, new PgConnectOptions(copy.roOptions()).setHost("127.0.0.1").setPort(proxy.port()),
+        new Gate.Settings(200, 1_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    try {
+      // Warm: the pool's one connection is open and the gate has run a statement of each kind once.
+      for (String sql : List.of("SELECT 1 AS warm", "SELECT 2 AS warm")) {
+        assertThat(far.submit(sql, true, null).await(30, TimeUnit.SECONDS).ok()).isTrue();
+      }
+      proxy.delayReplies(rt);
+      Thread.sleep(3 * rt);  // the last reset's reply is through
+      String sql = "SELECT v FROM repeat_probe WHERE id = 1";
+      long firstMs = timed(far, sql);
+      Thread.sleep(3 * rt);
+      long repeatMs = timed(far, sql);
+      assertThat(firstMs).as("first sight, ms").isBetween(3 * rt, 4 * rt - rt / 10);
+      assertThat(repeatMs).as("repeat, ms").isBetween(2 * rt, 3 * rt - rt / 10);
+    } finally {
+      far.close().await(10, TimeUnit.SECONDS);
+      proxy.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static long timed(Gate gate, String sql) throws Exception {
+    long t0 = System.nanoTime();
+    GateReply reply = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertThat(reply.toJson().getJsonArray("rows").getJsonArray(0).getInteger(0)).as(reply.toJson().encode()).isEqualTo(42);
+    return ms;
   }
 
   @Test

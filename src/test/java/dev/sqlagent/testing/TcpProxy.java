@@ -11,17 +11,20 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A loopback TCP forwarder in front of the real database, so a test can make the database unreachable for
  * one client (cut: every connection closed, new ones refused) without stopping the server the rest of the
- * suite shares.
+ * suite shares, or far away (every reply held a while: round trips become long enough to count by the clock).
  */
 public final class TcpProxy {
 
+  private final Vertx vertx;
   private final NetServer server;
   private final NetClient client;
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private volatile boolean open = true;
   private volatile boolean stalled;
+  private volatile long replyDelayMs;
 
-  private TcpProxy(NetServer server, NetClient client) {
+  private TcpProxy(Vertx vertx, NetServer server, NetClient client) {
+    this.vertx = vertx;
     this.server = server;
     this.client = client;
   }
@@ -29,7 +32,7 @@ public final class TcpProxy {
   public static Future<TcpProxy> start(Vertx vertx, String targetHost, int targetPort) {
     NetClient client = vertx.createNetClient();
     NetServer server = vertx.createNetServer();
-    TcpProxy proxy = new TcpProxy(server, client);
+    TcpProxy proxy = new TcpProxy(vertx, server, client);
     server.connectHandler(in -> proxy.accept(in, targetHost, targetPort));
     return server.listen(0, "127.0.0.1").map(s -> proxy);
   }
@@ -58,13 +61,23 @@ public final class TcpProxy {
         in.close();
       });
       in.handler(out::write);
-      out.handler(in::write);
+      out.handler(reply -> {
+        // Timers of one delay fire in the order they were set: the replies keep their order.
+        long delay = replyDelayMs;
+        if (delay <= 0) in.write(reply);
+        else vertx.setTimer(delay, t -> in.write(reply));
+      });
       in.resume();
     }).onFailure(e -> in.close());
   }
 
   public int port() {
     return server.actualPort();
+  }
+
+  /** Holds every reply from the database {@code ms} before passing it on (0: none). */
+  public void delayReplies(long ms) {
+    replyDelayMs = ms;
   }
 
   /** The database is gone, as far as clients of this proxy can tell. */
