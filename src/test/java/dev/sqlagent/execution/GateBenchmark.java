@@ -197,7 +197,7 @@ class GateBenchmark {
   }
 
   /** The user and system clock ticks of every process (or thread) under {@code dir} whose name starts so. */
-  private static long cpuTicks(Path dir, String namePrefix) throws Exception {
+  static long cpuTicks(Path dir, String namePrefix) throws Exception {
     long ticks = 0;
     try (var entries = Files.newDirectoryStream(dir, e -> e.getFileName().toString().matches("\\d+"))) {
       for (Path e : entries) {
