@@ -47,6 +47,7 @@ public final class ReadOnlyExecutor {
   private volatile boolean closing;
   /** How PostgreSQL described the first {@link #executeUnnamed} statement (no parameters, no columns). */
   private volatile io.vertx.sqlclient.internal.PreparedStatement unnamedUtility;
+  private final boolean layer7Proxy;
   /** Connections {@link #drop}ped while in use, until they are out of the pool. */
   private final java.util.Map<SqlConnection, Future<Void>> dropped = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -62,6 +63,7 @@ public final class ReadOnlyExecutor {
         .using(vertx)
         .build();
     this.running = new RunningStatements(vertx);
+    this.layer7Proxy = readOnlyRole.getUseLayer7Proxy();
     // Trusted text with validated integers; the simple protocol may carry several statements here.
     this.begin = "BEGIN TRANSACTION READ ONLY; "
         + "SET LOCAL statement_timeout = " + Math.max(1, statementTimeoutMs) + "; "
@@ -157,6 +159,8 @@ public final class ReadOnlyExecutor {
   Future<Void> executeUnnamed(SqlConnection conn, String sql) {
     SqlConnectionBase<?> base = (SqlConnectionBase<?>) conn;
     io.vertx.sqlclient.internal.PreparedStatement known = unnamedUtility;
+    // Through a layer-7 proxy the client parses again before each bind, with the description's text: its own way then.
+    if (layer7Proxy) return conn.preparedQuery(sql).execute().mapEmpty();
     if (known == null) {
       // The first time: learn the description from a statement of the same kind, parsed and never run, and run this
       // one the client's way (its pipeline waits for the parse, so nothing queued behind replaces the statement).

@@ -98,6 +98,28 @@ class GateRepeatTest {
     }
   }
 
+  /**
+   * Through a layer-7 proxy (pgbouncer and the like) the client parses an unnamed statement again before each bind,
+   * from the text it was described with; the gate then sends its PREPARE the client's way, and repeats answer as
+   * first sights do.
+   */
+  @Test
+  void behindALayer7ProxyRepeatsAnswerAsFirstSightsDo() throws Exception {
+    Gate proxied = Gate.start(vertx, new PgConnectOptions(copy.roOptions()).setUseLayer7Proxy(true),
+        new Gate.Settings(200, 1_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    try {
+      for (int i = 0; i < 3; i++) {
+        for (String sql : List.of("SELECT v FROM repeat_probe WHERE id = 1", "SELECT v + 1 AS w FROM repeat_probe")) {
+          JsonObject r = proxied.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
+          assertThat(r.getBoolean("ok")).as(r.encode()).isTrue();
+          assertThat(r.getJsonArray("rows").getJsonArray(0).getInteger(0)).isEqualTo(sql.contains("+ 1") ? 43 : 42);
+        }
+      }
+    } finally {
+      proxied.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
   private static long timed(Gate gate, String sql) throws Exception {
     long t0 = System.nanoTime();
     GateReply reply = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
