@@ -40,6 +40,10 @@ import org.slf4j.LoggerFactory;
 public final class ReadOnlyExecutor {
 
   private static final Logger LOG = LoggerFactory.getLogger(ReadOnlyExecutor.class);
+  /** Parsed (never run) to learn how PostgreSQL describes a {@code PREPARE} ({@link #executeUnnamed}). */
+  private static final String UNNAMED_PROBE = "PREPARE sql_agent_probe AS SELECT 1";
+  private static final java.util.stream.Collector<Row, ?, Void> NO_ROWS =
+      java.util.stream.Collector.of(() -> new int[0], (acc, row) -> { }, (a, b) -> a, acc -> null);
 
   private final Pool pool;
   private final String begin;
@@ -142,9 +146,14 @@ public final class ReadOnlyExecutor {
    * directly, as {@code SqlConnection.prepare} does.
    */
   static Future<List<ColumnDescriptor>> describe(SqlConnection conn, String sql) {
-    Promise<io.vertx.sqlclient.internal.PreparedStatement> prepared = Promise.promise();
-    ((SqlConnectionBase<?>) conn).schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), prepared);
-    return prepared.future().map(ps -> ps.rowDesc() == null ? List.of() : ps.rowDesc().columnDescriptor());
+    return parseUnnamed(conn, sql).map(ps -> ps.rowDesc() == null ? List.of() : ps.rowDesc().columnDescriptor());
+  }
+
+  /** Parse and Describe of {@code sql} as the unnamed statement, nothing run: the client's prepare command, sent as is. */
+  private static Future<io.vertx.sqlclient.internal.PreparedStatement> parseUnnamed(SqlConnection conn, String sql) {
+    Promise<io.vertx.sqlclient.internal.PreparedStatement> parsed = Promise.promise();
+    ((SqlConnectionBase<?>) conn).schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), parsed);
+    return parsed.future();
   }
 
   /**
@@ -157,33 +166,24 @@ public final class ReadOnlyExecutor {
    * too; the parse's failure is the one reported.
    */
   Future<Void> executeUnnamed(SqlConnection conn, String sql) {
-    SqlConnectionBase<?> base = (SqlConnectionBase<?>) conn;
-    io.vertx.sqlclient.internal.PreparedStatement known = unnamedUtility;
     // Through a layer-7 proxy the client parses again before each bind, with the description's text: its own way then.
     if (layer7Proxy) return conn.preparedQuery(sql).execute().mapEmpty();
+    io.vertx.sqlclient.internal.PreparedStatement known = unnamedUtility;
     if (known == null) {
       // The first time: learn the description from a statement of the same kind, parsed and never run, and run this
       // one the client's way (its pipeline waits for the parse, so nothing queued behind replaces the statement).
-      Promise<io.vertx.sqlclient.internal.PreparedStatement> probe = Promise.promise();
-      base.schedule(new PrepareStatementCommand(UNNAMED_PROBE, new PrepareOptions(), false), probe);
-      probe.future().onSuccess(ps -> {
+      parseUnnamed(conn, UNNAMED_PROBE).onSuccess(ps -> {
         if (ps.paramDesc() != null && (ps.rowDesc() == null || ps.rowDesc().columnNames().isEmpty())) unnamedUtility = ps;
       });
       return conn.preparedQuery(sql).execute().mapEmpty();
     }
-    Promise<io.vertx.sqlclient.internal.PreparedStatement> parsed = Promise.promise();
-    base.schedule(new PrepareStatementCommand(sql, new PrepareOptions(), false), parsed);
+    Future<io.vertx.sqlclient.internal.PreparedStatement> parsed = parseUnnamed(conn, sql);
     Promise<Boolean> ran = Promise.promise();
-    base.schedule(ExtendedQueryCommand.createQuery(sql, null, known, ArrayTuple.EMPTY, true, NO_ROWS,
-        QueryResultHandler.NOOP_HANDLER), ran);
-    return parsed.future().transform(p -> p.succeeded() ? ran.future().<Void>mapEmpty()
+    ((SqlConnectionBase<?>) conn).schedule(ExtendedQueryCommand.createQuery(sql, null, known, ArrayTuple.EMPTY, true,
+        NO_ROWS, QueryResultHandler.NOOP_HANDLER), ran);
+    return parsed.transform(p -> p.succeeded() ? ran.future().<Void>mapEmpty()
         : ran.future().transform(x -> Future.failedFuture(p.cause())));
   }
-
-  /** Parsed (never run) to learn how PostgreSQL describes a {@code PREPARE}. */
-  private static final String UNNAMED_PROBE = "PREPARE sql_agent_probe AS SELECT 1";
-  private static final java.util.stream.Collector<Row, ?, Void> NO_ROWS =
-      java.util.stream.Collector.of(() -> new int[0], (acc, row) -> { }, (a, b) -> a, acc -> null);
 
   /**
    * Closes the connection's socket, for a statement PostgreSQL cannot be made to stop: a cancel (or a statement
