@@ -140,7 +140,11 @@ final class EventBridge {
           ev.socket().close(LiveSocket.SLOW_CLIENT, "too slow");
           return;
         }
-        ev.complete(true);
+        // A user may register for a run not yet started (the one this client is about to ask), so whose run it is
+        // can only be known from its events: each goes to its owner and admins only, as on /ws.
+        String to = raw.getString("address", "");
+        boolean event = to.equals(Addresses.EVENTS) || to.startsWith(Addresses.EVENTS + ".");
+        ev.complete(!event || raw.getValue("body") instanceof JsonObject e && User.mayReach(user, e.getString("user")));
         return;
       default:
         ev.complete(true);

@@ -306,7 +306,7 @@ final class LiveSocket {
 
   /** Whether a watched frame of a run owned by {@code owner} is for this socket: all runs for an admin, else its own. */
   boolean watches(String owner) {
-    return user == null || user.admin() || user.name().equals(owner);
+    return User.mayReach(user, owner);
   }
 
   private Future<JsonArray> fetch(String runId, long afterSeq) {

@@ -334,6 +334,53 @@ class UsersAndRowSecurityTest {
     aliceWatch.close();
   }
 
+  /**
+   * The SockJS bridge lets a user register for a run that has not started (it may be the one that client is about to
+   * ask), so it cannot tell at registration whose run it will be: each event is checked as it goes out. Alice and the
+   * admin register for a run id before Bob asks with it; the admin sees Bob's run, Alice nothing of it.
+   */
+  @Test
+  void theBridgeSendsARunsEventsToItsOwnerAndAdminsOnly() throws Exception {
+    String runId = "chosen-" + UUID.randomUUID();
+    WebSocketClient wsc = vertx.createWebSocketClient();
+    List<JsonObject> aliceFrames = new CopyOnWriteArrayList<>();
+    List<JsonObject> rootFrames = new CopyOnWriteArrayList<>();
+    List<WebSocket> sockets = new java.util.ArrayList<>();
+    for (var watcher : List.of(Map.entry(ALICE, aliceFrames), Map.entry(ROOT, rootFrames))) {
+      WebSocket ws = wsc.connect(new WebSocketConnectOptions().setPort(main.httpPort()).setHost("127.0.0.1")
+          .setURI("/eventbus/websocket?access_token=" + watcher.getKey())).await(10, TimeUnit.SECONDS);
+      ws.binaryMessageHandler(b -> watcher.getValue().add(new JsonObject(b)));  // the SockJS raw transport's frames
+      ws.writeTextMessage(new JsonObject().put("type", "register").put("address", "sqlagent.events." + runId).encode());
+      // The bridge handles a socket's frames in order: the refusal of an empty ask comes once the registration is done.
+      String ack = UUID.randomUUID().toString();
+      ws.writeTextMessage(new JsonObject().put("type", "send").put("address", "sqlagent.agent.ask").put("replyAddress", ack)
+          .put("body", new JsonObject()).encode());
+      long until = System.currentTimeMillis() + 10_000;
+      while (watcher.getValue().stream().noneMatch(f -> ack.equals(f.getString("address"))) && System.currentTimeMillis() < until) {
+        Thread.sleep(10);
+      }
+      assertThat(watcher.getValue()).as("the registration was handled").anyMatch(f -> ack.equals(f.getString("address")));
+      sockets.add(ws);
+    }
+    HttpResponse<Buffer> asked = post(BOB, "/api/ask", new JsonObject().put("question", "Deals").put("run_id", runId));
+    assertThat(asked.statusCode()).as(asked.bodyAsString()).isEqualTo(200);
+    assertThat(asked.bodyAsJsonObject().getString("user")).isEqualTo("bob");
+    long until = System.currentTimeMillis() + 10_000;
+    while (rootFrames.stream().noneMatch(f -> runId.equals(bodyOf(f).getString("run_id")) && "answer".equals(bodyOf(f).getString("node")))
+        && System.currentTimeMillis() < until) {
+      Thread.sleep(10);
+    }
+    assertThat(rootFrames).as("the admin watches every run").anyMatch(f -> runId.equals(bodyOf(f).getString("run_id")));
+    Thread.sleep(200);
+    assertThat(aliceFrames).as("Alice sees nothing of Bob's run").noneMatch(f -> f.encode().contains(runId))
+        .noneMatch(f -> f.encode().contains("Westfield"));
+    sockets.forEach(WebSocket::close);
+  }
+
+  private static JsonObject bodyOf(JsonObject frame) {
+    return frame.getValue("body") instanceof JsonObject b ? b : new JsonObject();
+  }
+
   @Test
   void withoutAValidTokenNothingIsServedAndTokensAreNeverLogged() throws Exception {
     assertThat(web.get(main.httpPort(), "127.0.0.1", "/api/runs").send().await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(401);
