@@ -52,6 +52,14 @@ public final class JournalReader extends VerticleBase {
   /** A run's kept events after the asked seq, and whose run it is. */
   private record Kept(JsonArray events, String owner) {}
 
+  private static JsonArray ownedBy(JsonArray events, String owner) {
+    JsonArray out = new JsonArray();
+    for (Object e : events) {
+      if (e instanceof JsonObject event && java.util.Objects.equals(event.getString("user"), owner)) out.add(event);
+    }
+    return out;
+  }
+
   private void runEvents(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
     String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
@@ -61,10 +69,11 @@ public final class JournalReader extends VerticleBase {
       return;
     }
     User caller = User.fromJson(body.getJsonObject("user"));
-    journal.after(runId, after.longValue())
-        .compose(events -> events.isEmpty()
-            ? journal.first(runId).map(first -> first == null ? null : new Kept(events, first.getString("user")))
-            : Future.succeededFuture(new Kept(events, events.getJsonObject(0).getString("user"))))
+    // The run is its first event's owner's, and only that owner's events are its: were a run id used again by someone
+    // else (a client may name its run), the later run's events would not be served as part of this one.
+    journal.first(runId)
+        .compose(first -> first == null ? Future.<Kept>succeededFuture(null) : journal.after(runId, after.longValue())
+            .map(events -> new Kept(ownedBy(events, first.getString("user")), first.getString("user"))))
         .onSuccess(kept -> {
           if (kept == null) {
             msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (runs' events are kept for a day)");

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * An edge's replay from the state store answers as the single process's agent does: a run's events after a
  * seq, in order; 404 for a run not kept; 403 for another user's run (its owner and the admins may read it),
- * also when nothing is left after the asked seq; 400 for a malformed run id.
+ * also when nothing is left after the asked seq; 400 for a malformed run id; and a run is its first event's owner's,
+ * so events of another user's run under the same id are not part of it.
  */
 class JournalReaderTest {
 
@@ -32,11 +33,12 @@ class JournalReaderTest {
     TestDatabase db = TestDatabase.get();
     try (Connection c = db.state().ownerConnection();
          PreparedStatement ps = c.prepareStatement("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)")) {
-      for (int seq = 1; seq <= 3; seq++) {
+      // Alice's run (1-3), then two events of a run of Bob's that used the same id (4-5).
+      for (int seq = 1; seq <= 5; seq++) {
         ps.setString(1, RUN);
         ps.setLong(2, seq);
         ps.setString(3, new JsonObject().put("run_id", RUN).put("seq", seq).put("node", "step" + seq)
-            .put("user", "alice").encode());
+            .put("user", seq <= 3 ? "alice" : "bob").encode());
         ps.addBatch();
       }
       ps.executeBatch();
@@ -72,6 +74,18 @@ class JournalReaderTest {
     assertThat(events(RUN, 0, user("root", true))).hasSize(3);
     assertThat(events(RUN, 0, null)).hasSize(3);
     assertThat(events(RUN, 3, user("alice", false))).isEmpty();
+  }
+
+  @Test
+  void aLaterRunOfAnotherUserUnderTheSameIdIsNotServedAsPartOfIt() throws Exception {
+    for (JsonObject reader : new JsonObject[] {user("alice", false), user("root", true), null}) {
+      assertThat(events(RUN, 2, reader).stream().map(e -> ((JsonObject) e).getString("user")).toList())
+          .as("read by %s", reader).containsExactly("alice");
+    }
+    for (long after : new long[] {0, 3, 4}) {
+      assertThatThrownBy(() -> events(RUN, after, user("bob", false)))
+          .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(403));
+    }
   }
 
   @Test
