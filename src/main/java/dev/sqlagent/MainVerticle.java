@@ -105,7 +105,7 @@ public final class MainVerticle extends VerticleBase {
     if (role.worker()) deployed = deployed.compose(id -> deployAll(steps));
     deployed = deployed.compose(id -> cluster == null ? deployAll(oneNode)
         : vertx.deployVerticle(new SingletonLease(cluster, oneNode)));
-    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, node, faultInjector)));
+    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, state, node, faultInjector)));
     if (!withHttp) return deployed;
     deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle()))
         : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(state),

@@ -3,6 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
+import dev.sqlagent.state.StateStore;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.generation.ChatRequest;
@@ -36,6 +37,9 @@ public final class AgentVerticle extends VerticleBase {
   private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
 
   private final FirstSqlMutator mutator;
+  private final StateStore state;
+  /** The ids of runs started, in the state store (see {@link RunClaims}). */
+  private RunClaims claims;
   private final AgentSettings settings;
   /** Most tokens of a conversation's earlier turns in a follow-up's prompt (SQLAGENT_CONVERSATION_BUDGET). */
   private final int conversationBudget;
@@ -81,7 +85,8 @@ public final class AgentVerticle extends VerticleBase {
    * @param clusterNode clustered: this worker's node id (questions come on its own address); null on a single node
    * @param mutator a fault injector: evaluation only, null otherwise
    */
-  public AgentVerticle(AppConfig config, String clusterNode, FirstSqlMutator mutator) {
+  public AgentVerticle(AppConfig config, StateStore state, String clusterNode, FirstSqlMutator mutator) {
+    this.state = state;
     this.mutator = mutator;
     this.clusterNode = clusterNode;
     this.settings = AgentSettings.from(config, clusterNode);
@@ -94,6 +99,7 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    claims = new RunClaims(vertx, state);
     // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
     // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
     // store, where any edge replays them (dev.sqlagent.cluster).
@@ -109,6 +115,11 @@ public final class AgentVerticle extends VerticleBase {
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
         vertx.eventBus().consumer(Addresses.CANCEL, this::cancel).completion(),
         vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion());
+  }
+
+  @Override
+  public Future<?> stop() {
+    return claims.close();
   }
 
   /** Clustered: the run's events are in the state store before its answer goes out. */
@@ -187,12 +198,15 @@ public final class AgentVerticle extends VerticleBase {
         faultKey, user).candidates(body.getInteger("candidates", settings.candidates()));
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
-    Future<Conversations.Opened> opened = counted ? Conversations.open(vertx, body.getValue("conversation_id"), user)
+    // The run id is claimed once the conversation is open (a refused conversation leaves the id free to ask again).
+    Future<Conversations.Opened> opened = counted
+        ? Conversations.open(vertx, body.getValue("conversation_id"), user)
+            .compose(conversation -> claims.claim(runId, user == null ? null : user.name()).map(conversation))
         : Future.succeededFuture(Conversations.Opened.NONE);
     opened.onFailure(err -> {
       runs.remove(runId);
       kept.active = null;
-      // The conversation store's refusal (an unknown or another user's conversation), as it said it.
+      // The conversation store's refusal (an unknown or another user's conversation), or the id's, as it was said.
       BusError.of(err, Conversations.STORE).failOn(msg);
       finished();
     });

@@ -37,7 +37,7 @@ public record StateStore(PgUrl owner, String logPassword) {
    * script here.
    */
   static final List<String> SCRIPTS = List.of("query_log.sql", "state.sql", "cluster.sql", "stored_values.sql",
-      "run_user.sql", "conversations.sql");
+      "run_user.sql", "conversations.sql", "run_claims.sql");
   /** Derived from the scripts' text, so any change to them migrates existing stores at the next start. */
   static final int VERSION = scriptsVersion();
 
