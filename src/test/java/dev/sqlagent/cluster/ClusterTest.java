@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -113,6 +114,16 @@ class ClusterTest {
     // Eight runs' events were published on the workers; with no watcher anywhere, none crossed to a node.
     for (Object m : cluster().getJsonArray("members")) {
       assertThat(((JsonObject) m).getLong("events_from_other_nodes")).as(((JsonObject) m).encode()).isZero();
+    }
+    // A run a client named: asked again, on either worker (the edge takes turns), its id is refused.
+    String named = "named-" + UUID.randomUUID();
+    HttpResponse<Buffer> once = post(new JsonObject().put("question", "a named run").put("run_id", named));
+    assertThat(once.statusCode()).as(once.bodyAsString()).isEqualTo(200);
+    answers.put(named, once.bodyAsJsonObject());
+    for (int i = 0; i < 2; i++) {
+      HttpResponse<Buffer> again = post(new JsonObject().put("question", "a named run again").put("run_id", named));
+      assertThat(again.statusCode()).as(again.bodyAsString()).isEqualTo(400);
+      assertThat(again.bodyAsJsonObject().getString("message")).isEqualTo("run_id " + named + " is already in use");
     }
   }
 
@@ -462,8 +473,11 @@ class ClusterTest {
   }
 
   static HttpResponse<Buffer> post(String question) throws Exception {
-    return http.post(edge.httpPort, "127.0.0.1", "/api/ask").timeout(50_000)
-        .sendJsonObject(new JsonObject().put("question", question)).await(55, TimeUnit.SECONDS);
+    return post(new JsonObject().put("question", question));
+  }
+
+  static HttpResponse<Buffer> post(JsonObject body) throws Exception {
+    return http.post(edge.httpPort, "127.0.0.1", "/api/ask").timeout(50_000).sendJsonObject(body).await(55, TimeUnit.SECONDS);
   }
 
   static HttpResponse<Buffer> get(String path) throws Exception {
