@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -42,6 +43,8 @@ public final class ReadOnlyExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(ReadOnlyExecutor.class);
   /** Parsed (never run) to learn how PostgreSQL describes a {@code PREPARE} ({@link #executeUnnamed}). */
   private static final String UNNAMED_PROBE = "PREPARE sql_agent_probe AS SELECT 1";
+  /** The name of the PostgreSQL client's protocol handler in a connection's Netty pipeline. */
+  private static final String PG_CODEC = "codec";
   private static final java.util.stream.Collector<Row, ?, Void> NO_ROWS =
       java.util.stream.Collector.of(() -> new int[0], (acc, row) -> { }, (a, b) -> a, acc -> null);
 
@@ -64,6 +67,13 @@ public final class ReadOnlyExecutor {
             .setMaxLifetime(10).setMaxLifetimeUnit(java.util.concurrent.TimeUnit.MINUTES)
             .setName("sql-agent-gate-" + System.identityHashCode(this)))
         .connectingTo(readOnlyRole)
+        .withConnectHandler(conn -> {
+          try {
+            consolidateFlushes(conn);
+          } finally {
+            conn.close();  // back to the pool
+          }
+        })
         .using(vertx)
         .build();
     this.running = new RunningStatements(vertx);
@@ -186,6 +196,29 @@ public final class ReadOnlyExecutor {
   }
 
   /**
+   * The client flushes each command on its own: a write, and a wake-up of PostgreSQL's backend, per command. A query's
+   * five to seven commands (the setup, the description, the prepare, the plan, the runner) are sent in one go, so a
+   * Netty handler holds their flushes to the end of the event-loop task (or of the read that sent them) and they leave
+   * in one write. What is sent, and in what order, is unchanged. Through the client's internals, as {@link #drop}: the
+   * public API does not reach the connection's pipeline.
+   */
+  static void consolidateFlushes(SqlConnection conn) {
+    SocketConnectionBase socket = socketOf(conn);
+    if (socket == null) return;
+    io.netty.channel.ChannelPipeline pipeline = socket.socket().channelHandlerContext().pipeline();
+    if (pipeline.get(PG_CODEC) == null || pipeline.get(FlushConsolidationHandler.class) != null) return;
+    pipeline.addBefore(PG_CODEC, "sql-agent-flushes", new FlushConsolidationHandler(
+        FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+  }
+
+  /** The client's socket connection under a (pooled) connection, or null. */
+  static SocketConnectionBase socketOf(SqlConnection conn) {
+    io.vertx.sqlclient.internal.Connection c = ((SqlConnectionBase<?>) conn).unwrap();
+    while (!(c instanceof SocketConnectionBase) && c.unwrap() != c) c = c.unwrap();
+    return c instanceof SocketConnectionBase socket ? socket : null;
+  }
+
+  /**
    * Closes the connection's socket, for a statement PostgreSQL cannot be made to stop: a cancel (or a statement
    * timeout) only lands where the backend checks for one, and folding or printing a huge value does not. Everything
    * pending on the connection fails at once, the backend ends at its next write to the closed socket, and the pool
@@ -193,9 +226,8 @@ public final class ReadOnlyExecutor {
    * its pool.
    */
   void drop(SqlConnection conn) {
-    io.vertx.sqlclient.internal.Connection c = ((SqlConnectionBase<?>) conn).unwrap();
-    while (!(c instanceof SocketConnectionBase) && c.unwrap() != c) c = c.unwrap();
-    if (!(c instanceof SocketConnectionBase socket)) return;
+    SocketConnectionBase socket = socketOf(conn);
+    if (socket == null) return;
     io.netty.channel.Channel channel = socket.socket().channelHandlerContext().channel();
     if (!channel.isOpen()) return;  // closed already: its lease ends the usual way
     // The lease may end only once the pool has let the connection go, or the pool could hand the closed connection

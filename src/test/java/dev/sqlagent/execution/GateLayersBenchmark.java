@@ -67,6 +67,7 @@ class GateLayersBenchmark {
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
     try {
       SqlConnection conn = pool.getConnection().await(10, TimeUnit.SECONDS);
+      ReadOnlyExecutor.consolidateFlushes(conn);  // the gate's connections' way: one write per round trip
       NextStatementName names = new NextStatementName(conn);
       int pid = conn.query("SELECT pg_backend_pid()").execute().await(10, TimeUnit.SECONDS).iterator().next().getInteger(0);
       Path backend = Path.of("/proc/" + pid + "/task");

@@ -99,6 +99,43 @@ class GateRepeatTest {
   }
 
   /**
+   * A repeat's commands leave in one write per round trip. The client flushes each command on its own; the gate's
+   * connections hold those flushes to the end of the task (or the read) that sent them. Counted at the head of the
+   * connection's pipeline, where each flush becomes a write to the socket: the setup, description, prepare, plan and
+   * runner together, then the rows, then the reset (its two commands together): three writes, where the client alone
+   * makes nine.
+   */
+  @Test
+  void aRepeatsCommandsLeaveInOneWritePerRoundTrip() throws Exception {
+    Gate single = Gate.start(vertx, copy.roOptions(), new Gate.Settings(200, 1_000_000, 5000, 500, 1,
+        StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    try {
+      String sql = "SELECT v FROM repeat_probe WHERE id = 1";
+      for (int i = 0; i < 2; i++) assertThat(single.submit(sql, true, null).await(30, TimeUnit.SECONDS).ok()).isTrue();
+      java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+      io.vertx.sqlclient.SqlConnection conn = single.executor().pool().getConnection().await(10, TimeUnit.SECONDS);
+      ReadOnlyExecutor.socketOf(conn).socket().channelHandlerContext().pipeline().addFirst("count-writes",
+          new io.netty.channel.ChannelOutboundHandlerAdapter() {
+            @Override
+            public void flush(io.netty.channel.ChannelHandlerContext ctx) {
+              writes.incrementAndGet();
+              ctx.flush();
+            }
+          });
+      conn.close().await(10, TimeUnit.SECONDS);
+      for (int i = 0; i < 3; i++) {
+        writes.set(0);
+        JsonObject reply = single.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
+        assertThat(reply.getBoolean("ok")).as(reply.encode()).isTrue();
+        Thread.sleep(300);  // the reset follows the reply
+        assertThat(writes.get()).as("writes to the socket for one repeat").isEqualTo(3);
+      }
+    } finally {
+      single.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
    * Through a layer-7 proxy (pgbouncer and the like) the client parses an unnamed statement again before each bind,
    * from the text it was described with; the gate then sends its PREPARE the client's way, and repeats answer as
    * first sights do.
