@@ -2,7 +2,9 @@ package dev.sqlagent.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
+import dev.sqlagent.testing.DatabaseState;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
@@ -54,6 +56,9 @@ class RunIdClaimsTest {
   void anIdThatNamedARunBeforeIsRefusedAfterARestartAndTheFirstRunKeepsItsLogRow() throws Exception {
     String used = "claimed-" + UUID.randomUUID();
     String refusedFirst = "claimed-" + UUID.randomUUID();
+    Target target = TestDatabase.get().target();
+    DatabaseState.awaitAgentSessionsGone(target);
+    DatabaseState before = DatabaseState.read(target);
     try (RunningService first = RunningService.start(model, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain"))) {
       HttpResponse<Buffer> answered = ask(first, "How many customers are there?", used, null);
       assertThat(answered.statusCode()).as(answered.bodyAsString()).isEqualTo(200);
@@ -75,6 +80,18 @@ class RunIdClaimsTest {
       assertThat(fresh.statusCode()).as(fresh.bodyAsString()).isEqualTo(200);
     }
     assertThat(logRow(used)).isEqualTo("How many customers are there?");
+    // The claims are the state store's: the target is exactly as it was (no table, no tuple written, even undone).
+    try (Connection c = TestDatabase.get().state().ownerConnection();
+         PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM run_claims WHERE run_id IN (?, ?)")) {
+      ps.setString(1, used);
+      ps.setString(2, refusedFirst);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(2);
+      }
+    }
+    DatabaseState.awaitAgentSessionsGone(target);
+    assertThat(DatabaseState.read(target)).isEqualTo(before);
   }
 
   /** The question of the query log's row for {@code runId}, once it is written. */

@@ -2,6 +2,7 @@ package dev.sqlagent.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.testing.DatabaseState;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

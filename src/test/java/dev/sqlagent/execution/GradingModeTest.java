@@ -2,6 +2,7 @@ package dev.sqlagent.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.testing.DatabaseState;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.eval.Grader;
 import dev.sqlagent.eval.GradingGate;

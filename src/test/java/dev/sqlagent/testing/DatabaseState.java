@@ -1,7 +1,6 @@
-package dev.sqlagent.execution;
+package dev.sqlagent.testing;
 
 import dev.sqlagent.db.Target;
-import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.demo.DemoShop;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -15,9 +14,9 @@ import java.util.Map;
  * settings, pending notifications, and the tuples ever inserted, updated or deleted (counted even when
  * rolled back, so a write that was attempted and undone still shows).
  */
-record DatabaseState(Map<String, String> facts) {
+public record DatabaseState(Map<String, String> facts) {
 
-  static DatabaseState read(Target db) throws Exception {
+  public static DatabaseState read(Target db) throws Exception {
     Map<String, String> f = new LinkedHashMap<>();
     try (Connection c = TestDatabase.get().adminConnection(db.database()); Statement s = c.createStatement()) {
       f.put("fingerprint", DemoShop.fingerprint(c));
@@ -40,7 +39,7 @@ record DatabaseState(Map<String, String> facts) {
   }
 
   /** Waits until no session of the agent's role is left, so their statistics are flushed. */
-  static void awaitAgentSessionsGone(Target db) throws Exception {
+  public static void awaitAgentSessionsGone(Target db) throws Exception {
     for (int i = 0; i < 100; i++) {
       try (Connection c = TestDatabase.get().adminConnection(db.database()); Statement s = c.createStatement()) {
         if (one(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + Target.DEMO_ROLE + "'").equals("0")) return;
