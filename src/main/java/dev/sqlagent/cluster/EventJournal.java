@@ -12,8 +12,9 @@ import java.util.List;
 final class EventJournal {
 
   private static final String APPEND = "INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
-  private static final String AFTER = "SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq";
-  private static final String FIRST = "SELECT event FROM run_events WHERE run_id = $1 ORDER BY seq LIMIT 1";
+  /** The run's first event (whose owner the run is), then its events after a seq; the first only once. */
+  private static final String FIRST_AND_AFTER = "SELECT seq, event FROM run_events WHERE run_id = $1"
+      + " AND (seq > $2 OR seq = (SELECT min(seq) FROM run_events WHERE run_id = $1)) ORDER BY seq";
   private static final String PRUNE = "DELETE FROM run_events WHERE written_at < now() - interval '1 day'";
 
   private final Pool pool;
@@ -29,19 +30,21 @@ final class EventJournal {
     return pool.preparedQuery(APPEND).executeBatch(rows).mapEmpty();
   }
 
-  /** The run's events after {@code afterSeq}, in order. */
-  Future<JsonArray> after(String runId, long afterSeq) {
-    return pool.preparedQuery(AFTER).execute(Tuple.of(runId, afterSeq)).map(rows -> {
-      JsonArray out = new JsonArray();
-      for (Row r : rows) out.add(new JsonObject(r.getString(0)));
-      return out;
-    });
-  }
+  /** A run's first event and its events after a seq (in order), in one read; null when none is kept. */
+  record Read(JsonObject first, JsonArray after) {}
 
-  /** The run's first kept event (every event names the run's owner), or null when none is kept. */
-  Future<JsonObject> first(String runId) {
-    return pool.preparedQuery(FIRST).execute(Tuple.of(runId))
-        .map(rows -> rows.size() == 0 ? null : new JsonObject(rows.iterator().next().getString(0)));
+  /** The run's first event (every event names the run's owner) and its events after {@code afterSeq}, in order. */
+  Future<Read> firstAndAfter(String runId, long afterSeq) {
+    return pool.preparedQuery(FIRST_AND_AFTER).execute(Tuple.of(runId, afterSeq)).map(rows -> {
+      JsonObject first = null;
+      JsonArray after = new JsonArray();
+      for (Row r : rows) {
+        JsonObject event = new JsonObject(r.getString(1));
+        if (first == null) first = event;
+        if (r.getLong(0) > afterSeq) after.add(event);
+      }
+      return first == null ? null : new Read(first, after);
+    });
   }
 
   Future<Integer> prune() {

@@ -71,9 +71,9 @@ public final class JournalReader extends VerticleBase {
     User caller = User.fromJson(body.getJsonObject("user"));
     // The run is its first event's owner's, and only that owner's events are its: were a run id used again by someone
     // else (a client may name its run), the later run's events would not be served as part of this one.
-    journal.first(runId)
-        .compose(first -> first == null ? Future.<Kept>succeededFuture(null) : journal.after(runId, after.longValue())
-            .map(events -> new Kept(ownedBy(events, first.getString("user")), first.getString("user"))))
+    journal.firstAndAfter(runId, after.longValue())
+        .map(read -> read == null ? null
+            : new Kept(ownedBy(read.after(), read.first().getString("user")), read.first().getString("user")))
         .onSuccess(kept -> {
           if (kept == null) {
             msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (runs' events are kept for a day)");
