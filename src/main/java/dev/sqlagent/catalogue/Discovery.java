@@ -125,8 +125,40 @@ public final class Discovery {
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
                     .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
                         .compose(underlying -> exactCounts(conn, relations)
-                            .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
-                                .withUnderlying(underlyingNames(underlying))))))));
+                            .compose(counts -> functions(conn)
+                                .map(functions -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
+                                    .withUnderlying(underlyingNames(underlying)).withFunctions(functions))))))));
+  }
+
+  /** The functions a query could reach ({@link Functions}): six catalogue reads, sent together. */
+  static Future<Functions> functions(SqlConnection conn) {
+    List<Future<List<Functions.Cols>>> reads = new ArrayList<>();
+    for (String sql : List.of(Functions.FUNCTIONS_SQL, Functions.OPERATORS_SQL, Functions.CORE_OPERATORS_SQL,
+        Functions.CORE_FUNCTIONS_SQL, Functions.TYPES_SQL, Functions.RELATION_CALLS_SQL)) {
+      reads.add(conn.query(sql).execute().map(Discovery::cols));
+    }
+    return Future.all(reads).map(all -> Functions.of(reads.get(0).result(), reads.get(1).result(), reads.get(2).result(),
+        reads.get(3).result(), reads.get(4).result(), reads.get(5).result()));
+  }
+
+  private static List<Functions.Cols> cols(RowSet<Row> rows) {
+    List<Functions.Cols> out = new ArrayList<>();
+    for (Row r : rows) {
+      out.add(new Functions.Cols() {
+        public String text(String column) {
+          return r.getString(column);
+        }
+
+        public long int8(String column) {
+          return r.getLong(column);
+        }
+
+        public boolean bool(String column) {
+          return Boolean.TRUE.equals(r.getBoolean(column));
+        }
+      });
+    }
+    return out;
   }
 
   /**
