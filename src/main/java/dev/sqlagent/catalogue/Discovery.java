@@ -124,9 +124,9 @@ public final class Discovery {
             .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
                     .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
-                        .compose(underlying -> exactCounts(conn, relations)
-                            .compose(counts -> functions(conn)
-                                .map(functions -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
+                        .compose(underlying -> functions(conn)
+                            .compose(functions -> exactCounts(conn, relations, functions)
+                                .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
                                     .withUnderlying(underlyingNames(underlying)).withFunctions(functions))))))));
   }
 
@@ -164,14 +164,16 @@ public final class Discovery {
   /**
    * reltuples is -1 until the table is first analysed (and 0 when it was analysed empty, which may be
    * stale). Those tables are counted exactly when small, in one statement; the SQL is ours, with quoted
-   * identifiers. A table with no pages at all is empty and needs no count.
+   * identifiers. A table with no pages at all is empty and needs no count; one whose row-level policy calls a function
+   * that acts outside the transaction is never read ({@link Functions#unsafe}).
    */
-  private static Future<Map<Long, Long>> exactCounts(SqlConnection conn, RowSet<Row> relations) {
+  private static Future<Map<Long, Long>> exactCounts(SqlConnection conn, RowSet<Row> relations, Functions functions) {
     List<String> parts = new ArrayList<>();
     for (Row t : relations) {
       long bytes = t.getLong("bytes");
       if (Boolean.TRUE.equals(t.getBoolean("readable")) && t.getDouble("reltuples") <= 0 && hasOwnStorage(t)
-          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES) {
+          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES
+          && functions.unsafe(t.getString("schema"), t.getString("relname")).isEmpty()) {
         parts.add("SELECT " + t.getLong("oid") + "::int8 AS oid, count(*) AS n FROM "
             + t.getString("q_schema") + "." + t.getString("q_rel"));
       }

@@ -296,33 +296,49 @@ public final class Functions {
   public static final String CORE_FUNCTIONS_SQL = "SELECT DISTINCT proname::text AS name, pronargs::int AS nargs,"
       + " pronargdefaults::int AS ndefaults, provariadic <> 0 AS variadic FROM pg_proc WHERE oid < 16384";
 
-  /** Types that run a function outside the core on a cast to them. Columns: schema, name, on_path, function. */
+  /**
+   * Types that run a function outside the core when a value is cast to them: a cast's function, a domain's CHECK, an
+   * input function; and, through them, domains over such a type, arrays of it and composite types (a table's row
+   * type too) with a column of it. Columns: schema, name, on_path, function.
+   */
   public static final String TYPES_SQL = """
-      SELECT n.nspname::text AS schema, t.typname::text AS name, n.nspname = ANY (current_schemas(true)) AS on_path,
-             x.fn::int8 AS function
-      FROM (SELECT c.casttarget AS typ, c.castfunc AS fn FROM pg_cast c WHERE c.castfunc >= 16384
-            UNION
-            SELECT con.contypid, d.refobjid FROM pg_constraint con
-            JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
-              AND d.refclassid = 'pg_proc'::regclass
-            WHERE con.contypid <> 0 AND d.refobjid >= 16384) x
-      JOIN pg_type t ON t.oid = x.typ JOIN pg_namespace n ON n.oid = t.typnamespace
+      WITH RECURSIVE uses(typ, fn) AS (
+        SELECT c.casttarget, c.castfunc FROM pg_cast c WHERE c.castfunc >= 16384
+        UNION
+        SELECT con.contypid, d.refobjid FROM pg_constraint con
+          JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
+            AND d.refclassid = 'pg_proc'::regclass
+          WHERE con.contypid <> 0 AND d.refobjid >= 16384
+        UNION
+        SELECT t.oid, t.typinput::oid FROM pg_type t WHERE t.typinput::oid >= 16384
+        UNION
+        SELECT x.typ, u.fn FROM uses u CROSS JOIN LATERAL (
+          SELECT t.oid AS typ FROM pg_type t WHERE (t.typtype = 'd' AND t.typbasetype = u.typ) OR t.typelem = u.typ
+          UNION ALL
+          SELECT t.oid FROM pg_attribute a JOIN pg_type t ON t.typrelid = a.attrelid
+            WHERE a.atttypid = u.typ AND a.attnum > 0 AND NOT a.attisdropped
+        ) x
+      )
+      SELECT DISTINCT n.nspname::text AS schema, t.typname::text AS name,
+             n.nspname = ANY (current_schemas(true)) AS on_path, u.fn::int8 AS function
+      FROM uses u JOIN pg_type t ON t.oid = u.typ JOIN pg_namespace n ON n.oid = t.typnamespace
       """;
 
   /**
-   * For every relation outside the system schemas, the functions its view definition or row-level policies call,
+   * For every view and every table with row-level security outside the system schemas, the functions its definition
+   * or policies call (a materialized view's ran when it was refreshed: reading it runs nothing),
    * through the views, operators, aggregates, domains and SQL-standard function bodies they use in turn (pg_depend
    * records each). Columns: schema, relname, kind, function, function_schema, function_name.
    */
   public static final String RELATION_CALLS_SQL = """
       WITH RECURSIVE obj(root, classid, objid) AS (
         SELECT c.oid, 'pg_class'::regclass::oid, c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
-          AND (c.relkind IN ('v', 'm') OR c.relrowsecurity)
+        WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r', 'p', 'v', 'f')
+          AND (c.relkind = 'v' OR c.relrowsecurity)
         UNION
         SELECT o.root, x.classid, x.objid FROM obj o CROSS JOIN LATERAL (
-          SELECT 'pg_rewrite'::regclass::oid AS classid, w.oid AS objid FROM pg_rewrite w
-            WHERE o.classid = 'pg_class'::regclass AND w.ev_class = o.objid
+          SELECT 'pg_rewrite'::regclass::oid AS classid, w.oid AS objid FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class
+            WHERE o.classid = 'pg_class'::regclass AND w.ev_class = o.objid AND c.relkind = 'v'
           UNION ALL
           SELECT 'pg_policy'::regclass::oid, p.oid FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
             WHERE o.classid = 'pg_class'::regclass AND p.polrelid = o.objid AND c.relrowsecurity

@@ -107,10 +107,19 @@ final class FunctionRule {
 
   private Optional<GateError> castTo(List<Token> t, int i, String typeName) {
     Token before = i > 0 ? t.get(i - 1) : null;
-    if (before == null || !(before.isPunct("::") || before.isWord("as"))) return Optional.empty();
+    if (before == null || !(before.isPunct("::") || (before.isWord("as") && insideCast(t, i - 1)))) return Optional.empty();
     Fn fn = refusedTypes.get(typeName);
     if (fn == null) return Optional.empty();
     return Optional.of(refused(fn, "A cast to " + typeName + " runs ", t.get(i)));
+  }
+
+  /** Whether the token at {@code k} is inside the brackets of a CAST (an AS elsewhere names an alias, not a type). */
+  private static boolean insideCast(List<Token> t, int k) {
+    int depth = t.get(k).depth();
+    for (int j = k - 1; j > 0; j--) {
+      if (t.get(j).isPunct("(") && t.get(j).depth() == depth - 1) return t.get(j - 1).isWord("cast");
+    }
+    return false;
   }
 
   /** {@code schema} null: a bare name. {@code args} -1: not known. */

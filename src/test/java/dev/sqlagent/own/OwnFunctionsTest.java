@@ -70,6 +70,8 @@ class OwnFunctionsTest {
     ROUTES.put("SELECT 'a'::logged_text", "logged_text");
     ROUTES.put("SELECT CAST('a' AS public.logged_text)", "logged_text");
     ROUTES.put("SELECT dblink_exec('dbname=x', 'DELETE FROM customers')", "dblink_exec");
+    ROUTES.put("SELECT * FROM jsonb_populate_record(NULL::tagged, '{\"id\": 1, \"t\": \"x\"}')", "tagged");
+    ROUTES.put("SELECT note FROM secrets", "row-level security policy of public.secrets");
   }
 
   @BeforeAll
@@ -95,6 +97,11 @@ class OwnFunctionsTest {
         "CREATE AGGREGATE public.group_concat(text) (SFUNC = public._gc, STYPE = text)",
         "CREATE VIEW public.customer_list AS SELECT public.group_concat(display_name ORDER BY customer_no) AS names FROM public.customers",
         "CREATE FUNCTION public.twice(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2'",
+        "CREATE TABLE public.tagged (id int PRIMARY KEY, t public.logged_text)",
+        "CREATE TABLE public.secrets (id int PRIMARY KEY, note text)",
+        "INSERT INTO public.secrets VALUES (1, 'one')",
+        "ALTER TABLE public.secrets ENABLE ROW LEVEL SECURITY",
+        "CREATE POLICY seen ON public.secrets USING (public.log_view(note) = 1)",
         "RESET ROLE");
 
     // The hole is real: the read-only role writes through the helper from inside a read-only transaction.
@@ -171,7 +178,8 @@ class OwnFunctionsTest {
       GateReply twice = gate.submit("SELECT twice(21)", true, null).await(30, TimeUnit.SECONDS);
       assertThat(twice.error().message()).contains("public.twice(integer) is a user function");
       assertThat(twice.error().hint()).contains("SQLAGENT_ALLOW_FUNCTIONS", "public.twice");
-      for (String ordinary : List.of("SELECT names FROM customer_list", "SELECT lower(display_name), round(2.5),"
+      for (String ordinary : List.of("SELECT names FROM customer_list", "SELECT id, t FROM tagged",
+          "SELECT count(*) AS tagged FROM tagged", "SELECT lower(display_name), round(2.5),"
           + " count(*) OVER () FROM customers WHERE display_name ILIKE '%a%' AND 'x' = 'x'",
           "SELECT string_agg(display_name, ', ' ORDER BY customer_no) FROM customers")) {
         GateReply ok = gate.submit(ordinary, true, null).await(30, TimeUnit.SECONDS);
