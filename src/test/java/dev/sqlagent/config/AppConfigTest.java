@@ -37,6 +37,20 @@ class AppConfigTest {
   }
 
   @Test
+  void allowedFunctionsAreSchemaQualifiedNamesAsSqlWritesThem() {
+    AppConfig c = AppConfig.load(Map.of("SQLAGENT_ALLOW_FUNCTIONS", "public.FQ, \"Reporting\".\"ToEur\",,sales.x_1"));
+    assertThat(c.allowFunctions()).extracting(AppConfig.FunctionName::toString)
+        .containsExactly("public.fq", "Reporting.ToEur", "sales.x_1");
+    assertThat(AppConfig.load(Map.of()).allowFunctions()).isEmpty();
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOW_FUNCTIONS", "fq")))
+        .hasMessage("SQLAGENT_ALLOW_FUNCTIONS: 'fq' is not schema.function: name its schema too");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOW_FUNCTIONS", "public.\"fq")))
+        .hasMessageContaining("has a quote that is never closed");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOW_FUNCTIONS", "public.f(int)")))
+        .hasMessageContaining("is not schema.function");
+  }
+
+  @Test
   void secretsAreMaskedInTheLogLine() {
     AppConfig c = AppConfig.load(Map.of(
         "SQLAGENT_DB_URL", "postgresql://admin:hunter2@db.internal:5433/shop",

@@ -218,7 +218,16 @@ class NotesFileTest {
         """);
     assertThat(e.line()).isEqualTo(3);
     assertThat(e.getMessage()).endsWith(
-        "unknown key 'term' at the top of the file (expected conventions, tables, terms; did you mean terms?)");
+        "unknown key 'term' at the top of the file (expected allow_functions, conventions, tables, terms; did you mean terms?)");
+  }
+
+  @Test
+  void allowFunctionsIsAListOfNamesOrOneName() throws IOException {
+    assertThat(NotesFile.load(write("a.yaml", "allow_functions: [public.fq, '\"Reporting\".to_eur']\n")).allowFunctions())
+        .containsExactly("public.fq", "\"Reporting\".to_eur");
+    assertThat(NotesFile.load(write("b.yaml", "allow_functions: public.fq\n")).allowFunctions()).containsExactly("public.fq");
+    NotesException e = error("c.yaml", "allow_functions:\n  - {name: x}\n");
+    assertThat(e.getMessage()).contains("'allow_functions' must be a list of schema.function names");
   }
 
   @Test
