@@ -67,6 +67,15 @@ public enum ErrorType {
           + "aggregate, filter, or LIMIT.",
       new String[0]),
   PERMISSION_DENIED("permission_denied", false, "no_repair", "", "42501", "25006"),
+  /**
+   * A hot standby cancelled the statement because replaying the primary's changes needed what it was reading
+   * (rows VACUUM removed, a lock an ALTER/DROP/TRUNCATE took, a buffer pin): PostgreSQL's "canceling statement due to
+   * conflict with recovery", 40001 (serialization_failure), or 40P01 when the startup process would deadlock. The
+   * query is not at fault, so the model is never asked to rewrite it: the gate runs the same statement once more
+   * ({@link Gate#submit}), then gives up with this type. A read-only, read-committed transaction cannot fail with
+   * either state otherwise.
+   */
+  RECOVERY_CONFLICT("recovery_conflict", false, "no_repair", "", "40001", "40P01"),
   REJECTED("rejected", false, "no_repair", ""),
   UNKNOWN("unknown", false, "no_repair", ""),
   /**
