@@ -263,9 +263,27 @@ public final class ReadOnlyExecutor {
    * failure after one retry.
    */
   private Future<Void> reset(SqlConnection conn) {
+    if (layer7Proxy) return resetInTransaction(conn);
     Future<?> rolledBack = conn.query("ROLLBACK").execute();
     Future<?> discarded = conn.query("DISCARD ALL").execute();
     return rolledBack.compose(v -> discarded).mapEmpty();
+  }
+
+  /**
+   * The reset behind a pooler in transaction mode ({@code SQLAGENT_DB_POOLER=transaction}), where the pooler may hand
+   * each transaction another server connection: a {@code DISCARD ALL} after the ROLLBACK could reach another server
+   * than the one holding this query's prepared statements (the gate's {@code PREPARE} and the client's named ones),
+   * which would stay there for the next client of that server. So the statements go inside a transaction on the
+   * same server: ROLLBACK AND CHAIN (allowed in an aborted transaction too) ends the query's transaction and opens
+   * another at once, DEALLOCATE ALL drops every prepared statement of the session, ROLLBACK ends it. Settings need
+   * nothing: the gate only ever sets them with SET LOCAL. The pooler's pool for this role serves only sql-agent, which
+   * keeps nothing else there.
+   */
+  private Future<Void> resetInTransaction(SqlConnection conn) {
+    Future<?> chained = conn.query("ROLLBACK AND CHAIN").execute();
+    Future<?> deallocated = conn.query("DEALLOCATE ALL").execute();
+    Future<?> rolledBack = conn.query("ROLLBACK").execute();
+    return chained.compose(v -> deallocated).compose(v -> rolledBack).mapEmpty();
   }
 
   /** The run was stopped: its statement was cancelled, or it was not started. */
