@@ -379,7 +379,8 @@ public final class Gate {
    * plan run and the statement is not planned a second time. The prepare, the plan and the runner are sent together
    * (the connection pipelines them; PostgreSQL runs them in order): one round trip for all three.
    * If a step fails, the transaction is aborted and every later one fails with it; the first failure is the one
-   * reported. {@code DISCARD ALL} at the reset deallocates the statement.
+   * reported. The reset deallocates the statement ({@code DISCARD ALL}, or {@code DEALLOCATE ALL} inside the
+   * transaction behind a transaction pooler: {@link ReadOnlyExecutor}).
    *
    * <p>EXPLAIN VERBOSE prints every constant the planner folded, so a query that builds a huge value from
    * constants ({@code repeat('x', 100000000)}) would have PostgreSQL spend seconds printing it and send

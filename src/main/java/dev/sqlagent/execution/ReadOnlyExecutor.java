@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * set_config is revoked), then the caller's statements, then always {@code ROLLBACK} and
  * {@code DISCARD ALL} before the connection goes back to the pool, after success, error or timeout alike,
  * so nothing a query did (settings, prepared statements, cursors, advisory locks, temporary state) is
- * visible to the next one. There is no COMMIT anywhere in this class, and untrusted SQL only ever goes
+ * visible to the next one (behind a pooler in transaction mode, where a statement after the ROLLBACK may reach
+ * another server connection, the reset stays inside a transaction: {@link #resetInTransaction}). There is no COMMIT
+ * anywhere in this class (ROLLBACK AND CHAIN is no commit either), and untrusted SQL only ever goes
  * through the extended protocol ({@code prepare}/{@code preparedQuery}, {@link #describe}), which refuses more
  * than one statement.
  */
