@@ -87,8 +87,11 @@ class StandbyTest {
     assertThat(health.getBoolean("db_reachable")).as(health.encode()).isTrue();
     assertThat(health.getBoolean("read_only_confirmed")).as(health.encode()).isTrue();
     assertThat(health.getBoolean("schema_index_built")).as(health.encode()).isTrue();
-    assertThat(health.getJsonArray("read_only_proofs").stream().map(JsonObject.class::cast)
-        .filter(p -> p.getString("name").equals("read_only_transaction")).findFirst().orElseThrow().getBoolean("ok")).isTrue();
+    // The write tried inside BEGIN READ ONLY: a standby refuses it with the same 25006 as a primary.
+    JsonObject probe = health.getJsonArray("read_only_proofs").stream().map(JsonObject.class::cast)
+        .filter(p -> p.getString("name").equals("read_only_transaction")).findFirst().orElseThrow();
+    assertThat(probe.getBoolean("ok")).as(probe.encode()).isTrue();
+    assertThat(probe.getString("detail")).contains("25006");
     JsonArray tables = service.get("/api/schema").bodyAsJsonObject().getJsonArray("tables");
     assertThat(tables.stream().map(t -> ((JsonObject) t).getString("name")).toList()).containsExactlyInAnyOrder("customers",
         "sales.orders", "sales.order_totals", "sales.\"LineItems\"", "\"Reporting\".\"MonthlyRevenue\"");
