@@ -11,9 +11,11 @@ import java.util.stream.Collectors;
  * and the relations in scope that exist but are not its to read ({@code hidden}, as {@code schema.relname}),
  * so a query naming one is told plainly that it is not available (bare too when on the search path).
  * {@code underlying} ({@code schema.relname}) are the relations a query on visible ones scans without naming
- * them: partitions of a visible partitioned table, and what a visible view reads.
+ * them: partitions of a visible partitioned table, and what a visible view reads. {@code functions}: what the
+ * catalogue says of the functions a query could reach.
  */
-public record Catalogue(String database, List<TableInfo> tables, Set<String> hidden, Set<String> underlying) {
+public record Catalogue(String database, List<TableInfo> tables, Set<String> hidden, Set<String> underlying,
+                        Functions functions) {
 
   public Catalogue {
     tables = List.copyOf(tables);
@@ -22,11 +24,16 @@ public record Catalogue(String database, List<TableInfo> tables, Set<String> hid
   }
 
   public Catalogue(String database, List<TableInfo> tables, Set<String> hidden) {
-    this(database, tables, hidden, Set.of());
+    this(database, tables, hidden, Set.of(), Functions.NONE);
   }
 
   public Catalogue withUnderlying(Set<String> relations) {
-    return new Catalogue(database, tables, hidden, relations);
+    return new Catalogue(database, tables, hidden, relations, functions);
+  }
+
+  /** The functions a query could reach, as the role sees them ({@link Functions}). */
+  public Catalogue withFunctions(Functions found) {
+    return new Catalogue(database, tables, hidden, underlying, found);
   }
 
   /** Known tables only, for tests and tools. */
@@ -39,7 +46,7 @@ public record Catalogue(String database, List<TableInfo> tables, Set<String> hid
   }
 
   public Catalogue withTables(List<TableInfo> replaced) {
-    return new Catalogue(database, replaced, hidden, underlying);
+    return new Catalogue(database, replaced, hidden, underlying, functions);
   }
 
   /**

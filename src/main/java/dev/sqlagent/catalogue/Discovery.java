@@ -124,22 +124,56 @@ public final class Discovery {
             .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
                     .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
-                        .compose(underlying -> exactCounts(conn, relations)
-                            .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
-                                .withUnderlying(underlyingNames(underlying))))))));
+                        .compose(underlying -> functions(conn)
+                            .compose(functions -> exactCounts(conn, relations, functions)
+                                .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
+                                    .withUnderlying(underlyingNames(underlying)).withFunctions(functions))))))));
+  }
+
+  /** The functions a query could reach ({@link Functions}): six catalogue reads, sent together. */
+  static Future<Functions> functions(SqlConnection conn) {
+    List<Future<List<Functions.Cols>>> reads = new ArrayList<>();
+    for (String sql : List.of(Functions.FUNCTIONS_SQL, Functions.OPERATORS_SQL, Functions.CORE_OPERATORS_SQL,
+        Functions.CORE_FUNCTIONS_SQL, Functions.TYPES_SQL, Functions.RELATION_CALLS_SQL)) {
+      reads.add(conn.query(sql).execute().map(Discovery::cols));
+    }
+    return Future.all(reads).map(all -> Functions.of(reads.get(0).result(), reads.get(1).result(), reads.get(2).result(),
+        reads.get(3).result(), reads.get(4).result(), reads.get(5).result()));
+  }
+
+  private static List<Functions.Cols> cols(RowSet<Row> rows) {
+    List<Functions.Cols> out = new ArrayList<>();
+    for (Row r : rows) {
+      out.add(new Functions.Cols() {
+        public String text(String column) {
+          return r.getString(column);
+        }
+
+        public long int8(String column) {
+          return r.getLong(column);
+        }
+
+        public boolean bool(String column) {
+          return Boolean.TRUE.equals(r.getBoolean(column));
+        }
+      });
+    }
+    return out;
   }
 
   /**
    * reltuples is -1 until the table is first analysed (and 0 when it was analysed empty, which may be
    * stale). Those tables are counted exactly when small, in one statement; the SQL is ours, with quoted
-   * identifiers. A table with no pages at all is empty and needs no count.
+   * identifiers. A table with no pages at all is empty and needs no count; one whose row-level policy calls a function
+   * that acts outside the transaction is never read ({@link Functions#unsafe}).
    */
-  private static Future<Map<Long, Long>> exactCounts(SqlConnection conn, RowSet<Row> relations) {
+  private static Future<Map<Long, Long>> exactCounts(SqlConnection conn, RowSet<Row> relations, Functions functions) {
     List<String> parts = new ArrayList<>();
     for (Row t : relations) {
       long bytes = t.getLong("bytes");
       if (Boolean.TRUE.equals(t.getBoolean("readable")) && t.getDouble("reltuples") <= 0 && hasOwnStorage(t)
-          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES) {
+          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES
+          && functions.unsafe(t.getString("schema"), t.getString("relname")).isEmpty()) {
         parts.add("SELECT " + t.getLong("oid") + "::int8 AS oid, count(*) AS n FROM "
             + t.getString("q_schema") + "." + t.getString("q_rel"));
       }

@@ -18,7 +18,8 @@ import java.util.Map;
  *
  * <p>It adds only a role and grants: it never creates, alters or drops a table, schema or any other
  * object, and never revokes anything. The {@code REVOKE … FROM PUBLIC} a DBA may choose to run are only
- * printed, commented out, at the end of {@link #text()}.
+ * printed, commented out, at the end of {@link #text()}; so are the ones the role needs to be read-only (EXECUTE
+ * on escape-capable functions, {@link #requiredRevokes()}), uncommented, since other roles may rely on them.
  *
  * <p>Built by reading the catalogue as the admin (blocking JDBC): the database, its non-system schemas
  * and who owns them. Identifiers are quoted by the server's own {@code quote_ident}.
@@ -45,9 +46,10 @@ public final class GrantScript {
   private final List<String> quotedSchemas;
   private final List<Step> steps;
   private final List<String> optionalRevokes;
+  private final List<String> requiredRevokes;
 
   private GrantScript(String role, String password, String database, List<String> schemas,
-      List<String> quotedSchemas, List<Step> steps, List<String> optionalRevokes) {
+      List<String> quotedSchemas, List<Step> steps, List<String> optionalRevokes, List<String> requiredRevokes) {
     this.role = role;
     this.password = password;
     this.database = database;
@@ -55,6 +57,7 @@ public final class GrantScript {
     this.quotedSchemas = List.copyOf(quotedSchemas);
     this.steps = List.copyOf(steps);
     this.optionalRevokes = List.copyOf(optionalRevokes);
+    this.requiredRevokes = List.copyOf(requiredRevokes);
   }
 
   /** Thrown when a requested schema is not a non-system schema of the database. */
@@ -190,7 +193,34 @@ public final class GrantScript {
     }
     if (!publicListed) revokes.add("REVOKE CREATE ON SCHEMA public FROM PUBLIC;");
     List<String> quoted = chosen.stream().map(n -> all.get(n)[0]).toList();
-    return new GrantScript(r, pw, database, chosen, quoted, steps, revokes);
+    return new GrantScript(r, pw, database, chosen, quoted, steps, revokes, publicEscapes(admin));
+  }
+
+  /**
+   * The REVOKEs that take EXECUTE on escape-capable functions ({@link Functions}) away from PUBLIC: every new role,
+   * this one too, may call them until a DBA runs these.
+   */
+  private static List<String> publicEscapes(Connection admin) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Statement s = admin.createStatement(); ResultSet rs = s.executeQuery(Functions.FUNCTIONS_SQL)) {
+      Functions.Cols cols = ReadOnlyProof.jdbc(rs);
+      while (rs.next()) {
+        Functions.Fn f = Functions.fn(cols);
+        if (f.escapeCapable() && f.grantedTo() != null && List.of(f.grantedTo().split(", ")).contains("PUBLIC")) {
+          out.add("REVOKE EXECUTE ON " + (f.kind().equals("f") || f.kind().equals("w") ? "FUNCTION " : "ROUTINE ")
+              + f.signature() + " FROM PUBLIC;  -- " + f.escape());
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * REVOKEs the role needs before it is read-only: EXECUTE on functions that act outside the read-only transaction,
+   * held by PUBLIC. Printed, never applied: other roles may rely on them (grant them EXECUTE back by name).
+   */
+  public List<String> requiredRevokes() {
+    return requiredRevokes;
   }
 
   public String role() {
@@ -222,7 +252,8 @@ public final class GrantScript {
     b.append("-- sql-agent grant: a read-only login role ").append(oneLine(role)).append(" for database ")
         .append(oneLine(database)).append(".\n")
         .append("-- It creates or updates one role and grants it SELECT. It creates, alters or drops no table,\n")
-        .append("-- schema or other object, and revokes nothing. Run it as an admin, in one transaction.\n")
+        .append("-- schema or other object, and revokes nothing" + (requiredRevokes.isEmpty() ? "" : " but the REQUIRED REVOKEs at the end")
+            + ". Run it as an admin, in one transaction.\n")
         .append("-- Schemas: ").append(oneLine(quotedSchemas.isEmpty() ? "(none)" : String.join(", ", quotedSchemas)))
         .append("\n");
     for (Step s : steps) {
@@ -233,6 +264,13 @@ public final class GrantScript {
         .append("-- let every role create temporary tables and objects in schema public. The agent role's\n")
         .append("-- read-only transactions already refuse both; to take them away from every role, run:\n");
     for (String r : optionalRevokes) b.append("-- ").append(oneLine(r)).append('\n');
+    if (!requiredRevokes.isEmpty()) {
+      b.append("\n-- REQUIRED before the role is read-only: PUBLIC may EXECUTE these functions, and each can act\n")
+          .append("-- outside a read-only transaction (a new connection, a program, a file), so rolling back undoes\n")
+          .append("-- nothing. sql-agent refuses to start until they are revoked. `grant --apply` does not run them:\n")
+          .append("-- roles of your application that call these functions then need GRANT EXECUTE ... TO <role>.\n");
+      for (String r : requiredRevokes) b.append(oneLine(r)).append('\n');
+    }
     return b.toString();
   }
 

@@ -23,7 +23,9 @@ import java.util.Set;
  * membership (direct or inherited) of {@code pg_write_all_data}, {@code pg_write_server_files},
  * {@code pg_execute_server_program}; INSERT, UPDATE, DELETE or TRUNCATE on any relation of the target;
  * owning any relation or schema of the target; CREATE on a schema or the database (or TEMPORARY on the
- * database) granted to the role itself or to a role it belongs to, other than PUBLIC. Warned about only:
+ * database) granted to the role itself or to a role it belongs to, other than PUBLIC; EXECUTE on an
+ * escape-capable function ({@link Functions}: one that can act outside the read-only transaction, which therefore
+ * cannot stop it), directly, through PUBLIC or through a role it belongs to. Warned about only:
  * TEMPORARY on the database and CREATE on a schema granted to PUBLIC.
  *
  * <p>"A role it belongs to" is {@code pg_has_role(current_user, r, 'MEMBER')}: direct or inherited
@@ -44,6 +46,7 @@ public final class ReadOnlyProof {
   public static final String OWNS_NOTHING = "owns_nothing";
   public static final String NO_CREATE = "no_create";
   public static final String READ_ONLY_TRANSACTION = "read_only_transaction";
+  public static final String NO_ESCAPE_FUNCTIONS = "no_escape_functions";
 
   /** Predefined roles whose members can write, in the order they are reported. */
   public static final List<String> WRITE_ROLES =
@@ -130,6 +133,7 @@ public final class ReadOnlyProof {
       proofs.add(ownership(c, scope));
       List<String> warnings = new ArrayList<>();
       proofs.add(create(c, warnings));
+      proofs.add(escapeFunctions(c));
       proofs.add(readOnlyTransaction(c));
       if (scope != null) warnings.addAll(scopeWarnings(c, scope));
       return new Report(role, proofs, warnings);
@@ -333,6 +337,83 @@ public final class ReadOnlyProof {
     }
     return "PUBLIC may create objects in schema " + object + " (the default before PostgreSQL 15); the "
         + "read-only transaction refuses it. A DBA may run: REVOKE CREATE ON SCHEMA " + object + " FROM PUBLIC;";
+  }
+
+  // ---- no function that acts outside the transaction ----
+
+  /**
+   * The escape-capable functions the role may EXECUTE. A read-only transaction cannot stop them (dblink's new
+   * connection commits on its own), so each makes the role writable; the detail names them and every REVOKE that
+   * takes EXECUTE away from the grantees the role reaches it through.
+   */
+  private static Proof escapeFunctions(Connection c) throws SQLException {
+    List<Functions.Fn> found = new ArrayList<>();
+    int checked = 0;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(Functions.FUNCTIONS_SQL)) {
+      Functions.Cols cols = jdbc(rs);
+      while (rs.next()) {
+        Functions.Fn f = Functions.fn(cols);
+        checked++;
+        if (f.escapeCapable() && f.executable()) found.add(f);
+      }
+    }
+    if (found.isEmpty()) {
+      return new Proof(NO_ESCAPE_FUNCTIONS, true, "may execute no function that can act outside the read-only "
+          + "transaction (" + checked + " functions outside the core checked)");
+    }
+    // The application's own functions first, one by one; an extension's, as one finding (dblink has forty).
+    List<String> named = new ArrayList<>();
+    java.util.Map<String, List<Functions.Fn>> byExtension = new java.util.LinkedHashMap<>();
+    List<String> revokes = new ArrayList<>();
+    for (Functions.Fn f : found) {
+      if (f.extension() == null) {
+        named.add("may execute " + f.signature() + (f.grantedTo() == null ? "" : " (granted to " + f.grantedTo() + ")")
+            + ": " + f.escape());
+      } else {
+        byExtension.computeIfAbsent(f.extension(), k -> new ArrayList<>()).add(f);
+      }
+    }
+    for (List<Functions.Fn> fs : byExtension.values()) {
+      Functions.Fn first = fs.get(0);
+      named.add(fs.size() == 1 ? "may execute " + first.signature() + ": " + first.escape()
+          : "may execute " + fs.size() + " functions of extension " + first.extension() + " (" + first.signature()
+              + ", ...): " + first.escape());
+    }
+    for (Functions.Fn f : found) {
+      if (f.extension() == null) revokes.addAll(f.revokes());
+    }
+    for (List<Functions.Fn> fs : byExtension.values()) fs.forEach(f -> revokes.addAll(f.revokes()));
+    return new Proof(NO_ESCAPE_FUNCTIONS, false, summary(named) + ". A read-only transaction cannot stop "
+        + (found.size() == 1 ? "it" : "them") + ". A DBA fixes this with: " + String.join(" ", revokes));
+  }
+
+  /** A JDBC row as {@link Functions.Cols}. */
+  static Functions.Cols jdbc(ResultSet rs) {
+    return new Functions.Cols() {
+      public String text(String column) {
+        try {
+          return rs.getString(column);
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+
+      public long int8(String column) {
+        try {
+          return rs.getLong(column);
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+
+      public boolean bool(String column) {
+        try {
+          return rs.getBoolean(column);
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    };
   }
 
   // ---- the read-only transaction refuses a write before it happens ----

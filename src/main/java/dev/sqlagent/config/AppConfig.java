@@ -66,8 +66,61 @@ public record AppConfig(
     int conversationDays,
     int conversationBudgetTokens,
     double verifiedThreshold,
+    // User functions a query may call by name (SQLAGENT_ALLOW_FUNCTIONS and the notes file's allow_functions).
+    List<FunctionName> allowFunctions,
     // A connection pooler in front of the target (PgBouncer, Supavisor, RDS Proxy) in transaction mode.
     boolean transactionPooler) {
+
+  /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
+  public record FunctionName(String schema, String name) {
+    /**
+     * Parses {@code schema.name} as SQL writes it: an unquoted part is lower-cased, a "quoted" one kept as is.
+     *
+     * @throws IllegalArgumentException saying what is wrong with {@code text}
+     */
+    public static FunctionName parse(String text) {
+      List<String> parts = new ArrayList<>();
+      String s = text.strip();
+      int i = 0;
+      while (true) {
+        StringBuilder part = new StringBuilder();
+        if (i < s.length() && s.charAt(i) == '"') {
+          int j = i + 1;
+          for (; j < s.length(); j++) {
+            if (s.charAt(j) != '"') {
+              part.append(s.charAt(j));
+            } else if (j + 1 < s.length() && s.charAt(j + 1) == '"') {
+              part.append('"');
+              j++;
+            } else {
+              break;
+            }
+          }
+          if (j >= s.length()) throw new IllegalArgumentException("'" + text + "' has a quote that is never closed");
+          i = j + 1;
+        } else {
+          int j = i;
+          while (j < s.length() && s.charAt(j) != '.') j++;
+          part.append(s.substring(i, j).strip().toLowerCase(java.util.Locale.ROOT));
+          if (!part.toString().matches("[\\p{L}_][\\p{L}\\p{N}_$]*")) {
+            throw new IllegalArgumentException("'" + text + "' is not schema.function (a name may be \"quoted\")");
+          }
+          i = j;
+        }
+        parts.add(part.toString());
+        if (i >= s.length()) break;
+        if (s.charAt(i) != '.') throw new IllegalArgumentException("'" + text + "' is not schema.function");
+        i++;
+      }
+      if (parts.size() != 2) throw new IllegalArgumentException("'" + text + "' is not schema.function: name its schema too");
+      return new FunctionName(parts.get(0), parts.get(1));
+    }
+
+    @Override
+    public String toString() {
+      return schema + "." + name;
+    }
+  }
 
   /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
   public static final Map<String, String[]> KEYS = keys();
@@ -84,6 +137,8 @@ public record AppConfig(
         + "postgresql://owner[:pass]@host:port/db of a database of the service's own; unset: the embedded PostgreSQL"});
     k.put("SQLAGENT_SCHEMAS", new String[] {null, "comma-separated schemas of the target to offer; unset: every readable non-system schema"});
     k.put("SQLAGENT_NOTES", new String[] {null, "notes file (YAML or JSON): table and column descriptions, business terms, conventions"});
+    k.put("SQLAGENT_ALLOW_FUNCTIONS", new String[] {null, "comma-separated schema.name of user functions a query may call "
+        + "(built-in functions and those of vetted extensions need no listing; escape-capable ones are never allowed)"});
     k.put("SQLAGENT_ALLOW_WRITABLE_ROLE", new String[] {"false", "true: run even when the target role could write "
         + "(a loud warning; the read-only transaction and the gate still apply)"});
     k.put("SQLAGENT_PROMPT_BUDGET", new String[] {"6000", "most tokens of schema text in one prompt: the least relevant "
@@ -242,7 +297,29 @@ public record AppConfig(
         r.integer("SQLAGENT_CONVERSATION_DAYS", 1, 3_650),
         r.integer("SQLAGENT_CONVERSATION_BUDGET", 100, 100_000),
         r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0),
+        allowFunctions(r, notes),
         pooler(r));
+  }
+
+  /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
+  private static List<FunctionName> allowFunctions(Values r, Optional<Path> notes) {
+    List<FunctionName> out = new ArrayList<>();
+    for (String item : r.optional("SQLAGENT_ALLOW_FUNCTIONS").map(s -> s.split(",")).orElse(new String[0])) {
+      if (item.isBlank()) continue;
+      try {
+        out.add(FunctionName.parse(item));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("SQLAGENT_ALLOW_FUNCTIONS: " + e.getMessage());
+      }
+    }
+    if (notes.isPresent()) {
+      try {
+        for (String item : dev.sqlagent.notes.NotesFile.load(notes.get()).allowFunctions()) out.add(FunctionName.parse(item));
+      } catch (dev.sqlagent.notes.NotesException | IllegalArgumentException e) {
+        throw new ConfigException("SQLAGENT_NOTES=" + notes.get() + ": " + e.getMessage());
+      }
+    }
+    return List.copyOf(out);
   }
 
   /** Whether the target is behind a pooler in transaction mode ({@code SQLAGENT_DB_POOLER}). */

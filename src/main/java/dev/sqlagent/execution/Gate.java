@@ -38,21 +38,34 @@ public final class Gate {
 
   /** The gate's limits (from the service configuration). */
   public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
-                         StaticCheck.Limits limits, long maxResultBytes, List<String> schemas) {
+                         StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
+                         List<AppConfig.FunctionName> allowFunctions) {
     public static final long DEFAULT_MAX_RESULT_BYTES = 4L * 1024 * 1024;
 
     public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
                     StaticCheck.Limits limits) {
-      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, DEFAULT_MAX_RESULT_BYTES, List.of());
+      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, DEFAULT_MAX_RESULT_BYTES, List.of(),
+          List.of());
     }
 
     public static Settings from(AppConfig c) {
       return new Settings(c.rowCap(), c.maxPlanCost(), c.statementTimeoutMs(), c.lockTimeoutMs(), 4,
-          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas());
+          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas(), c.allowFunctions());
     }
 
     public Settings withMaxResultBytes(long bytes) {
-      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas);
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas,
+          allowFunctions);
+    }
+
+    public Settings withAllowFunctions(List<AppConfig.FunctionName> allow) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
+          schemas, List.copyOf(allow));
+    }
+
+    /** The static check of {@code schema} under these limits and allowed functions. */
+    StaticCheck check(VisibleSchema schema) {
+      return new StaticCheck(schema, limits, allowFunctions);
     }
   }
 
@@ -72,7 +85,7 @@ public final class Gate {
     this.vertx = vertx;
     this.settings = settings;
     this.executor = executor;
-    this.check = new StaticCheck(schema, settings.limits());
+    this.check = settings.check(schema);
   }
 
   /** Opens the read-only pool, reads the visible tables from the catalogue as that role, warms up the parser. */
@@ -184,7 +197,7 @@ public final class Gate {
   /** Reads the visible tables again (after a schema refresh). */
   public Future<Void> reloadSchema() {
     return VisibleSchema.load(executor.pool(), settings.schemas()).map(fresh -> {
-      check = new StaticCheck(fresh, settings.limits());
+      check = settings.check(fresh);
       roleChecks.clear();
       return null;
     });
@@ -200,7 +213,7 @@ public final class Gate {
     if (known == null || known.failed()) {
       known = executor.inReadOnlyTransaction(null, dbRole,
               conn -> new dev.sqlagent.catalogue.Discovery(executor.pool(), settings.schemas()).readOn(conn))
-          .map(cat -> new StaticCheck(VisibleSchema.from(cat), settings.limits()));
+          .map(cat -> settings.check(VisibleSchema.from(cat)));
       roleChecks.put(dbRole, known);
     }
     return known;
@@ -228,7 +241,7 @@ public final class Gate {
       boolean unknownTable = !verdict.passed() && verdict.error().type() == ErrorType.UNKNOWN_TABLE;
       if (!unknownTable || current.schema().ageSeconds() < SCHEMA_REFRESH_SECONDS) return Future.succeededFuture(checked);
       return VisibleSchema.load(executor.pool(), settings.schemas()).compose(fresh -> {
-        StaticCheck updated = new StaticCheck(fresh, settings.limits());
+        StaticCheck updated = settings.check(fresh);
         check = updated;
         roleChecks.clear();
         return vertx.executeBlocking(() -> Checked.of(updated, sql), false);

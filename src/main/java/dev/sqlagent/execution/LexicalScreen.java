@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.catalogue.DenyList;
+
 import dev.sqlagent.execution.PgLexer.Token;
 import java.util.List;
 import java.util.Optional;

@@ -1,11 +1,14 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.catalogue.DenyList;
+
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads PostgreSQL's own plan of the bounded statement ({@code EXPLAIN (FORMAT JSON, VERBOSE)}): this is
@@ -52,7 +55,7 @@ final class PlanCheck {
           return Optional.of(LexicalScreen.unknownTable(message, schema, null));
         }
       }
-      Optional<GateError> f = deniedFunction(node);
+      Optional<GateError> f = deniedFunction(node, schema.escapeNames());
       if (f.isPresent()) return f;
       JsonArray children = node.getJsonArray("Plans");
       if (children != null) {
@@ -62,20 +65,24 @@ final class PlanCheck {
     return Optional.empty();
   }
 
-  /** Any expression of the node (Output, Filter, Function Call, ...) calling a deny-listed function. */
-  private static Optional<GateError> deniedFunction(JsonObject node) {
+  /**
+   * Any expression of the node (Output, Filter, Function Call, ...) calling a deny-listed function, or an
+   * escape-capable one ({@code escapes}, lower-case names): a view, an operator or a policy may call what the
+   * statement never names.
+   */
+  private static Optional<GateError> deniedFunction(JsonObject node, Set<String> escapes) {
     String fn = node.getString("Function Name");
-    if (fn != null && DenyList.denied(fn)) return Optional.of(denied(fn));
+    if (fn != null && (DenyList.denied(fn) || escapes.contains(fn.toLowerCase(Locale.ROOT)))) return Optional.of(denied(fn, escapes));
     for (String key : node.fieldNames()) {
       Object v = node.getValue(key);
       if (v instanceof String s) {
-        Optional<String> name = callIn(s);
-        if (name.isPresent()) return Optional.of(denied(name.get()));
+        Optional<String> name = callIn(s, escapes);
+        if (name.isPresent()) return Optional.of(denied(name.get(), escapes));
       } else if (v instanceof JsonArray a) {
         for (Object e : a) {
           if (e instanceof String s) {
-            Optional<String> name = callIn(s);
-            if (name.isPresent()) return Optional.of(denied(name.get()));
+            Optional<String> name = callIn(s, escapes);
+            if (name.isPresent()) return Optional.of(denied(name.get(), escapes));
           }
         }
       }
@@ -83,14 +90,17 @@ final class PlanCheck {
     return Optional.empty();
   }
 
-  private static Optional<String> callIn(String expression) {
+  private static Optional<String> callIn(String expression, Set<String> escapes) {
     // Most expressions call nothing denied: those are told apart without the lexer.
-    if (expression.indexOf('(') < 0 || !DenyList.mayName(expression)) return Optional.empty();
+    if (expression.indexOf('(') < 0 || !(DenyScan.mayName(expression) || mayName(expression, escapes))) return Optional.empty();
     try {
       var tokens = PgLexer.lex(expression).tokens();
       for (int i = 0; i + 1 < tokens.size(); i++) {
         var t = tokens.get(i);
-        if (t.isIdentifier() && tokens.get(i + 1).isPunct("(") && DenyList.denied(t.name())) return Optional.of(t.name());
+        if (t.isIdentifier() && tokens.get(i + 1).isPunct("(")
+            && (DenyList.denied(t.name()) || escapes.contains(t.name().toLowerCase(Locale.ROOT)))) {
+          return Optional.of(t.name());
+        }
       }
     } catch (PgLexer.LexException e) {
       return Optional.empty();
@@ -98,8 +108,21 @@ final class PlanCheck {
     return Optional.empty();
   }
 
-  private static GateError denied(String name) {
-    return GateError.rejected("The function " + name + " may not be called: " + DenyList.reason(name).orElse("denied") + ".",
+  /** Whether any of {@code names} could be in {@code text} (U&amp; escapes could spell one otherwise: '&amp;' says yes). */
+  private static boolean mayName(String text, Set<String> names) {
+    if (names.isEmpty()) return false;
+    if (text.indexOf('&') >= 0) return true;
+    String lower = text.toLowerCase(Locale.ROOT);
+    for (String n : names) {
+      if (lower.contains(n)) return true;
+    }
+    return false;
+  }
+
+  private static GateError denied(String name, Set<String> escapes) {
+    String why = DenyList.reason(name).orElse(escapes.contains(name.toLowerCase(Locale.ROOT))
+        ? "it can act outside the read-only transaction" : "denied");
+    return GateError.rejected("The function " + name + " may not be called: " + why + ".",
         "Use only functions that compute values from the tables' rows.", null);
   }
 }

@@ -1,5 +1,9 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.catalogue.DenyList;
+
+import dev.sqlagent.config.AppConfig;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,12 +64,19 @@ public final class StaticCheck {
 
   private final VisibleSchema schema;
   private final Limits limits;
+  private final FunctionRule functions;
   /** Verdicts of queries that passed, by exact text, for this schema only: see {@link #checkAndRemember}. */
   private final TextCache<Verdict> passed = new TextCache<>(1024, 8_000, 512_000);
 
   public StaticCheck(VisibleSchema schema, Limits limits) {
+    this(schema, limits, List.of());
+  }
+
+  /** @param allow user functions a query may call by name ({@code SQLAGENT_ALLOW_FUNCTIONS}) */
+  public StaticCheck(VisibleSchema schema, Limits limits, List<AppConfig.FunctionName> allow) {
     this.schema = schema;
     this.limits = limits;
+    this.functions = new FunctionRule(schema.functions(), allow);
   }
 
   /**
@@ -127,6 +138,8 @@ public final class StaticCheck {
     }
     Optional<GateError> screened = LexicalScreen.screen(lexed, schema, limits.maxDepth());
     if (screened.isPresent()) return Verdict.refused(screened.get());
+    Optional<GateError> called = functions.check(lexed.tokens(), schema);
+    if (called.isPresent()) return Verdict.refused(called.get());
     if (lexed.jsqlparserUnsafe()) {
       return new Verdict(null, lexed, false, "dollar quotes, E'' strings, U& literals or nested comments");
     }

@@ -2,6 +2,7 @@ package dev.sqlagent.execution;
 
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.Functions;
 import dev.sqlagent.retrieval.SchemaText;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -41,9 +42,11 @@ public final class VisibleSchema {
   private final Map<String, Table> byName = new HashMap<>();
   private final Set<String> hidden;
   private final Set<String> underlying;
+  private final Functions functions;
+  private final Set<String> escapeNames;
   private final long loadedAtNanos = System.nanoTime();
 
-  private VisibleSchema(List<Table> tables, Set<String> hidden, Set<String> underlying) {
+  private VisibleSchema(List<Table> tables, Set<String> hidden, Set<String> underlying, Functions functions) {
     this.tables = List.copyOf(tables);
     for (Table t : tables) {
       byQualified.put(t.schema() + "." + t.name(), t);
@@ -51,11 +54,13 @@ public final class VisibleSchema {
     }
     this.hidden = Set.copyOf(hidden);
     this.underlying = Set.copyOf(underlying);
+    this.functions = functions;
+    this.escapeNames = functions.escapeNames();
   }
 
   /** A schema from known tables, for tests and tools; {@code hidden} holds bare or qualified names. */
   public static VisibleSchema of(List<Table> tables, Set<String> hidden) {
-    return new VisibleSchema(tables, hidden, Set.of());
+    return new VisibleSchema(tables, hidden, Set.of(), Functions.NONE);
   }
 
   /** Reads the catalogue through {@code pool}, which must be connected as the agent's role: the one discovery. */
@@ -67,11 +72,21 @@ public final class VisibleSchema {
   public static VisibleSchema from(Catalogue catalogue) {
     List<Table> visible = catalogue.tables().stream().map(t -> new Table(t.schema(), t.relname(), t.onSearchPath(),
         t.columns().stream().map(c -> new Column(c.name(), c.type())).toList())).toList();
-    return new VisibleSchema(visible, catalogue.hidden(), catalogue.underlying());
+    return new VisibleSchema(visible, catalogue.hidden(), catalogue.underlying(), catalogue.functions());
   }
 
   public List<Table> tables() {
     return tables;
+  }
+
+  /** What the catalogue says of the functions a query could reach. */
+  public Functions functions() {
+    return functions;
+  }
+
+  /** Lower-case names of the escape-capable functions: refused wherever a plan shows one. */
+  Set<String> escapeNames() {
+    return escapeNames;
   }
 
   /** The table a (normalised) reference names, if the agent may read it; {@code schema} may be null. */

@@ -81,14 +81,25 @@ public final class Notes {
   private final List<QualifiedName> tableNames;
   private final List<Term> terms;
   private final List<Convention> conventions;
+  private final List<String> allowFunctions;
+
+  Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions) {
+    this(source, tables, terms, conventions, List.of());
+  }
 
   /** The names must parse as SQL table names (the loader has checked them). */
-  Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions) {
+  Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions, List<String> allowFunctions) {
     this.source = Objects.requireNonNull(source);
     this.tables = List.copyOf(tables);
     this.tableNames = this.tables.stream().map(t -> QualifiedName.parse(t.name())).toList();
     this.terms = List.copyOf(terms);
     this.conventions = List.copyOf(conventions);
+    this.allowFunctions = List.copyOf(allowFunctions);
+  }
+
+  /** User functions (schema.name, as written) a query may call: the file's {@code allow_functions}. */
+  public List<String> allowFunctions() {
+    return allowFunctions;
   }
 
   /** The file these notes came from, as given. */

@@ -314,14 +314,30 @@ public final class NotesFile {
     }
 
     Notes notes(Node root) {
-      if (root == null) return new Notes(source, List.of(), List.of(), List.of());
+      if (root == null) return new Notes(source, List.of(), List.of(), List.of(), List.of());
       MapNode top = map(root, "the file", "a map with tables, terms and conventions");
-      Map<String, Entry> keys = keys(top, Set.of("tables", "terms", "conventions"), "at the top of the file");
+      Map<String, Entry> keys = keys(top, Set.of("tables", "terms", "conventions", "allow_functions"), "at the top of the file");
       List<Notes.Table> tables = keys.containsKey("tables") ? tables(keys.get("tables").value()) : List.of();
       List<Notes.Term> terms = keys.containsKey("terms") ? terms(keys.get("terms").value()) : List.of();
       List<Notes.Convention> conventions =
           keys.containsKey("conventions") ? conventions(keys.get("conventions").value()) : List.of();
-      return new Notes(source, tables, terms, conventions);
+      List<String> allow = keys.containsKey("allow_functions") ? names(keys.get("allow_functions"), "allow_functions") : List.of();
+      return new Notes(source, tables, terms, conventions, allow);
+    }
+
+    /** A list of names (or one name), each a non-empty text. */
+    private List<String> names(Entry entry, String what) {
+      if (isNull(entry.value())) return List.of();
+      Node v = entry.value();
+      List<Node> items = v instanceof ListNode l ? l.items() : List.of(v);
+      List<String> out = new ArrayList<>();
+      for (Node item : items) {
+        if (!(item instanceof Scalar s) || s.value() == null || s.value().isBlank()) {
+          throw error(item.line(), "'" + what + "' must be a list of schema.function names; found " + describe(item));
+        }
+        out.add(s.value().strip());
+      }
+      return out;
     }
 
     private List<Notes.Table> tables(Node node) {

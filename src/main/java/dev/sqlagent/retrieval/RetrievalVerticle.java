@@ -338,7 +338,11 @@ public final class RetrievalVerticle extends VerticleBase {
           fitted.tokens(), budget);
     }
     // Sample rows are read as the user's role too (and kept per role): row-level security decides which rows the prompt shows.
-    return sampleCache.samples(current, role, fitted.shown())
+    // A view whose definition calls a function that acts outside the transaction is never read, not even for samples.
+    Catalogue cat = current;
+    List<TableInfo> sampled = fitted.shown().stream()
+        .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).toList();
+    return sampleCache.samples(current, role, sampled)
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
@@ -379,9 +383,10 @@ public final class RetrievalVerticle extends VerticleBase {
     int rows = ((Number) n).intValue();
     String role = role(body);
     catalogue(role).onSuccess(cat -> cat.find(name).ifPresentOrElse(
-            t -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, t, rows))
+            t -> cat.functions().unsafe(t.schema(), t.relname()).ifPresentOrElse(why -> msg.fail(BAD_REQUEST, why + ", so it is not read."),
+                () -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, t, rows))
                 .onSuccess(s -> msg.reply(s.toJson()))
-                .onFailure(e -> unavailable(msg, "sample", e)),
+                .onFailure(e -> unavailable(msg, "sample", e))),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
         .onFailure(e -> unavailable(msg, "sample", e));
   }

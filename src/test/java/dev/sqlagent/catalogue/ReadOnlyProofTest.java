@@ -23,7 +23,7 @@ class ReadOnlyProofTest {
   private static final String PW = "proof-Pw-1";
   private static final List<String> ALL = List.of(ReadOnlyProof.NOT_SUPERUSER, ReadOnlyProof.NO_CREATEROLE,
       ReadOnlyProof.NO_CREATEDB, ReadOnlyProof.NO_BYPASSRLS, ReadOnlyProof.NO_WRITE_ROLES, ReadOnlyProof.NO_TABLE_WRITES,
-      ReadOnlyProof.OWNS_NOTHING, ReadOnlyProof.NO_CREATE, ReadOnlyProof.READ_ONLY_TRANSACTION);
+      ReadOnlyProof.OWNS_NOTHING, ReadOnlyProof.NO_CREATE, ReadOnlyProof.NO_ESCAPE_FUNCTIONS, ReadOnlyProof.READ_ONLY_TRANSACTION);
 
   private TargetDatabase db;
 

@@ -45,7 +45,7 @@ class ResultBoundsTest {
     }
     vertx = Vertx.vertx();
     gate = Gate.start(vertx, db.target().roOptions(),
-        new Gate.Settings(200, 1_000_000_000, 5000, 500, 4, StaticCheck.Limits.DEFAULT, 256 * 1024, java.util.List.of()))
+        new Gate.Settings(200, 1_000_000_000, 5000, 500, 4, StaticCheck.Limits.DEFAULT, 256 * 1024, java.util.List.of(), java.util.List.of()))
         .await(60, TimeUnit.SECONDS);
   }
 
@@ -118,7 +118,7 @@ class ResultBoundsTest {
   @Test
   void queriesWaitingBehindARefusedPlanGetAFreshConnection() throws Exception {
     Gate single = Gate.start(vertx, TestDatabase.get().target().roOptions(),
-        new Gate.Settings(200, 1_000_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT, 256 * 1024, List.of()))
+        new Gate.Settings(200, 1_000_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT, 256 * 1024, List.of(), List.of()))
         .await(60, TimeUnit.SECONDS);
     try {
       Future<GateReply> wide = single.submit("SELECT array_fill(1, ARRAY[50000000]) AS wide", true, null);

@@ -1,4 +1,4 @@
-package dev.sqlagent.execution;
+package dev.sqlagent.catalogue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * Functions a query may not call, matched on the normalised name (last name part, any case, quotes and
- * U&amp; escapes already decoded by {@link PgLexer}). Researched against PostgreSQL 17's pg_proc (every
+ * U&amp; escapes already decoded by the gate's lexer). Researched against PostgreSQL 17's pg_proc (every
  * volatile function in pg_catalog was reviewed) and the "System Administration Functions", "Large
  * Objects", "XML" and "Text Search" chapters of the manual. Each family says why it is here: because it
  * acts outside the read-only transaction, outlives it, reaches outside the database's tables, or runs SQL
@@ -91,36 +91,5 @@ public final class DenyList {
 
   public static boolean denied(String functionName) {
     return reason(functionName).isPresent();
-  }
-
-  /**
-   * Whether {@code text} may name a deny-listed function anywhere: false only when no identifier the lexer could
-   * read in it is denied, so the caller can skip lexing it. Conservative: every run of identifier characters is
-   * tried from its start (an unquoted or quoted name starts a run; a denied prefix or name is all identifier
-   * characters), and a run holding a digit or '$' from every letter in it (a number or a dollar quote may end inside
-   * it, a word follow: {@code 1e5pg_sleep}, {@code $t$pg_sleep}). U&amp; escapes could spell a name with other
-   * characters: any '&amp;' answers true.
-   */
-  static boolean mayName(String text) {
-    if (text.indexOf('&') >= 0) return true;
-    int n = text.length();
-    int i = 0;
-    while (i < n) {
-      if (!PgLexer.isIdentCont(text.charAt(i))) {
-        i++;
-        continue;
-      }
-      int start = i;
-      boolean split = false;
-      for (char c; i < n && PgLexer.isIdentCont(c = text.charAt(i)); i++) split |= c == '$' || (c >= '0' && c <= '9');
-      if (!split) {
-        if (denied(text.substring(start, i))) return true;
-      } else {
-        for (int p = start; p < i; p++) {
-          if (PgLexer.isIdentStart(text.charAt(p)) && denied(text.substring(p, i))) return true;
-        }
-      }
-    }
-    return false;
   }
 }
