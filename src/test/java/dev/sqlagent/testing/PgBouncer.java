@@ -142,5 +142,10 @@ public final class PgBouncer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+    } catch (IOException ignored) {
+      // a temporary directory: left for the OS
+    }
   }
 }

@@ -18,7 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * A primary and a hot standby streaming from it, on this machine, from the same PostgreSQL binaries the service
- * embeds (the zonky artifact: initdb, pg_ctl and postgres, no pg_basebackup): the primary is initialised, given a
+ * embeds (the zonky artifact: initdb, pg_ctl and postgres, no pg_basebackup; the ones the shared test server
+ * unpacked): the primary is initialised, given a
  * replication role, stopped cleanly and its data directory copied (a cold base backup, what {@code pg_basebackup -R}
  * would give), the copy gets {@code standby.signal} and a {@code primary_conninfo}, and both start. The standby
  * cancels a conflicting query at once ({@code max_standby_streaming_delay = 0}, no {@code hot_standby_feedback}), so
@@ -43,7 +44,9 @@ public final class StandbyPair implements AutoCloseable {
   /** Starts both (blocking), and returns once the standby streams from the primary. */
   public static StandbyPair start() throws IOException, SQLException, InterruptedException {
     Path home = Files.createTempDirectory("sql-agent-standby");
-    Path bin = home.resolve("pgbin");
+    // The binaries the shared test server unpacked: zonky unpacks them once per JVM, and every embedded server of
+    // the JVM runs from there, so they must outlive this pair (and the pair must not unpack its own first).
+    Path bin = binaries();
     Path primaryDir = home.resolve("primary");
     Path standbyDir = home.resolve("standby");
     String adminPassword = GrantScript.generatePassword();
@@ -87,6 +90,10 @@ public final class StandbyPair implements AutoCloseable {
       pair.close();
       throw e;
     }
+  }
+
+  private static Path binaries() throws IOException {
+    return Files.createDirectories(TestDatabase.get().home().resolve("pgbin"));
   }
 
   private static void copy(Path from, Path to) throws IOException {
@@ -151,7 +158,7 @@ public final class StandbyPair implements AutoCloseable {
       standby.close();
     } finally {
       primary.close();
-      try (Stream<Path> all = Files.walk(home)) {
+      try (Stream<Path> all = Files.walk(home)) {  // the data directories (the binaries are not here)
         for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
       } catch (IOException ignored) {
         // a temporary directory: left for the OS
