@@ -78,7 +78,7 @@ public final class Databases implements AutoCloseable {
       }
       Target target;
       if (config.dbUrl().isPresent()) {
-        target = new Target(config.dbUrl().get(), false);
+        target = new Target(config.dbUrl().get(), false, config.transactionPooler());
         if (target.url().sameDatabase(state.owner())) {
           throw new ConfigException("SQLAGENT_STATE_URL names the target database (" + target.url()
               + "): the state store is written, the target never is; give the state store a database of its own");

@@ -67,7 +67,9 @@ public record AppConfig(
     int conversationBudgetTokens,
     double verifiedThreshold,
     // User functions a query may call by name (SQLAGENT_ALLOW_FUNCTIONS and the notes file's allow_functions).
-    List<FunctionName> allowFunctions) {
+    List<FunctionName> allowFunctions,
+    // A connection pooler in front of the target (PgBouncer, Supavisor, RDS Proxy) in transaction mode.
+    boolean transactionPooler) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -127,6 +129,10 @@ public record AppConfig(
     Map<String, String[]> k = new LinkedHashMap<>();
     k.put("SQLAGENT_DB_URL", new String[] {null, "the target: postgresql://user[:pass]@host:port/db of the database to answer "
         + "questions about, normally as a read-only role; only ever read. Unset: the embedded demo shop"});
+    k.put("SQLAGENT_DB_POOLER", new String[] {"none", "what stands between sql-agent and the target: 'none' (or "
+        + "'session': a pooler in session mode), or 'transaction' for a pooler in transaction mode (PgBouncer, Supavisor, "
+        + "RDS Proxy), where each transaction may use another server connection: sql-agent then keeps no prepared "
+        + "statement or setting from one transaction to the next"});
     k.put("SQLAGENT_STATE_URL", new String[] {null, "the state store (query log, snapshots, embedding cache, eval runs): "
         + "postgresql://owner[:pass]@host:port/db of a database of the service's own; unset: the embedded PostgreSQL"});
     k.put("SQLAGENT_SCHEMAS", new String[] {null, "comma-separated schemas of the target to offer; unset: every readable non-system schema"});
@@ -291,7 +297,8 @@ public record AppConfig(
         r.integer("SQLAGENT_CONVERSATION_DAYS", 1, 3_650),
         r.integer("SQLAGENT_CONVERSATION_BUDGET", 100, 100_000),
         r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0),
-        allowFunctions(r, notes));
+        allowFunctions(r, notes),
+        pooler(r));
   }
 
   /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
@@ -313,6 +320,16 @@ public record AppConfig(
       }
     }
     return List.copyOf(out);
+  }
+
+  /** Whether the target is behind a pooler in transaction mode ({@code SQLAGENT_DB_POOLER}). */
+  private static boolean pooler(Values r) {
+    String p = r.string("SQLAGENT_DB_POOLER").toLowerCase(java.util.Locale.ROOT);
+    if (!p.equals("none") && !p.equals("session") && !p.equals("transaction")) {
+      throw new ConfigException("SQLAGENT_DB_POOLER=" + p + ": expected 'none', 'session' or 'transaction' (the pool mode "
+          + "of the pooler in front of the target; PgBouncer's pool_mode)");
+    }
+    return p.equals("transaction");
   }
 
   private static Users users(Values r) {
@@ -346,6 +363,7 @@ public record AppConfig(
   public String describe() {
     List<String> parts = new ArrayList<>();
     parts.add("target=" + dbUrl.map(PgUrl::toString).orElse("embedded demo"));
+    if (transactionPooler) parts.add("pooler=transaction");
     parts.add("state=" + stateUrl.map(PgUrl::toString).orElse("embedded"));
     parts.add("schemas=" + (schemas.isEmpty() ? "all" : String.join(",", schemas)));
     parts.add("notes=" + notesFile.map(Path::toString).orElse("none"));

@@ -27,9 +27,12 @@ public record Deadlines(long statementMs, long llmCallMs, long questionMs, long 
     return new Deadlines(c.statementTimeoutMs(), c.llmCallTimeoutMs(), c.questionTimeoutMs(), c.healthTimeoutMs());
   }
 
-  /** One gate or retrieval step inside a question: the statement timeout plus planning and queueing headroom. */
+  /**
+   * One gate or retrieval step inside a question: the statement timeout twice (the gate runs a statement once more
+   * after a hot standby cancelled it for a recovery conflict) plus planning and queueing headroom.
+   */
   public long stepMs() {
-    return statementMs + 10_000;
+    return 2 * statementMs + 10_000;
   }
 
   /** How long a question may wait for a slot when the service is full: a quarter of its deadline, 1 to 10 s. */
@@ -65,7 +68,7 @@ public record Deadlines(long statementMs, long llmCallMs, long questionMs, long 
 
   /** The SQL console's and the quick tools' wait for the gate or the catalogue. */
   public long queryMs() {
-    return statementMs + 30_000;
+    return 2 * statementMs + 30_000;
   }
 
   /** Clustered: health's wait for each member's own status, inside one check's deadline. */

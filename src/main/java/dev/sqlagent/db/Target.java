@@ -9,8 +9,15 @@ import java.sql.SQLException;
  * more privileged credential for it (the admin appears only in {@code sql-agent grant --apply}).
  *
  * @param demo whether this is the embedded demo shop (the service built it, so it may rebuild it)
+ * @param transactionPooler the target is reached through a pooler in transaction mode ({@code SQLAGENT_DB_POOLER}):
+ *     each transaction may run on another server connection, so no client may rely on a server-side prepared
+ *     statement outliving its transaction
  */
-public record Target(PgUrl url, boolean demo) {
+public record Target(PgUrl url, boolean demo, boolean transactionPooler) {
+
+  public Target(PgUrl url, boolean demo) {
+    this(url, demo, false);
+  }
 
   /** The role the embedded demo's agent connects as. */
   public static final String DEMO_ROLE = "sql_agent_ro";
@@ -25,12 +32,23 @@ public record Target(PgUrl url, boolean demo) {
 
   /** Reactive connect options of the agent role. */
   public PgConnectOptions roOptions() {
-    return url.options("sql-agent");
+    // Through a transaction pooler the client sends each statement's parse with its bind (layer-7 proxy mode): a
+    // statement parsed in one round trip and bound in the next could otherwise reach two server connections.
+    return url.options("sql-agent").setUseLayer7Proxy(transactionPooler);
   }
 
   /** A blocking connection as the agent role (command line and start-up proofs: never on an event loop). */
   public Connection roConnection() throws SQLException {
-    return url.connect("sql-agent");
+    return roConnection("sql-agent", 0);
+  }
+
+  /** The same under another application name, every network wait bounded by {@code timeoutSeconds} (0: unbounded). */
+  public Connection roConnection(String applicationName, int timeoutSeconds) throws SQLException {
+    Connection c = url.connect(applicationName, timeoutSeconds);
+    // pgjdbc names a statement on the server after five runs of it; through a transaction pooler the name would be
+    // looked for on another server connection. Never named there: every statement is parsed where it runs.
+    if (transactionPooler) c.unwrap(org.postgresql.PGConnection.class).setPrepareThreshold(0);
+    return c;
   }
 
   /** Where snapshots and caches of this target are keyed: stable across the embedded server's changing port. */

@@ -67,6 +67,18 @@ public enum ErrorType {
           + "aggregate, filter, or LIMIT.",
       new String[0]),
   PERMISSION_DENIED("permission_denied", false, "no_repair", "", "42501", "25006"),
+  /**
+   * A hot standby cancelled the statement because replaying the primary's changes needed what it was reading
+   * (rows VACUUM removed, a lock an ALTER/DROP/TRUNCATE took, a buffer pin): PostgreSQL's ERROR "canceling statement
+   * due to conflict with recovery" is 40001 (serialization_failure) for every cause (postgres.c,
+   * ProcessRecoveryConflictInterrupt; the FATAL "terminating connection ..." of an idle session carries it too), and a
+   * query waiting for a lock may instead get 40P01 from the deadlock check replay asks for. The query is not at
+   * fault, so the model is never asked to rewrite it: the gate runs the same statement once more
+   * ({@link Gate#submit}), then gives up with this type. The gate's read-only, read-committed transactions meet
+   * neither state otherwise (40001 needs SERIALIZABLE; 40P01 a lock cycle, which taking only reading locks all but
+   * rules out).
+   */
+  RECOVERY_CONFLICT("recovery_conflict", false, "no_repair", "", "40001", "40P01"),
   REJECTED("rejected", false, "no_repair", ""),
   UNKNOWN("unknown", false, "no_repair", ""),
   /**

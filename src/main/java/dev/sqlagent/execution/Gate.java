@@ -133,6 +133,32 @@ public final class Gate {
    * that user's database role. A stopped run's statement ends as a {@code cancelled} error.
    */
   public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
+    return submitOnce(sql, run, rowCap, runId, dbRole).compose(first -> {
+      if (!recoveryConflict(first) || executor.stopped(runId)) return Future.succeededFuture(first);
+      // A hot standby cancelled it to replay the primary's changes: the query is not at fault and the conflict has
+      // usually passed by now, so the same statement runs once more (no model call, no attempt counted).
+      LOG.info("recovery conflict on the standby: running the same statement once more");
+      return submitOnce(sql, run, rowCap, runId, dbRole).map(second -> {
+        second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
+        return recoveryConflict(second) ? second.withError(recoveryConflictGiveUp(second.error())) : second;
+      });
+    });
+  }
+
+  private static boolean recoveryConflict(GateReply reply) {
+    return !reply.ok() && reply.error() != null && reply.error().type() == ErrorType.RECOVERY_CONFLICT;
+  }
+
+  /** The error after the rerun was cancelled too: what happened, in words, and what the standby's owner can change. */
+  static GateError recoveryConflictGiveUp(GateError e) {
+    return new GateError(ErrorType.RECOVERY_CONFLICT, "The standby cancelled the query twice because replaying the "
+        + "primary's changes needed the rows it was reading (PostgreSQL: " + e.message() + ").",
+        "Ask again in a moment; if it keeps happening, set hot_standby_feedback = on or a longer "
+            + "max_standby_streaming_delay on the standby, or point sql-agent at the primary.",
+        e.sqlState(), null, e.sql());
+  }
+
+  private Future<GateReply> submitOnce(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     Stages stages = new Stages();
@@ -366,7 +392,8 @@ public final class Gate {
    * plan run and the statement is not planned a second time. The prepare, the plan and the runner are sent together
    * (the connection pipelines them; PostgreSQL runs them in order): one round trip for all three.
    * If a step fails, the transaction is aborted and every later one fails with it; the first failure is the one
-   * reported. {@code DISCARD ALL} at the reset deallocates the statement.
+   * reported. The reset deallocates the statement ({@code DISCARD ALL}, or {@code DEALLOCATE ALL} inside the
+   * transaction behind a transaction pooler: {@link ReadOnlyExecutor}).
    *
    * <p>EXPLAIN VERBOSE prints every constant the planner folded, so a query that builds a huge value from
    * constants ({@code repeat('x', 100000000)}) would have PostgreSQL spend seconds printing it and send
@@ -464,6 +491,8 @@ public final class Gate {
         hint = join(hint, PlanCheck.COST_HINT);
       }
       case DIVISION_BY_ZERO -> hint = join(hint, "Wrap divisors in NULLIF(divisor, 0).");
+      case RECOVERY_CONFLICT -> hint = join(hint, "The standby cancelled the query to replay the primary's changes; "
+          + "the same query usually runs the next time.");
       default -> { }
     }
     if (pg.getDetail() != null && !pg.getDetail().isBlank()) message = message + " " + pg.getDetail();

@@ -66,6 +66,11 @@ public record GateReply(String sql, String staticCheck, Double planCost, Result 
     return new GateReply(error.sql(), null, null, null, error, stages, writeRefused);
   }
 
+  /** The same failed reply with another error (the gate's words for it). */
+  public GateReply withError(GateError newError) {
+    return new GateReply(newError.sql(), staticCheck, planCost, result, newError, stages, writeRefused);
+  }
+
   public boolean ok() {
     return error == null;
   }

@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * set_config is revoked), then the caller's statements, then always {@code ROLLBACK} and
  * {@code DISCARD ALL} before the connection goes back to the pool, after success, error or timeout alike,
  * so nothing a query did (settings, prepared statements, cursors, advisory locks, temporary state) is
- * visible to the next one. There is no COMMIT anywhere in this class, and untrusted SQL only ever goes
+ * visible to the next one (behind a pooler in transaction mode, where a statement after the ROLLBACK may reach
+ * another server connection, the reset stays inside a transaction: {@link #resetInTransaction}). There is no COMMIT
+ * anywhere in this class (ROLLBACK AND CHAIN is no commit either), and untrusted SQL only ever goes
  * through the extended protocol ({@code prepare}/{@code preparedQuery}, {@link #describe}), which refuses more
  * than one statement.
  */
@@ -263,9 +265,27 @@ public final class ReadOnlyExecutor {
    * failure after one retry.
    */
   private Future<Void> reset(SqlConnection conn) {
+    if (layer7Proxy) return resetInTransaction(conn);
     Future<?> rolledBack = conn.query("ROLLBACK").execute();
     Future<?> discarded = conn.query("DISCARD ALL").execute();
     return rolledBack.compose(v -> discarded).mapEmpty();
+  }
+
+  /**
+   * The reset behind a pooler in transaction mode ({@code SQLAGENT_DB_POOLER=transaction}), where the pooler may hand
+   * each transaction another server connection: a {@code DISCARD ALL} after the ROLLBACK could reach another server
+   * than the one holding this query's prepared statements (the gate's {@code PREPARE} and the client's named ones),
+   * which would stay there for the next client of that server. So the statements go inside a transaction on the
+   * same server: ROLLBACK AND CHAIN (allowed in an aborted transaction too) ends the query's transaction and opens
+   * another at once, DEALLOCATE ALL drops every prepared statement of the session, ROLLBACK ends it. Settings need
+   * nothing: the gate only ever sets them with SET LOCAL. The pooler's pool for this role serves only sql-agent, which
+   * keeps nothing else there.
+   */
+  private Future<Void> resetInTransaction(SqlConnection conn) {
+    Future<?> chained = conn.query("ROLLBACK AND CHAIN").execute();
+    Future<?> deallocated = conn.query("DEALLOCATE ALL").execute();
+    Future<?> rolledBack = conn.query("ROLLBACK").execute();
+    return chained.compose(v -> deallocated).compose(v -> rolledBack).mapEmpty();
   }
 
   /** The run was stopped: its statement was cancelled, or it was not started. */

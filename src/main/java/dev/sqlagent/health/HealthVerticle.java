@@ -218,7 +218,7 @@ public final class HealthVerticle extends VerticleBase {
   private Future<Status> readOnlyConfirmed() {
     return vertx.executeBlocking(() -> {
       // Bounded: a hanging database must not hold a worker past the check's deadline for long.
-      try (var c = target.url().connect("sql-agent-health", (int) Math.max(1, (timeoutMs + 999) / 1000))) {
+      try (var c = target.roConnection("sql-agent-health", (int) Math.max(1, (timeoutMs + 999) / 1000))) {
         return ReadOnlyProof.check(c, schemas.isEmpty() ? null : schemas);
       }
     }, false).map(report -> {

@@ -51,6 +51,17 @@ class AppConfigTest {
   }
 
   @Test
+  void thePoolerInFrontOfTheTargetIsNoneSessionOrTransaction() {
+    assertThat(AppConfig.load(Map.of()).transactionPooler()).isFalse();
+    assertThat(AppConfig.load(Map.of("SQLAGENT_DB_POOLER", "session")).transactionPooler()).isFalse();
+    AppConfig pooled = AppConfig.load(Map.of("SQLAGENT_DB_POOLER", "Transaction"));
+    assertThat(pooled.transactionPooler()).isTrue();
+    assertThat(pooled.describe()).contains("pooler=transaction");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_POOLER", "statement")))
+        .hasMessageContaining("SQLAGENT_DB_POOLER=statement: expected 'none', 'session' or 'transaction'");
+  }
+
+  @Test
   void secretsAreMaskedInTheLogLine() {
     AppConfig c = AppConfig.load(Map.of(
         "SQLAGENT_DB_URL", "postgresql://admin:hunter2@db.internal:5433/shop",

@@ -40,7 +40,8 @@ class ErrorTypeTest {
         Map.entry("21000", ErrorType.CARDINALITY_VIOLATION),
         Map.entry("22012", ErrorType.DIVISION_BY_ZERO),
         Map.entry("57014", ErrorType.TIMEOUT),
-        Map.entry("42501", ErrorType.PERMISSION_DENIED), Map.entry("25006", ErrorType.PERMISSION_DENIED));
+        Map.entry("42501", ErrorType.PERMISSION_DENIED), Map.entry("25006", ErrorType.PERMISSION_DENIED),
+        Map.entry("40001", ErrorType.RECOVERY_CONFLICT), Map.entry("40P01", ErrorType.RECOVERY_CONFLICT));
     expected.forEach((state, type) -> assertThat(ErrorType.fromSqlState(state)).as(state).isEqualTo(type));
     assertThat(ErrorType.fromSqlState("42p01")).isEqualTo(ErrorType.UNKNOWN_TABLE);
     assertThat(ErrorType.fromSqlState("XX000")).isEqualTo(ErrorType.UNKNOWN);
@@ -51,7 +52,7 @@ class ErrorTypeTest {
   void neverRepairedTypesAreTheOnesTheDesignNames() {
     assertThat(Arrays.stream(ErrorType.values()).filter(t -> !t.repairable()))
         .containsExactlyInAnyOrder(ErrorType.PERMISSION_DENIED, ErrorType.REJECTED, ErrorType.UNKNOWN,
-            ErrorType.CANCELLED);
+            ErrorType.CANCELLED, ErrorType.RECOVERY_CONFLICT);
     assertThat(ErrorType.EMPTY_FILTER.repairable()).isTrue();
     assertThat(ErrorType.MODEL_OUTPUT_INVALID.repairable()).isTrue();
   }

@@ -51,21 +51,35 @@ final class OwnDatabase implements AutoCloseable {
   final String name;
   final String suffix;
   final String owner;
-  final String ownerPassword = GrantScript.generatePassword();
+  final String ownerPassword;
   final String ro;
-  final String roPassword = GrantScript.generatePassword();
+  final String roPassword;
+  /** The server's superuser (on its maintenance database): the shared test server, or one a test started. */
+  private final PgUrl server;
+  /** False for {@link #on}: the same database seen on another server (a standby), which this does not drop. */
+  private final boolean owned;
   private final List<String> roles = new ArrayList<>();
 
-  private OwnDatabase(String suffix) {
+  private OwnDatabase(String suffix, PgUrl server, String ownerPassword, String roPassword, boolean owned) {
     this.suffix = suffix;
     this.name = "own_" + suffix;
     this.owner = "own_owner_" + suffix;
     this.ro = "own_reader_" + suffix;
+    this.server = server;
+    this.ownerPassword = ownerPassword;
+    this.roPassword = roPassword;
+    this.owned = owned;
   }
 
   static OwnDatabase create() throws SQLException {
-    OwnDatabase d = new OwnDatabase(UUID.randomUUID().toString().replace("-", "").substring(0, 10));
-    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+    return create(TestDatabase.get().adminUrl());
+  }
+
+  /** The same database, built on the server whose superuser is {@code server}. */
+  static OwnDatabase create(PgUrl server) throws SQLException {
+    OwnDatabase d = new OwnDatabase(UUID.randomUUID().toString().replace("-", "").substring(0, 10), server,
+        GrantScript.generatePassword(), GrantScript.generatePassword(), true);
+    try (Connection c = server.withDatabase("postgres").connect("sql-agent-test"); Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + d.name);
       s.execute("CREATE ROLE " + d.owner + " LOGIN PASSWORD '" + d.ownerPassword + "'");
     }
@@ -120,22 +134,27 @@ final class OwnDatabase implements AutoCloseable {
 
   /** Superuser connection to this database. */
   Connection admin() throws SQLException {
-    return TestDatabase.get().adminConnection(name);
+    return adminUrl().connect("sql-agent-test");
+  }
+
+  /** This database as a replica of its server shows it: the same names, roles and passwords on {@code otherServer}. */
+  OwnDatabase on(PgUrl otherServer) {
+    return new OwnDatabase(suffix, otherServer, ownerPassword, roPassword, false);
   }
 
   /** The read-only role's URL (what a user sets as SQLAGENT_DB_URL). */
   PgUrl roUrl() {
-    return TestDatabase.get().adminUrl().withDatabase(name).withUser(ro, roPassword);
+    return server.withDatabase(name).withUser(ro, roPassword);
   }
 
   /** The owner's URL: it owns every object here, so it can write. */
   PgUrl ownerUrl() {
-    return TestDatabase.get().adminUrl().withDatabase(name).withUser(owner, ownerPassword);
+    return server.withDatabase(name).withUser(owner, ownerPassword);
   }
 
   /** The server's superuser on this database. */
   PgUrl adminUrl() {
-    return TestDatabase.get().adminUrl().withDatabase(name);
+    return server.withDatabase(name);
   }
 
   /** A unique role name with this tag, dropped on close. */
@@ -278,7 +297,8 @@ final class OwnDatabase implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
-    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+    if (!owned) return;
+    try (Connection c = server.withDatabase("postgres").connect("sql-agent-test"); Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
       SQLException first = null;
       for (int i = roles.size() - 1; i >= 0; i--) {
