@@ -39,6 +39,17 @@ final class FunctionRule {
   static final String ALLOW_HINT = "To allow a user function, list it in SQLAGENT_ALLOW_FUNCTIONS (schema.name, "
       + "comma-separated) or under allow_functions in the notes file.";
 
+  /**
+   * Words PostgreSQL's grammar reads as syntax before '(' when unquoted, never as a call of a function by that name
+   * (TRIM, POSITION, SUBSTRING, OVERLAY, EXTRACT and NORMALIZE become pg_catalog's own functions).
+   */
+  private static final Set<String> SYNTAX = Set.of("coalesce", "greatest", "least", "nullif", "exists", "cast", "row",
+      "array", "values", "in", "any", "all", "some", "trim", "position", "substring", "overlay", "extract", "normalize",
+      "treat", "grouping", "xmlelement", "xmlforest", "xmlconcat", "xmlpi", "xmlroot", "xmlparse", "xmlserialize",
+      "xmlexists", "xmlattributes", "json_object", "json_array", "json_objectagg", "json_arrayagg", "json_query",
+      "json_value", "json_exists", "json_scalar", "json_serialize", "json", "filter", "over", "within", "using", "on",
+      "and", "or", "not", "as", "from", "where", "select", "lateral", "join");
+
   private final Functions functions;
   private final Set<String> allowed = new HashSet<>();
   /** Types a cast to which runs an untrusted function: schema.name and, when on the search path, the bare name. */
@@ -94,7 +105,10 @@ final class FunctionRule {
       if (i + 1 < t.size() && t.get(i + 1).isPunct("(")) return Optional.empty();
       return attributeCall(tok, schema);
     }
-    if (i + 1 < t.size() && t.get(i + 1).isPunct("(")) return call(null, tok.name(), arguments(t, i + 1), tok);
+    if (i + 1 < t.size() && t.get(i + 1).isPunct("(")) {
+      if (tok.kind() == PgLexer.Kind.WORD && SYNTAX.contains(tok.name())) return Optional.empty();
+      return call(null, tok.name(), arguments(t, i + 1), tok);
+    }
     Optional<GateError> type = castTo(t, i, tok.name());
     if (type.isPresent()) return type;
     return schema.resolve(null, tok.name()).flatMap(table -> relation(table.schema(), table.name(), tok));

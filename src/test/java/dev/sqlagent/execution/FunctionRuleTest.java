@@ -31,8 +31,9 @@ class FunctionRuleTest {
   static final Fn TOUCH = fn(20_006, "public", "touch", "text, text", 2, 0, null, true);
   static final Fn DEFAULTS = fn(20_007, "public", "fq", "date, integer", 2, 1, null, true);
   static final Fn ROWFN = fn(20_008, "public", "label", "customers", 1, 0, null, true);
+  static final Fn TRIM = fn(20_009, "public", "trim", "text", 1, 0, null, true);
 
-  static final Functions FUNCTIONS = new Functions(List.of(TWICE, ROUND_FLOAT, LOWER3, HIDDEN, WRITER, TOUCH, DEFAULTS, ROWFN),
+  static final Functions FUNCTIONS = new Functions(List.of(TWICE, ROUND_FLOAT, LOWER3, HIDDEN, WRITER, TOUCH, DEFAULTS, ROWFN, TRIM),
       List.of(new Functions.Op("===", "public", false, TOUCH.oid(), true), new Functions.Op("=", "public", false, TOUCH.oid(), true)),
       Set.of("=", "<", " -"),
       Map.of("round", List.of(new Functions.Arity(1, 0, false), new Functions.Arity(2, 0, false)),
@@ -74,6 +75,10 @@ class FunctionRuleTest {
     assertThat(check("SELECT fq(now()::date)")).isPresent();
     assertThat(check("SELECT fq(now()::date, 3)")).isPresent();
     assertThat(check("SELECT fq(now()::date, 3, 4)")).isEmpty();
+    // TRIM( is syntax for pg_catalog's btrim: a user function named trim is reached only quoted or qualified.
+    assertThat(check("SELECT trim(name) FROM customers")).isEmpty();
+    assertThat(check("SELECT \"trim\"(name) FROM customers")).isPresent();
+    assertThat(check("SELECT public.trim(name) FROM customers")).isPresent();
     // A name that is not a call (a column, an alias) is not a function.
     assertThat(check("SELECT id AS twice FROM customers")).isEmpty();
   }
