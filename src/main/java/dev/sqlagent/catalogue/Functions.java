@@ -66,6 +66,10 @@ public final class Functions {
   private final Map<Long, Fn> byOid = new HashMap<>();
   /** Relations whose view or policies call an escape-capable or deny-listed function: schema.relname to why. */
   private final Map<String, String> unsafeRelations = new HashMap<>();
+  /** Whether the role may execute an escape-capable function: then any user function's body could call it. */
+  private final boolean escapesReachable;
+  /** Lower-case names of the functions outside the core and the vetted extensions. */
+  private final Set<String> userNames = new HashSet<>();
 
   public Functions(List<Fn> functions, List<Op> operators, Set<String> coreOperators,
                    Map<String, List<Arity>> coreFunctions, List<TypeUse> types, List<RelationCall> relationCalls) {
@@ -78,7 +82,10 @@ public final class Functions {
     for (Fn f : this.functions) {
       byName.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
       byOid.put(f.oid(), f);
+      if (!f.vetted()) userNames.add(f.name().toLowerCase(Locale.ROOT));
     }
+    Fn reachable = this.functions.stream().filter(f -> f.escapeCapable() && f.executable()).findFirst().orElse(null);
+    this.escapesReachable = reachable != null;
     for (RelationCall call : this.relationCalls) {
       String key = call.schema() + "." + call.relname();
       if (unsafeRelations.containsKey(key)) continue;
@@ -86,6 +93,12 @@ public final class Functions {
       if (fn != null && fn.escapeCapable()) {
         unsafeRelations.put(key, call.describe() + " calls " + fn.signature() + ", which can act outside the read-only "
             + "transaction (" + fn.escape() + ")");
+      } else if (fn != null && reachable != null && opaque(fn)) {
+        // The role may execute an escape-capable function (a writable role, allowed to run): any user function's body
+        // could call it as this role, so no view or policy that runs one is read.
+        unsafeRelations.put(key, call.describe() + " calls the user function " + fn.signature() + ", whose body could "
+            + "call " + reachable.signature() + " as this role, which may execute it and it can act outside the read-only "
+            + "transaction (" + reachable.escape() + ")");
       } else if (fn == null && call.functionSchema().equals("pg_catalog")) {
         DenyList.reason(call.functionName()).ifPresent(why -> unsafeRelations.put(key, call.describe() + " calls "
             + call.functionName() + ", which may not be called: " + why));
@@ -137,10 +150,18 @@ public final class Functions {
    * @param executable whether the role (or a role it belongs to, PUBLIC included) may EXECUTE it
    * @param grantedTo who holds EXECUTE on the role's behalf: PUBLIC and the roles it belongs to, or null
    * @param onPath whether its schema is on the role's search path (a bare name can find it)
+   * @param body a SQL function's body (null for other languages)
    */
   public record Fn(long oid, String schema, String name, String signature, String kind, String volatility, int nargs,
                    int ndefaults, boolean variadic, String extension, String language, boolean securityDefiner,
-                   String escape, boolean executable, String grantedTo, boolean onPath) {
+                   String escape, boolean executable, String grantedTo, boolean onPath, String body) {
+    public Fn(long oid, String schema, String name, String signature, String kind, String volatility, int nargs,
+              int ndefaults, boolean variadic, String extension, String language, boolean securityDefiner,
+              String escape, boolean executable, String grantedTo, boolean onPath) {
+      this(oid, schema, name, signature, kind, volatility, nargs, ndefaults, variadic, extension, language,
+          securityDefiner, escape, executable, grantedTo, onPath, null);
+    }
+
     public boolean vetted() {
       return extension != null && VETTED_EXTENSIONS.contains(extension);
     }
@@ -223,11 +244,11 @@ public final class Functions {
 
   /**
    * Every function outside the core, classified. Columns: oid, schema, name, signature, kind, volatility, nargs,
-   * ndefaults, variadic, extension, language, secdef, escape, executable, granted_to, on_path.
+   * ndefaults, variadic, extension, language, secdef, escape, executable, granted_to, on_path, body (SQL functions').
    */
   public static final String FUNCTIONS_SQL = """
       WITH RECURSIVE fn AS (
-        SELECT p.oid, p.proowner, p.proacl, p.proargtypes AS argtypes, n.nspname::text AS schema, p.proname::text AS name, p.prokind::text AS kind,
+        SELECT p.oid, p.proowner, p.proacl, p.proargtypes AS argtypes, p.prosrc AS body, n.nspname::text AS schema, p.proname::text AS name, p.prokind::text AS kind,
                p.prosecdef AS secdef, p.provolatile::text AS volatility, p.pronargs::int AS nargs,
                p.pronargdefaults::int AS ndefaults, p.provariadic <> 0 AS variadic, l.lanname::text AS language,
                l.lanpltrusted AS trusted_language, e.extname::text AS extension,
@@ -278,7 +299,8 @@ public final class Functions {
               FROM aclexplode(coalesce(f.proacl, acldefault('f', f.proowner))) a
               WHERE a.privilege_type = 'EXECUTE' AND a.grantee <> f.proowner
                 AND (a.grantee = 0 OR pg_has_role(current_user, a.grantee, 'MEMBER'))) AS granted_to,
-             f.schema = ANY (current_schemas(true)) AS on_path
+             f.schema = ANY (current_schemas(true)) AS on_path,
+             CASE WHEN f.language = 'sql' THEN f.body END AS body
       FROM fn f JOIN base b ON b.oid = f.oid
       ORDER BY f.schema, f.name, f.oid
       """.formatted(list(ESCAPE_EXTENSIONS), list(VETTED_EXTENSIONS), POWERFUL_OWNER);
@@ -385,7 +407,7 @@ public final class Functions {
     return new Fn(r.int8("oid"), r.text("schema"), r.text("name"), r.text("signature"), r.text("kind"),
         r.text("volatility"), (int) r.int8("nargs"), (int) r.int8("ndefaults"), r.bool("variadic"), r.text("extension"),
         r.text("language"), r.bool("secdef"), r.text("escape"), r.bool("executable"), r.text("granted_to"),
-        r.bool("on_path"));
+        r.bool("on_path"), r.text("body"));
   }
 
   /** Assembles the rows of the six queries, in the order of their constants. */
@@ -408,6 +430,37 @@ public final class Functions {
   }
 
   // ---- what the gate asks ----
+
+  /**
+   * Whether the role may execute an escape-capable function (it is writable, and was allowed to run): then the body of
+   * any user function it calls could call one too, and the gate trusts no user function it cannot see.
+   */
+  public boolean escapesReachable() {
+    return escapesReachable;
+  }
+
+  /**
+   * Whether calling {@code f} could run an escape-capable function, when the role may execute one: a user function
+   * whose body is not SQL (PL/pgSQL can build any call in a string), or a SQL function whose body names a user
+   * function or operator. An aggregate is judged by its support functions, a vetted extension's functions never.
+   */
+  public boolean mayReachEscape(Fn f) {
+    if (f.escapeCapable()) return true;
+    return escapesReachable && opaque(f);
+  }
+
+  private boolean opaque(Fn f) {
+    if (f.vetted() || f.kind().equals("a")) return false;
+    if (!f.language().equals("sql") || f.body() == null) return true;
+    String body = f.body().toLowerCase(Locale.ROOT);
+    for (String word : body.split("[^\\p{L}\\p{N}_$]+")) {
+      if (userNames.contains(word)) return true;
+    }
+    for (Op op : operators) {
+      if (body.contains(op.symbol())) return true;
+    }
+    return false;
+  }
 
   /** The escape-capable functions the role may execute: what makes a role writable. */
   public List<Fn> executableEscapes() {

@@ -25,7 +25,8 @@ import java.util.Set;
  *       any other user function is refused, naming it and how to allow it. Names resolve as PostgreSQL resolves them:
  *       a bare name finds the functions of the role's search path, a qualified one those of its schema, and only
  *       those that take the call's number of arguments. Where a core function and a user one could both take the
- *       call, only types would decide: the call passes unless the user one is escape-capable.
+ *       call, only types would decide: the call passes unless the user one is escape-capable (or the role may execute
+ *       an escape-capable function, which any user function's body could call).
  *   <li>An operator (or {@code OPERATOR(schema.op)}) whose function is a user function counts as that function;
  *       when the core has the same symbol, only an escape-capable one refuses.
  *   <li>A cast to a type whose cast function or domain CHECK is a user function counts as that function.
@@ -151,7 +152,9 @@ final class FunctionRule {
     }
     Fn escape = untrusted.stream().filter(Fn::escapeCapable).findFirst().orElse(null);
     if (escape != null) return Optional.of(refused(escape, "", at));
-    if (trustedAlternative) return Optional.empty();
+    // Where types alone would decide, an ordinary user function passes, unless the role may execute an
+    // escape-capable function its body could call.
+    if (trustedAlternative && untrusted.stream().noneMatch(functions::mayReachEscape)) return Optional.empty();
     return Optional.of(refused(untrusted.get(0), "", at));
   }
 
@@ -183,12 +186,12 @@ final class FunctionRule {
       if (!op.symbol().equals(symbol) || !(schema == null ? op.onPath() : op.schema().equals(schema))) continue;
       Optional<Fn> fn = functions.byOid(op.function());
       if (fn.isEmpty() || trusted(fn.get())) continue;
-      if (chosen == null || fn.get().escapeCapable()) chosen = fn.get();
+      if (chosen == null || (functions.mayReachEscape(fn.get()) && !functions.mayReachEscape(chosen))) chosen = fn.get();
     }
     if (chosen == null) return Optional.empty();
     boolean core = (schema == null || schema.equals("pg_catalog"))
         && (functions.coreOperator(symbol, true) || functions.coreOperator(symbol, false));
-    if (core && !chosen.escapeCapable()) return Optional.empty();
+    if (core && !functions.mayReachEscape(chosen)) return Optional.empty();
     return Optional.of(refused(chosen, "The operator " + symbol + " runs ", at));
   }
 

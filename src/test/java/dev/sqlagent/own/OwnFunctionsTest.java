@@ -72,6 +72,8 @@ class OwnFunctionsTest {
     ROUTES.put("SELECT dblink_exec('dbname=x', 'DELETE FROM customers')", "dblink_exec");
     ROUTES.put("SELECT * FROM jsonb_populate_record(NULL::tagged, '{\"id\": 1, \"t\": \"x\"}')", "tagged");
     ROUTES.put("SELECT note FROM secrets", "row-level security policy of public.secrets");
+    // A view over the IMMUTABLE wrapper: the wrapper's body is opaque, and this role may execute log_view.
+    ROUTES.put("SELECT * FROM pretty_views", "The view public.pretty_views calls the user function public.pretty(text)");
   }
 
   @BeforeAll
@@ -93,6 +95,7 @@ class OwnFunctionsTest {
         "CREATE OPERATOR public.=== (LEFTARG = text, RIGHTARG = text, FUNCTION = public.touch)",
         "CREATE VIEW public.customer_views AS SELECT c.customer_no, public.log_view(c.display_name) AS logged FROM public.customers c",
         "CREATE DOMAIN public.logged_text AS text CHECK (public.log_view(VALUE) = 1)",
+        "CREATE VIEW public.pretty_views AS SELECT c.customer_no, public.pretty(c.display_name) AS p FROM public.customers c",
         "CREATE FUNCTION public._gc(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce($1 || ', ', '') || $2 $$",
         "CREATE AGGREGATE public.group_concat(text) (SFUNC = public._gc, STYPE = text)",
         "CREATE VIEW public.customer_list AS SELECT public.group_concat(display_name ORDER BY customer_no) AS names FROM public.customers",
