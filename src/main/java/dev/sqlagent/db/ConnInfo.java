@@ -71,7 +71,7 @@ final class ConnInfo {
   private ConnInfo() {}
 
   static PgUrl resolve(String conninfo, PgEnvironment env) {
-    if (conninfo == null || conninfo.isBlank()) throw new IllegalArgumentException("is empty");
+    if (conninfo == null) throw new IllegalArgumentException("is empty");
     String s = conninfo.strip();
     Map<String, String> v;
     if (s.startsWith("postgresql://") || s.startsWith("postgres://")) {
@@ -405,7 +405,8 @@ final class ConnInfo {
       cert = null;
       key = null;
     }
-    return new PgUrl.Tls(mode, root, cert, key, pk8, v.get("sslpassword"));
+    boolean verifies = mode.equals("verify-ca") || mode.equals("verify-full");
+    return new PgUrl.Tls(mode, root, cert, key, pk8, v.get("sslpassword"), verifies ? TlsTrust.of(root) : null);
   }
 
   private static void readable(String file, String what) {

@@ -28,6 +28,11 @@ public final class ConnectFailure {
   /** The failure of connecting to {@code url} in one sentence. */
   public static String describe(Throwable e, PgUrl url) {
     String all = messages(e);
+    if (url.tls().trust() != null) {
+      // the reactive client says only "SSL handshake failed": the trust manager kept why
+      String why = url.tls().trust().takeFailure();
+      if (why != null) all = all + " | " + why;
+    }
     String low = all.toLowerCase();
     String where = url.endpoints().size() == 1 ? url.host() + ":" + url.port() : url.host() + ":" + url.port() + " (first of the list)";
     String ca = url.tls().rootCert();
@@ -48,11 +53,13 @@ public final class ConnectFailure {
           + ": put the CA that signed it in sslrootcert";
     }
     if (low.contains("could not be verified by hostnameverifier") || low.contains("no subject alternative")
-        || low.contains("no name matching") || low.contains("hostname") && low.contains("verif")) {
+        || low.contains("no name matching") || low.contains("hostname") && low.contains("verif")
+        || low.contains("no subject alternative names matching")) {
       return "the server's certificate does not name host " + url.host() + ": connect by a name the certificate "
           + "lists, or use sslmode=verify-ca";
     }
     if (url.password() == null && (low.contains("password authentication failed") || low.contains("no password was provided")
+        || low.contains("'password' must not be empty")
         || low.contains("password-based authentication"))) {
       return "the server wants a password for user " + url.user() + ": put it in the URL, PGPASSWORD or ~/.pgpass";
     }
@@ -96,7 +103,10 @@ public final class ConnectFailure {
       if (t.getCause() == null) break;
     }
     if (best == null) return "the connection failed";
-    return best.replaceAll("(?:[a-z]+\\.)+[A-Z][A-Za-z]*(?:Exception|Error):\\s*", "").strip();
+    // one line, without class names, severity prefixes or the SQLSTATE the reactive client appends
+    String line = best.lines().findFirst().orElse(best);
+    return line.replaceAll("(?:[a-z]+\\.)+[A-Z][A-Za-z]*(?:Exception|Error):\\s*", "")
+        .replaceFirst("^(?:FATAL|ERROR):\\s*", "").replaceFirst("\\s*\\([0-9A-Z]{5}\\)$", "").strip();
   }
 
   private static String messages(Throwable e) {

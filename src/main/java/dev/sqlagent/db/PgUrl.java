@@ -2,15 +2,11 @@ package dev.sqlagent.db;
 
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.TrustOptions;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.SslMode;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
-import java.security.NoSuchAlgorithmException;
-import java.security.KeyStoreException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -19,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * One PostgreSQL connection, read as libpq reads a connection string ({@link ConnInfo}): the target, the
@@ -351,8 +346,9 @@ public final class PgUrl {
    * certificate is {@code verify-ca}); {@code rootCert} is a PEM file, {@code "system"} (the JDK's trust store)
    * or null; the client certificate and key are PEM files (the key also as PKCS-8 DER for pgjdbc).
    */
-  public record Tls(String mode, String rootCert, String cert, String key, String keyPk8, String keyPassword) {
-    public static final Tls DISABLE = new Tls("disable", null, null, null, null, null);
+  public record Tls(String mode, String rootCert, String cert, String key, String keyPk8, String keyPassword,
+      TlsTrust trust) {
+    public static final Tls DISABLE = new Tls("disable", null, null, null, null, null, null);
 
     boolean verifies() {
       return mode.equals("verify-ca") || mode.equals("verify-full");
@@ -381,10 +377,8 @@ public final class PgUrl {
       ClientSSLOptions ssl = new ClientSSLOptions();
       if (!verifies()) {
         ssl.setTrustAll(true);
-      } else if ("system".equals(rootCert)) {
-        ssl.setTrustOptions(systemTrust());
       } else {
-        ssl.setTrustOptions(new PemTrustOptions().addCertPath(rootCert));
+        ssl.setTrustOptions(TrustOptions.wrap(trust));
       }
       ssl.setHostnameVerificationAlgorithm(mode.equals("verify-full") ? "HTTPS" : "");
       if (cert != null) ssl.setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert).setKeyPath(key));
@@ -397,16 +391,6 @@ public final class PgUrl {
       if (cert != null) q.add("sslcert=" + enc(cert));
       if (key != null) q.add("sslkey=" + enc(key));
       if (keyPassword != null) q.add("sslpassword=" + enc(keyPassword));
-    }
-
-    private static TrustOptions systemTrust() {
-      try {
-        TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        f.init((KeyStore) null);
-        return TrustOptions.wrap(f);
-      } catch (NoSuchAlgorithmException | KeyStoreException e) {
-        throw new IllegalStateException("the JDK's trust store cannot be read: " + e.getMessage(), e);
-      }
     }
   }
 

@@ -27,6 +27,16 @@ class PgUrlTest {
     vars.clear();
   }
 
+  /** A real CA certificate (verifying modes load it when the URL is read). */
+  private Path caFile() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("ca"));
+    Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key",
+        "-out", "ca.pem", "-days", "1", "-subj", "/CN=test CA").directory(dir.toFile()).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    assertThat(p.waitFor()).isZero();
+    return dir.resolve("ca.pem");
+  }
+
   private PgEnvironment env() {
     return new PgEnvironment(vars, home, "osuser");
   }
@@ -114,6 +124,8 @@ class PgUrlTest {
         .hasMessage("sslrootcert file '/nonexistent/ca.pem' does not exist");
     assertThatThrownBy(() -> parse("host=h sslrootcert=system sslmode=require"))
         .hasMessage("sslmode=require may not be used with sslrootcert=system (use verify-full)");
+    assertThatThrownBy(() -> parse("host=h sslmode=verify-ca sslrootcert=" + Files.writeString(home.resolve("junk.pem"), "junk")))
+        .hasMessageStartingWith("sslrootcert file '" + home.resolve("junk.pem") + "' ");
     assertThatThrownBy(() -> parse("host=h service=nowhere")).hasMessageStartingWith("definition of service 'nowhere' not found");
   }
 
@@ -122,13 +134,13 @@ class PgUrlTest {
     assertThat(parse("host=h").tls().mode()).isEqualTo("prefer");
     assertThat(parse("host=h sslrootcert=system").tls().mode()).isEqualTo("verify-full");
     assertThat(parse("postgresql://h/d?ssl=true").tls().mode()).isEqualTo("require");
-    Path ca = Files.writeString(home.resolve("ca.pem"), "not checked until a connection is made");
+    Path ca = caFile();
     // a root certificate turns require into verify-ca, as libpq does
     assertThat(parse("host=h sslmode=require sslrootcert=" + ca).tls().mode()).isEqualTo("verify-ca");
     assertThat(parse("host=h sslmode=prefer sslrootcert=" + ca).tls().mode()).isEqualTo("prefer");
     // ~/.postgresql/root.crt is the default root certificate
     Files.createDirectories(home.resolve(".postgresql"));
-    Files.writeString(home.resolve(".postgresql/root.crt"), "x");
+    Files.copy(ca, home.resolve(".postgresql/root.crt"));
     PgUrl u = parse("host=h sslmode=verify-full");
     assertThat(u.tls().rootCert()).isEqualTo(home.resolve(".postgresql/root.crt").toString());
   }
@@ -254,7 +266,7 @@ class PgUrlTest {
 
   @Test
   void bothClientsAreBuiltFromTheSameSpec() throws Exception {
-    Path ca = Files.writeString(home.resolve("ca.pem"), "x");
+    Path ca = caFile();
     for (String example : List.of(
         "postgresql://reader:pw@db.example.com:5433/app",
         "postgresql://reader:pw@db.example.com/app?sslmode=require",
