@@ -272,6 +272,16 @@ public record AppConfig(
   }
 
   /** The settings as the log line shows them: secrets masked. */
+  /**
+   * Vert.x's options for these databases: a Unix-socket URL needs Netty's native transport (epoll), which the
+   * reactive client requires for domain sockets; TCP-only configurations keep the default transport.
+   */
+  public io.vertx.core.VertxOptions vertxOptions() {
+    boolean socket = java.util.stream.Stream.concat(dbUrl.stream(), stateUrl.stream())
+        .anyMatch(u -> u.endpoints().stream().anyMatch(PgUrl.Endpoint::socket));
+    return new io.vertx.core.VertxOptions().setPreferNativeTransport(socket);
+  }
+
   public String describe() {
     List<String> parts = new ArrayList<>();
     parts.add("target=" + dbUrl.map(PgUrl::toString).orElse("embedded demo"));

@@ -142,6 +142,30 @@ public final class TlsServer implements AutoCloseable {
     return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port() + "/" + database, p);
   }
 
+  /** What a query could have changed in the target database: its relations, rows and write counters. */
+  public String fingerprint() throws SQLException {
+    StringBuilder b = new StringBuilder();
+    try (Connection c = admin(TARGET_DB); Statement s = c.createStatement()) {
+      for (String sql : List.of(
+          "SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' ORDER BY 1) FROM pg_class c "
+              + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') "
+              + "AND n.nspname NOT LIKE 'pg\\_toast%'",
+          "SELECT md5(string_agg(i::text, ',' ORDER BY id)) FROM items i",
+          "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables",
+          "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'",
+          "SELECT string_agg(coalesce(r.rolname, '*') || ':' || array_to_string(d.setconfig, ';'), ',' ORDER BY 1) "
+              + "FROM pg_db_role_setting d LEFT JOIN pg_roles r ON r.oid = d.setrole "
+              // the state store's log role is set up on this server too: its settings are not the target's
+              + "WHERE r.rolname IS DISTINCT FROM 'sql_agent_log'")) {
+        try (var rs = s.executeQuery(sql)) {
+          rs.next();
+          b.append(rs.getString(1)).append('\n');
+        }
+      }
+    }
+    return b.toString();
+  }
+
   @Override
   public void close() throws IOException {
     pg.close();
