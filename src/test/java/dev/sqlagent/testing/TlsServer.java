@@ -142,6 +142,19 @@ public final class TlsServer implements AutoCloseable {
     return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port() + "/" + database, p);
   }
 
+  /**
+   * For the TLS-versus-plain benchmark only: plain TCP with SCRAM for every role too, on the same server, so
+   * both sides differ in TLS alone.
+   */
+  public void allowPlain() throws Exception {
+    Path hba = dir.resolve("data/pg_hba.conf");
+    Files.writeString(hba, Files.readString(hba).replace("hostnossl all all all reject", "hostnossl all all all scram-sha-256"));
+    try (Connection c = admin("postgres"); Statement s = c.createStatement()) {
+      s.execute("SELECT pg_reload_conf()");
+    }
+    TimeUnit.MILLISECONDS.sleep(300);
+  }
+
   /** What a query could have changed in the target database: its relations, rows and write counters. */
   public String fingerprint() throws SQLException {
     StringBuilder b = new StringBuilder();
