@@ -135,7 +135,8 @@ public final class Databases implements AutoCloseable {
     }
     report.warnings().forEach(w -> LOG.warn("target {}: {}", target.database(), w));
     if (report.readOnly()) {
-      LOG.info("target {} as {}: {} read-only proofs hold", target.url(), report.role(), report.proofs().size());
+      LOG.info("target {} as {} (password: {}; sslmode {}): {} read-only proofs hold", target.url(), report.role(),
+          target.url().passwordFrom(), target.url().tls().mode(), report.proofs().size());
       return;
     }
     String refusal = report.refusal().orElse("the agent role can write");
