@@ -109,6 +109,20 @@ class ConnectTest {
   }
 
   @Test
+  void preferAndAllowFallBackAsLibpq() throws Exception {
+    // allow tries plain first; this server refuses it, so both clients go on with TLS
+    agree(parse(base(TlsServer.READER + ":" + TlsServer.PASSWORD) + "?sslmode=allow"), TlsServer.READER, true);
+    // prefer (the default) against a server without TLS: plain, in both
+    PgUrl plain = TestDatabase.get().adminUrl();
+    PgUrl u = parse("postgresql://" + plain.user() + ":" + plain.password() + "@" + plain.host() + ":" + plain.port()
+        + "/postgres");
+    assertThat(u.tls().mode()).isEqualTo("prefer");
+    List<String> a = jdbc(u);
+    assertThat(reactive(u)).isEqualTo(a);
+    assertThat(a.get(3)).isEqualTo("false");
+  }
+
+  @Test
   void md5TrustAndClientCertificates() throws Exception {
     agree(parse(base("md5_user:" + TlsServer.PASSWORD) + "?sslmode=require"), "md5_user", true);
     // trust: no password anywhere
