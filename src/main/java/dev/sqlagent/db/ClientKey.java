@@ -22,7 +22,7 @@ record ClientKey(Path pem, Path pk8) {
       0x02, 0x01, 0x00, 0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01, 0x01,
       0x01, 0x05, 0x00};
 
-  static ClientKey read(Path file) {
+  static ClientKey read(Path file, String password) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
@@ -34,9 +34,17 @@ record ClientKey(Path pem, Path pk8) {
       // DER: take it for PKCS-8 as pgjdbc does, and give the reactive client its PEM
       return new ClientKey(temp(pemOf("PRIVATE KEY", bytes), ".key"), file);
     }
-    if (text.contains("ENCRYPTED") || text.contains("Proc-Type: 4,ENCRYPTED")) {
-      throw new IllegalArgumentException("sslkey file '" + file + "' is encrypted, which sql-agent does not read: "
-          + "write an unencrypted copy readable only by its owner (openssl pkey -in key -out key.plain; chmod 600)");
+    if (text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
+      // PKCS-8 encrypted with sslpassword: decrypted once here, both clients then read the plain copy
+      if (password == null) {
+        throw new IllegalArgumentException("sslkey file '" + file + "' is encrypted: give its passphrase as sslpassword");
+      }
+      byte[] plain = decrypt(der(text, "ENCRYPTED PRIVATE KEY"), password, file);
+      return new ClientKey(temp(pemOf("PRIVATE KEY", plain), ".key"), temp(plain, ".pk8"));
+    }
+    if (text.contains("Proc-Type: 4,ENCRYPTED")) {
+      throw new IllegalArgumentException("sslkey file '" + file + "' is encrypted in the old OpenSSL form, which "
+          + "sql-agent does not read: convert it to PKCS-8 (openssl pkcs8 -topk8 -in key -out key.p8, then sslpassword)");
     }
     if (text.contains("-----BEGIN PRIVATE KEY-----")) {
       return new ClientKey(file, temp(der(text, "PRIVATE KEY"), ".pk8"));
@@ -47,6 +55,23 @@ record ClientKey(Path pem, Path pk8) {
     }
     throw new IllegalArgumentException("sslkey file '" + file + "' is not a PEM private key sql-agent reads (PKCS-8 "
         + "or RSA): convert it with openssl pkcs8 -topk8 -nocrypt -in key -out key.pk8.pem");
+  }
+
+  private static byte[] decrypt(byte[] der, String password, Path file) {
+    try {
+      javax.crypto.EncryptedPrivateKeyInfo info = new javax.crypto.EncryptedPrivateKeyInfo(der);
+      // PBES2 (OpenSSL 3's default) names its real scheme in the parameters, e.g. PBEWithHmacSHA256AndAES_256
+      String alg = info.getAlgName().equals("PBES2") || info.getAlgName().equals("1.2.840.113549.1.5.13")
+          ? info.getAlgParameters().toString() : info.getAlgName();
+      javax.crypto.SecretKeyFactory f = javax.crypto.SecretKeyFactory.getInstance(alg);
+      javax.crypto.SecretKey key = f.generateSecret(new javax.crypto.spec.PBEKeySpec(password.toCharArray()));
+      javax.crypto.Cipher cipher = javax.crypto.Cipher.getInstance(alg);
+      cipher.init(javax.crypto.Cipher.DECRYPT_MODE, key, info.getAlgParameters());
+      return info.getKeySpec(cipher).getEncoded();
+    } catch (java.security.GeneralSecurityException | IOException e) {
+      throw new IllegalArgumentException("sslkey file '" + file + "' cannot be decrypted with sslpassword (wrong "
+          + "passphrase, or a cipher the JDK lacks): " + e.getMessage());
+    }
   }
 
   private static byte[] der(String pem, String label) {

@@ -394,19 +394,21 @@ final class ConnInfo {
       key = dir.resolve("postgresql.key").toString();
     }
     String pk8 = null;
+    String keyFile = key;
     if (cert != null && !cert.isEmpty()) {
       readable(cert, "sslcert");
       if (key == null) throw new IllegalArgumentException("sslcert is set but sslkey is not: name the client key's file");
       readable(key, "sslkey");
-      ClientKey k = ClientKey.read(Path.of(key));
+      ClientKey k = ClientKey.read(Path.of(key), v.get("sslpassword"));
       key = k.pem().toString();
       pk8 = k.pk8().toString();
     } else {
       cert = null;
       key = null;
+      keyFile = null;
     }
     boolean verifies = mode.equals("verify-ca") || mode.equals("verify-full");
-    return new PgUrl.Tls(mode, root, cert, key, pk8, v.get("sslpassword"), verifies ? TlsTrust.of(root) : null);
+    return new PgUrl.Tls(mode, root, cert, keyFile, key, pk8, v.get("sslpassword"), verifies ? TlsTrust.of(root) : null);
   }
 
   private static void readable(String file, String what) {

@@ -64,7 +64,7 @@ public final class PgUrl {
     this.tls = tls;
     this.applicationName = applicationName;
     this.connectTimeout = connectTimeout;
-    this.settings = Map.copyOf(settings);
+    this.settings = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(settings));  // in order
     this.targetSessionAttrs = targetSessionAttrs;
     this.passwordFrom = passwordFrom;
   }
@@ -344,11 +344,12 @@ public final class PgUrl {
   /**
    * TLS as libpq means it: {@code mode} is the sslmode after libpq's adjustments ({@code require} with a root
    * certificate is {@code verify-ca}); {@code rootCert} is a PEM file, {@code "system"} (the JDK's trust store)
-   * or null; the client certificate and key are PEM files (the key also as PKCS-8 DER for pgjdbc).
+   * or null; the client certificate and key are PEM files ({@code keyFile} as given; {@code key} the plain PEM the reactive client reads, {@code keyPk8} the PKCS-8
+   * DER pgjdbc reads).
    */
-  public record Tls(String mode, String rootCert, String cert, String key, String keyPk8, String keyPassword,
-      TlsTrust trust) {
-    public static final Tls DISABLE = new Tls("disable", null, null, null, null, null, null);
+  public record Tls(String mode, String rootCert, String cert, String keyFile, String key, String keyPk8,
+      String keyPassword, TlsTrust trust) {
+    public static final Tls DISABLE = new Tls("disable", null, null, null, null, null, null, null);
 
     boolean verifies() {
       return mode.equals("verify-ca") || mode.equals("verify-full");
@@ -367,8 +368,7 @@ public final class PgUrl {
       }
       if (cert != null) {
         p.setProperty("sslcert", cert);
-        p.setProperty("sslkey", keyPk8);
-        if (keyPassword != null) p.setProperty("sslpassword", keyPassword);
+        p.setProperty("sslkey", keyPk8);  // decrypted already when it came with sslpassword
       }
     }
 
@@ -389,7 +389,7 @@ public final class PgUrl {
       if (!mode.equals("prefer")) q.add("sslmode=" + mode);
       if (rootCert != null) q.add("sslrootcert=" + enc(rootCert));
       if (cert != null) q.add("sslcert=" + enc(cert));
-      if (key != null) q.add("sslkey=" + enc(key));
+      if (keyFile != null) q.add("sslkey=" + enc(keyFile));
       if (keyPassword != null) q.add("sslpassword=" + enc(keyPassword));
     }
   }

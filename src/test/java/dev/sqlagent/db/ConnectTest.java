@@ -130,6 +130,13 @@ class ConnectTest {
     // cert: the client certificate is the credential
     agree(parse(base("cert_user") + "?sslmode=verify-full&sslrootcert=" + server.ca + "&sslcert=" + server.clientCert
         + "&sslkey=" + server.clientKey), "cert_user", true);
+    // an encrypted key with its passphrase
+    agree(parse(base("cert_user") + "?sslmode=verify-full&sslrootcert=" + server.ca + "&sslcert=" + server.clientCert
+        + "&sslkey=" + server.clientKeyEncrypted + "&sslpassword=" + TlsServer.KEY_PASSWORD), "cert_user", true);
+    assertThatThrownBy(() -> parse(base("cert_user") + "?sslcert=" + server.clientCert + "&sslkey=" + server.clientKeyEncrypted))
+        .hasMessage("sslkey file '" + server.clientKeyEncrypted + "' is encrypted: give its passphrase as sslpassword");
+    assertThatThrownBy(() -> parse(base("cert_user") + "?sslcert=" + server.clientCert + "&sslkey=" + server.clientKeyEncrypted
+        + "&sslpassword=wrong")).hasMessageStartingWith("sslkey file '" + server.clientKeyEncrypted + "' cannot be decrypted");
   }
 
   @Test

@@ -29,12 +29,15 @@ public final class TlsServer implements AutoCloseable {
   public static final String READER = "scram_user";
   public static final String STATE_OWNER = "state_owner";
   public static final String STATE_DB = "agent_state";
+  public static final String KEY_PASSWORD = "key-passphrase";
 
   public final Path dir;
   public final Path ca;
   public final Path otherCa;
   public final Path clientCert;
   public final Path clientKey;
+  /** {@link #clientKey} encrypted with {@link #KEY_PASSWORD}. */
+  public final Path clientKeyEncrypted;
   public final Path socketDir;
   /** The OS user the server sees a socket client as (through zonky's user namespace), also a role. */
   public final String peerRole;
@@ -47,6 +50,7 @@ public final class TlsServer implements AutoCloseable {
     this.otherCa = dir.resolve("other-ca.crt");
     this.clientCert = dir.resolve("client.crt");
     this.clientKey = dir.resolve("client.key");
+    this.clientKeyEncrypted = dir.resolve("client-enc.key");
     this.socketDir = dir.resolve("sock");
     this.peerRole = peerRole;
   }
@@ -198,7 +202,9 @@ public final class TlsServer implements AutoCloseable {
     openssl(dir, "req", "-new", "-key", "client.key", "-out", "client.csr", "-subj", "/CN=cert_user");
     openssl(dir, "x509", "-req", "-in", "client.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
         "-out", "client.crt", "-days", "3");
-    for (String key : List.of("server.key", "client.key", "ca.key", "other-ca.key")) {
+    // the same key as encrypted PKCS-8 (OpenSSL 3's default: PBES2, AES-256-CBC), for sslpassword
+    openssl(dir, "pkcs8", "-topk8", "-in", "client.key", "-out", "client-enc.key", "-passout", "pass:" + KEY_PASSWORD);
+    for (String key : List.of("server.key", "client.key", "client-enc.key", "ca.key", "other-ca.key")) {
       Files.setPosixFilePermissions(dir.resolve(key), PosixFilePermissions.fromString("rw-------"));
     }
   }
