@@ -357,15 +357,9 @@ public final class PgUrl {
 
     void jdbc(Properties p, String host) {
       p.setProperty("sslmode", mode);
-      // pgjdbc's own LibPQFactory: no verification below verify-ca, the given root certificate above it.
-      if (rootCert != null && verifies()) {
-        if (rootCert.equals("system")) {
-          // The JDK's trust store; pgjdbc still checks the host name under verify-full.
-          p.setProperty("sslfactory", "org.postgresql.ssl.DefaultJavaSSLFactory");
-        } else {
-          p.setProperty("sslrootcert", rootCert);
-        }
-      }
+      // pgjdbc's TLS from the same trust and key as the reactive client's (JdbcTls)
+      p.setProperty("sslfactory", JdbcTls.class.getName());
+      p.setProperty("sslfactoryarg", verifies() ? rootCert : "");
       if (cert != null) {
         p.setProperty("sslcert", cert);
         p.setProperty("sslkey", keyPk8);  // decrypted already when it came with sslpassword

@@ -1,0 +1,76 @@
+package dev.sqlagent.db;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Properties;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.postgresql.ssl.WrappedFactory;
+
+/**
+ * pgjdbc's TLS from the same material as the reactive client's: the trust of {@link TlsTrust} (the CA file, or
+ * the JDK's CAs for {@code sslrootcert=system}) and the client certificate with its PKCS-8 key. pgjdbc
+ * instantiates it per connection with the connection's properties ({@code sslfactoryarg}: the root
+ * certificate, empty for no verification); pgjdbc itself still checks the host name under verify-full.
+ */
+public final class JdbcTls extends WrappedFactory {
+
+  public JdbcTls(Properties info) throws GeneralSecurityException, IOException {
+    String root = info.getProperty("sslfactoryarg", "");
+    TrustManager trust = root.isEmpty() ? new TrustAll() : TlsTrust.of(root);
+    String cert = info.getProperty("sslcert");
+    String key = info.getProperty("sslkey");
+    KeyManager[] keys = cert == null || key == null ? null : keyManagers(Path.of(cert), Path.of(key));
+    SSLContext ctx = SSLContext.getInstance("TLS");
+    ctx.init(keys, new TrustManager[] {trust}, null);
+    factory = ctx.getSocketFactory();
+  }
+
+  private static KeyManager[] keyManagers(Path certFile, Path pk8) throws GeneralSecurityException, IOException {
+    Certificate[] chain;
+    try (InputStream in = Files.newInputStream(certFile)) {
+      chain = CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(new Certificate[0]);
+    }
+    PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(Files.readAllBytes(pk8));
+    String alg = ((X509Certificate) chain[0]).getPublicKey().getAlgorithm();
+    PrivateKey key = KeyFactory.getInstance(alg).generatePrivate(spec);
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    char[] pw = new char[0];
+    ks.setKeyEntry("client", key, pw, chain);
+    KeyManagerFactory f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    f.init(ks, pw);
+    return f.getKeyManagers();
+  }
+
+  /** sslmode below verify-ca: encrypted, not verified, as libpq. */
+  private static final class TrustAll implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {
+      // not a server
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {
+      // libpq's require, prefer and allow do not verify
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+  }
+}
