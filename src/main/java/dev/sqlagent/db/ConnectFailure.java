@@ -52,7 +52,7 @@ public final class ConnectFailure {
           + ("system".equals(ca) ? "a CA the JDK trusts (sslrootcert=system)" : "the CA in " + ca)
           + ": put the CA that signed it in sslrootcert";
     }
-    if (low.contains("could not be verified by hostnameverifier") || low.contains("no subject alternative")
+    if (low.contains("does not name host") || low.contains("could not be verified by hostnameverifier") || low.contains("no subject alternative")
         || low.contains("no name matching") || low.contains("hostname") && low.contains("verif")
         || low.contains("no subject alternative names matching")) {
       return "the server's certificate does not name host " + url.host() + ": connect by a name the certificate "

@@ -24,13 +24,17 @@ import org.postgresql.ssl.WrappedFactory;
  * pgjdbc's TLS from the same material as the reactive client's: the trust of {@link TlsTrust} (the CA file, or
  * the JDK's CAs for {@code sslrootcert=system}) and the client certificate with its PKCS-8 key. pgjdbc
  * instantiates it per connection with the connection's properties ({@code sslfactoryarg}: the root
- * certificate, empty for no verification); pgjdbc itself still checks the host name under verify-full.
+ * certificate and the host name to check, empty for no verification). pgjdbc is told verify-ca: the name is
+ * checked by {@link TlsTrust} against {@code host} as libpq does, not against the address dialled.
  */
 public final class JdbcTls extends WrappedFactory {
 
   public JdbcTls(Properties info) throws GeneralSecurityException, IOException {
-    String root = info.getProperty("sslfactoryarg", "");
-    TrustManager trust = root.isEmpty() ? new TrustAll() : TlsTrust.of(root);
+    // sslfactoryarg: "<root certificate>\n<host to find in the certificate, empty under verify-ca>", or empty
+    String[] arg = info.getProperty("sslfactoryarg", "").split("\n", -1);
+    String root = arg[0];
+    String host = arg.length > 1 && !arg[1].isEmpty() ? arg[1] : null;
+    TrustManager trust = root.isEmpty() ? new TrustAll() : host == null ? TlsTrust.of(root) : TlsTrust.of(root).forHost(host);
     String cert = info.getProperty("sslcert");
     String key = info.getProperty("sslkey");
     KeyManager[] keys = cert == null || key == null ? null : keyManagers(Path.of(cert), Path.of(key));

@@ -356,10 +356,10 @@ public final class PgUrl {
     }
 
     void jdbc(Properties p, String host) {
-      p.setProperty("sslmode", mode);
-      // pgjdbc's TLS from the same trust and key as the reactive client's (JdbcTls)
+      // pgjdbc's TLS from the same trust and key as the reactive client's (JdbcTls), which checks the name
+      p.setProperty("sslmode", mode.equals("verify-full") ? "verify-ca" : mode);
       p.setProperty("sslfactory", JdbcTls.class.getName());
-      p.setProperty("sslfactoryarg", verifies() ? rootCert : "");
+      p.setProperty("sslfactoryarg", verifies() ? rootCert + "\n" + (mode.equals("verify-full") ? host : "") : "");
       if (cert != null) {
         p.setProperty("sslcert", cert);
         p.setProperty("sslkey", keyPk8);  // decrypted already when it came with sslpassword
@@ -367,14 +367,15 @@ public final class PgUrl {
     }
 
     PgConnectOptions reactive(PgConnectOptions o, String host) {
-      o.setSslMode(SslMode.of(mode));
+      // verify-full's name check is TlsTrust's (against host, not hostaddr): the client is told verify-ca
+      o.setSslMode(SslMode.of(mode.equals("verify-full") ? "verify-ca" : mode));
       ClientSSLOptions ssl = new ClientSSLOptions();
       if (!verifies()) {
         ssl.setTrustAll(true);
       } else {
-        ssl.setTrustOptions(TrustOptions.wrap(trust));
+        ssl.setTrustOptions(TrustOptions.wrap(mode.equals("verify-full") ? trust.forHost(host) : trust));
       }
-      ssl.setHostnameVerificationAlgorithm(mode.equals("verify-full") ? "HTTPS" : "");
+      ssl.setHostnameVerificationAlgorithm("");
       if (cert != null) ssl.setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert).setKeyPath(key));
       return o.setSslOptions(ssl);
     }

@@ -103,6 +103,10 @@ class ConnectTest {
         + " password=" + TlsServer.PASSWORD + " sslmode=require application_name=mine"), TlsServer.READER, true);
     // prefer, libpq's default, finds TLS
     agree(parse(base(TlsServer.READER + ":" + TlsServer.PASSWORD)), TlsServer.READER, true);
+    // hostaddr is dialled, host is what the certificate must name (as libpq)
+    agree(parse("host=localhost hostaddr=127.0.0.1 port=" + server.port() + " dbname=" + TlsServer.TARGET_DB + " user="
+        + TlsServer.READER + " password=" + TlsServer.PASSWORD + " sslmode=verify-full sslrootcert=" + server.ca),
+        TlsServer.READER, true);
     // verify-ca does not look at the name (127.0.0.1 is not in the certificate)
     agree(parse("postgresql://" + TlsServer.READER + ":" + TlsServer.PASSWORD + "@127.0.0.1:" + server.port() + "/"
         + TlsServer.TARGET_DB + "?sslmode=verify-ca&sslrootcert=" + server.ca), TlsServer.READER, true);

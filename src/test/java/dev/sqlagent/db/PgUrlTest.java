@@ -287,13 +287,18 @@ class PgUrlTest {
       assertThat(u.jdbcUrl()).as(example).endsWith("/" + reactive.getDatabase());
       assertThat(jdbc.getProperty("ApplicationName")).as(example).isEqualTo(reactive.getProperties().get("application_name"));
       String mode = e.socket() ? "disable" : u.tls().mode();
-      assertThat(jdbc.getProperty("sslmode")).as(example).isEqualTo(mode);
-      assertThat(reactive.getSslMode()).as(example).isEqualTo(io.vertx.pgclient.SslMode.of(mode));
+      // verify-full's name check is ours (TlsTrust, against host as libpq): both libraries are told verify-ca
+      String library = mode.equals("verify-full") ? "verify-ca" : mode;
+      assertThat(jdbc.getProperty("sslmode")).as(example).isEqualTo(library);
+      assertThat(reactive.getSslMode()).as(example).isEqualTo(io.vertx.pgclient.SslMode.of(library));
       if (!e.socket()) {
         var ssl = reactive.getSslOptions();
         boolean verifies = mode.startsWith("verify");
         assertThat(ssl.isTrustAll()).as(example).isEqualTo(!verifies);
-        assertThat(ssl.getHostnameVerificationAlgorithm()).as(example).isEqualTo(mode.equals("verify-full") ? "HTTPS" : "");
+        assertThat(ssl.getHostnameVerificationAlgorithm()).as(example).isEmpty();
+        assertThat(jdbc.getProperty("sslfactory")).isEqualTo(JdbcTls.class.getName());
+        assertThat(jdbc.getProperty("sslfactoryarg")).as(example)
+            .isEqualTo(!verifies ? "" : u.tls().rootCert() + "\n" + (mode.equals("verify-full") ? e.host() : ""));
       } else {
         assertThat(jdbc.getProperty("socketFactoryArg")).isEqualTo("/var/run/postgresql/.s.PGSQL.5432");
       }
