@@ -167,6 +167,38 @@ class ConnectTest {
   }
 
   @Test
+  void hostListsFindTheServerTargetSessionAttrsAsks() throws Exception {
+    try (var standby = server.startStandby()) {
+      String list = "host=localhost,localhost port=" + server.port() + "," + standby.getPort() + " dbname="
+          + TlsServer.TARGET_DB + " user=" + TlsServer.READER + " password=" + TlsServer.PASSWORD
+          + " sslmode=verify-full sslrootcert=" + server.ca + " target_session_attrs=";
+      // zonky's start waits for connections; the standby answers as soon as it has replayed to consistency
+      for (var e : Map.of("standby", standby.getPort(), "read-only", standby.getPort(), "prefer-standby", standby.getPort(),
+          "primary", server.port(), "read-write", server.port(), "any", server.port()).entrySet()) {
+        PgUrl picked = parse(list + e.getKey()).pick();
+        assertThat(picked.port()).as(e.getKey()).isEqualTo(e.getValue());
+        List<String> a = jdbc(picked);
+        assertThat(reactive(picked)).isEqualTo(a);
+        assertThat(a.get(0)).as(e.getKey()).isEqualTo(String.valueOf(e.getValue()));
+        assertThat(a.get(3)).isEqualTo("true");
+      }
+      // the list's JDBC connection picks the same way
+      try (Connection c = parse(list + "standby").connect("list"); Statement s = c.createStatement();
+           ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
+        rs.next();
+        assertThat(rs.getBoolean(1)).isTrue();
+      }
+      // prefer-standby with no standby up falls back to the primary; standby alone says why not
+      String primaryOnly = "host=localhost port=" + server.port() + " dbname=" + TlsServer.TARGET_DB + " user="
+          + TlsServer.READER + " password=" + TlsServer.PASSWORD + " sslmode=require target_session_attrs=";
+      assertThat(parse(primaryOnly + "prefer-standby").pick().port()).isEqualTo(server.port());
+      assertThatThrownBy(() -> parse(primaryOnly + "standby").pick())
+          .hasMessage("no server in the host list fits target_session_attrs=standby: localhost:" + server.port()
+              + " is a primary");
+    }
+  }
+
+  @Test
   void peerOverTheUnixSocket() throws Exception {
     assertThat(vertx.isNativeTransportEnabled()).as("netty native epoll").isTrue();
     PgUrl u = parse("postgresql://" + server.peerRole + "@/" + TlsServer.TARGET_DB + "?host=" + server.socketDir

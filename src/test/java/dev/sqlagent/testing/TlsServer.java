@@ -117,6 +117,7 @@ public final class TlsServer implements AutoCloseable {
         "hostssl all md5_user all md5",
         "hostssl all trust_user all trust",
         "hostssl all all all scram-sha-256",
+        "hostssl replication postgres all scram-sha-256",
         ""));
     try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
       s.execute("SELECT pg_reload_conf()");
@@ -124,6 +125,61 @@ public final class TlsServer implements AutoCloseable {
     TlsServer server = new TlsServer(dir, pg, peer);
     TimeUnit.MILLISECONDS.sleep(300);
     return server;
+  }
+
+  /**
+   * A streaming-replication standby of this server, TLS-only like it, on its own port: for host lists with
+   * target_session_attrs. The embedded binaries have no pg_basebackup, so it is PostgreSQL's low-level base
+   * backup: pg_backup_start, a copy of the data directory, pg_backup_stop's backup_label; the standby then
+   * streams the rest from this server. The caller closes it.
+   */
+  public EmbeddedPostgres startStandby() throws Exception {
+    Path data = dir.resolve("standby");
+    Path primary = dir.resolve("data");
+    try (Connection c = admin("postgres"); Statement s = c.createStatement()) {
+      s.execute("SELECT pg_backup_start('sql-agent standby', true)");
+      try (var files = Files.walk(primary)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Path rel = primary.relativize(f);
+          String name = rel.toString();
+          if (name.equals("postmaster.pid") || name.equals("postmaster.opts") || name.startsWith("epg-lock")) continue;
+          Path to = data.resolve(rel);
+          if (Files.isDirectory(f)) {
+            Files.createDirectories(to);
+          } else {
+            try {
+              Files.copy(f, to);
+            } catch (java.nio.file.NoSuchFileException gone) {
+              // removed while copying (a temporary file): the backup does not need it
+            }
+          }
+        }
+      }
+      try (var rs = s.executeQuery("SELECT labelfile FROM pg_backup_stop(true)")) {
+        rs.next();
+        Files.writeString(data.resolve("backup_label"), rs.getString(1));
+      }
+    }
+    Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
+    Files.writeString(data.resolve("standby.signal"), "");
+    Files.writeString(data.resolve("postgresql.auto.conf"), "primary_conninfo = 'host=localhost port=" + port()
+        + " user=postgres password=" + PASSWORD + " sslmode=require'\n", java.nio.file.StandardOpenOption.APPEND);
+    Path sock = Files.createDirectories(dir.resolve("standby-sock"));
+    Files.setPosixFilePermissions(sock, PosixFilePermissions.fromString("rwxrwxrwx"));
+    return EmbeddedPostgres.builder()
+        .setDataDirectory(data)
+        .setCleanDataDirectory(false)
+        .setOverrideWorkingDirectory(dir.resolve("bin").toFile())
+        .setPGStartupWait(Duration.ofSeconds(60))
+        .setServerConfig("listen_addresses", "localhost")
+        .setServerConfig("unix_socket_directories", sock.toString())
+        .setServerConfig("ssl", "on")
+        .setServerConfig("ssl_cert_file", dir.resolve("server.crt").toString())
+        .setServerConfig("ssl_key_file", dir.resolve("server.key").toString())
+        .setServerConfig("ssl_ca_file", dir.resolve("ca.crt").toString())
+        .setServerConfig("max_connections", "60")
+        .setConnectConfig("password", PASSWORD)
+        .start();
   }
 
   /** The OS user name of the uid in a /proc/self/status text, as the server's getpwuid would say. */
