@@ -242,6 +242,10 @@ public final class TlsServer implements AutoCloseable {
   @Override
   public void close() throws IOException {
     pg.close();
+    // the extracted binaries, certificates and data: tens of megabytes per server
+    try (var files = Files.walk(dir)) {
+      for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(f);
+    }
   }
 
   private static void certificates(Path dir) throws Exception {
