@@ -29,7 +29,21 @@ import org.postgresql.ssl.WrappedFactory;
  */
 public final class JdbcTls extends WrappedFactory {
 
+  /** One context per trust and key: pgjdbc makes a factory per connection, the files need reading once. */
+  private static final java.util.concurrent.ConcurrentHashMap<String, javax.net.ssl.SSLSocketFactory> CONTEXTS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   public JdbcTls(Properties info) throws GeneralSecurityException, IOException {
+    String id = info.getProperty("sslfactoryarg", "") + "\n" + info.getProperty("sslcert") + "\n" + info.getProperty("sslkey");
+    javax.net.ssl.SSLSocketFactory cached = CONTEXTS.get(id);
+    if (cached == null) {
+      cached = create(info);
+      CONTEXTS.putIfAbsent(id, cached);
+    }
+    factory = cached;
+  }
+
+  private static javax.net.ssl.SSLSocketFactory create(Properties info) throws GeneralSecurityException, IOException {
     // sslfactoryarg: "<root certificate>\n<host to find in the certificate, empty under verify-ca>", or empty
     String[] arg = info.getProperty("sslfactoryarg", "").split("\n", -1);
     String root = arg[0];
@@ -40,7 +54,7 @@ public final class JdbcTls extends WrappedFactory {
     KeyManager[] keys = cert == null || key == null ? null : keyManagers(Path.of(cert), Path.of(key));
     SSLContext ctx = SSLContext.getInstance("TLS");
     ctx.init(keys, new TrustManager[] {trust}, null);
-    factory = ctx.getSocketFactory();
+    return ctx.getSocketFactory();
   }
 
   private static KeyManager[] keyManagers(Path certFile, Path pk8) throws GeneralSecurityException, IOException {
