@@ -70,7 +70,7 @@ public final class Databases implements AutoCloseable {
     try {
       StateStore state;
       if (config.stateUrl().isPresent()) {
-        PgUrl url = config.stateUrl().get();
+        PgUrl url = picked("SQLAGENT_STATE_URL", config.stateUrl().get());
         state = new StateStore(url, credentials.rolesOrCreate(url.serverKey()).log());
       } else {
         state = new StateStore(embedded.adminUrl().withDatabase(StateStore.EMBEDDED_DATABASE),
@@ -78,7 +78,7 @@ public final class Databases implements AutoCloseable {
       }
       Target target;
       if (config.dbUrl().isPresent()) {
-        target = new Target(config.dbUrl().get(), false, config.transactionPooler());
+        target = new Target(picked("SQLAGENT_DB_URL", config.dbUrl().get()), false, config.transactionPooler());
         if (target.url().sameDatabase(state.owner())) {
           throw new ConfigException("SQLAGENT_STATE_URL names the target database (" + target.url()
               + "): the state store is written, the target never is; give the state store a database of its own");
@@ -97,6 +97,21 @@ public final class Databases implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       if (embedded != null) embedded.close();
       throw e;
+    }
+  }
+
+  /**
+   * A host list is resolved once, at start, as libpq would (the first host that answers and satisfies
+   * target_session_attrs): the reactive pools then connect to that one server, as JDBC does.
+   */
+  private static PgUrl picked(String key, PgUrl url) {
+    if (url.endpoints().size() == 1 && url.targetSessionAttrs().equals("any")) return url;
+    try {
+      PgUrl one = url.pick();
+      LOG.info("{}: {} of the host list fits target_session_attrs={}", key, one.serverKey(), url.targetSessionAttrs());
+      return one;
+    } catch (SQLException e) {
+      throw new ConfigException(key + ": " + e.getMessage());
     }
   }
 
@@ -120,7 +135,8 @@ public final class Databases implements AutoCloseable {
     }
     report.warnings().forEach(w -> LOG.warn("target {}: {}", target.database(), w));
     if (report.readOnly()) {
-      LOG.info("target {} as {}: {} read-only proofs hold", target.url(), report.role(), report.proofs().size());
+      LOG.info("target {} as {} (password: {}; sslmode {}): {} read-only proofs hold", target.url(), report.role(),
+          target.url().passwordFrom(), target.url().tls().mode(), report.proofs().size());
       return;
     }
     String refusal = report.refusal().orElse("the agent role can write");

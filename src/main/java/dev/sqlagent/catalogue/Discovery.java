@@ -97,7 +97,9 @@ public final class Discovery {
 
   /** One discovery from a thread that is not an event loop (the command line): its own Vert.x, then closed. */
   public static Catalogue readBlocking(io.vertx.pgclient.PgConnectOptions agentRole, List<String> schemas) {
-    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    // a Unix socket needs the native transport
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx(
+        new io.vertx.core.VertxOptions().setPreferNativeTransport(agentRole.isUsingDomainSocket()));
     try {
       Pool pool = io.vertx.pgclient.PgBuilder.pool().connectingTo(agentRole).using(vertx).build();
       return new Discovery(pool, schemas).read().await(2, java.util.concurrent.TimeUnit.MINUTES);

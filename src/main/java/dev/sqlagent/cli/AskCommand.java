@@ -54,7 +54,7 @@ public final class AskCommand implements Callable<Integer> {
     AppConfig config = configuration.get();
     PrintWriter out = spec.commandLine().getOut();
     try (Databases db = Databases.open(config)) {
-      Vertx vertx = Vertx.vertx();
+      Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, GraphEvent.fromJson(m.body())));

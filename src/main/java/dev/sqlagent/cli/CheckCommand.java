@@ -60,7 +60,7 @@ public final class CheckCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     int failed = 0;
     try (Databases db = Databases.open(cfg); BufferedReader in = reader()) {
-      Vertx vertx = Vertx.vertx();
+      Vertx vertx = Vertx.vertx(cfg.vertxOptions());
       try {
         Gate gate = Gate.start(vertx, db.target().roOptions(), Gate.Settings.from(cfg)).await(2, TimeUnit.MINUTES);
         try {

@@ -28,7 +28,7 @@ public final class DemoCommand implements Callable<Integer> {
     try {
       url = PgUrl.parse(into);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--into" + (e.getMessage().startsWith("=") ? "" : " ") + e.getMessage());
+      throw new ParameterException(spec.commandLine(), "--into: " + e.getMessage());
     }
     long t0 = System.nanoTime();
     DemoShop.buildInto(url);

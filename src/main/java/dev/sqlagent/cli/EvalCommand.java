@@ -118,7 +118,7 @@ public final class EvalCommand implements Callable<Integer> {
         }, candidates);
 
     try (Databases db = Databases.open(config)) {
-      Vertx vertx = Vertx.vertx();
+      Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         RunStore store = new RunStore(db.state());
         // Gold SQL and truncated answers run through the gate's grading mode: no second route to the database.

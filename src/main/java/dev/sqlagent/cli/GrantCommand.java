@@ -3,14 +3,11 @@ package dev.sqlagent.cli;
 import dev.sqlagent.catalogue.GrantScript;
 import dev.sqlagent.catalogue.ReadOnlyProof;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.db.PgUrl;
 import java.io.PrintWriter;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -79,18 +76,15 @@ public final class GrantCommand implements Callable<Integer> {
       return fail(err, "grant needs SQLAGENT_DB_URL pointing at an admin of your database, e.g. "
           + "SQLAGENT_DB_URL=postgresql://admin:secret@db-host:5432/mydb sql-agent grant");
     }
-    var url = config.dbUrl().get();
-    String host = url.host();
-    int port = url.port();
-    String database = url.database();
+    PgUrl url = config.dbUrl().get();
     GrantScript script;
-    try (Connection admin = connect(host, port, database, url.user(), url.password(), "admin " + url.user())) {
+    try (Connection admin = connect(url, "admin " + url.user())) {
       script = GrantScript.build(admin, role, schemas, null);
       if (!apply) {
         out.print(script.text());
         out.println();
         out.println("-- The password above was generated for this script. After running it, point sql-agent at the role:");
-        out.println("-- SQLAGENT_DB_URL=" + roleUrl(script, host, port));
+        out.println("-- SQLAGENT_DB_URL=" + roleUrl(script, url));
         out.println("-- (or run `sql-agent grant" + (schemas == null || schemas.isEmpty() ? "" : " --schemas " + String.join(",", schemas))
             + (GrantScript.DEFAULT_ROLE.equals(role) ? "" : " --role " + role) + " --apply` to run it now as "
             + url.user() + " and prove the role read-only)");
@@ -101,7 +95,7 @@ public final class GrantCommand implements Callable<Integer> {
     out.println("applied: role " + script.role() + " on database " + script.database() + ", schemas: "
         + String.join(", ", script.schemas()));
     ReadOnlyProof.Report report;
-    try (Connection asRole = connect(host, port, database, script.role(), script.password(), "the new role " + script.role())) {
+    try (Connection asRole = connect(url.withUser(script.role(), script.password()), "the new role " + script.role())) {
       report = ReadOnlyProof.check(asRole, script.schemas());
     }
     out.println("proofs, as " + report.role() + ":");
@@ -115,7 +109,7 @@ public final class GrantCommand implements Callable<Integer> {
       return 1;
     }
     out.println("The role is read-only. Use:");
-    out.println("SQLAGENT_DB_URL=" + roleUrl(script, host, port));
+    out.println("SQLAGENT_DB_URL=" + roleUrl(script, url));
     return 0;
   }
 
@@ -124,29 +118,17 @@ public final class GrantCommand implements Callable<Integer> {
     return 2;
   }
 
-  static String roleUrl(GrantScript script, String host, int port) {
-    String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-    return "postgresql://" + enc(script.role()) + ":" + enc(script.password()) + "@" + h + ":" + port + "/"
-        + enc(script.database());
+  /** The new role's URL: the admin's connection (host list, TLS, ...) with the role's name and password. */
+  static String roleUrl(GrantScript script, PgUrl admin) {
+    return admin.withUser(script.role(), script.password()).withDatabase(script.database()).withSecret();
   }
 
-  private static String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-  }
-
-  private static Connection connect(String host, int port, String database, String user, String password, String who)
-      throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", user);
-    if (password != null) p.setProperty("password", password);
-    p.setProperty("ApplicationName", "sql-agent-grant");
-    p.setProperty("connectTimeout", "10");
-    String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+  private static Connection connect(PgUrl url, String who) throws SQLException {
     try {
-      return DriverManager.getConnection("jdbc:postgresql://" + h + ":" + port + "/" + database, p);
+      return url.connect("sql-agent-grant");
     } catch (SQLException e) {
-      throw new SQLException("cannot connect to " + host + ":" + port + "/" + database + " as " + who + ": "
-          + e.getMessage(), e.getSQLState(), e);
+      throw new SQLException("cannot connect to " + url.host() + ":" + url.port() + "/" + url.database() + " as " + who
+          + ": " + e.getMessage(), e.getSQLState(), e);
     }
   }
 }

@@ -48,7 +48,7 @@ public final class McpCommand implements Callable<Integer> {
 
     AppConfig config = AppConfig.fromEnvironment();
     try (Databases db = Databases.open(config)) {
-      Vertx vertx = Vertx.vertx();
+      Vertx vertx = Vertx.vertx(config.vertxOptions());
       McpAsyncServer server = null;
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);

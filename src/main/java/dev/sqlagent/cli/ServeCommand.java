@@ -49,8 +49,10 @@ public final class ServeCommand implements Callable<Integer> {
     Vertx vertx;
     try {
       // Vert.x's own metrics must be chosen when it is created
-      vertx = cluster == null ? MetricsVerticle.newVertx()
-          : cluster.start(options -> MetricsVerticle.vertxBuilder(options, cluster.name())).await(2, TimeUnit.MINUTES);
+      boolean nativeTransport = config.vertxOptions().getPreferNativeTransport();
+      vertx = cluster == null ? MetricsVerticle.vertxBuilder(config.vertxOptions(), null).build()
+          : cluster.start(options -> MetricsVerticle.vertxBuilder(options.setPreferNativeTransport(nativeTransport),
+              cluster.name())).await(2, TimeUnit.MINUTES);
     } catch (Exception e) {
       db.close();
       throw new ConfigException("cannot join the cluster (" + clustering.describe() + "): " + e.getMessage());

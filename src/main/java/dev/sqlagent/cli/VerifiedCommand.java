@@ -67,7 +67,7 @@ public final class VerifiedCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (Databases db = Databases.open(config)) {
-      Vertx vertx = Vertx.vertx();
+      Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         vertx.deployVerticle(new ExecutionVerticle(db.target(), Gate.Settings.from(config), config.users().dbRoles()))
             .compose(id -> vertx.deployVerticle(new VerifiedVerticle(db.target(), db.state(), config.verifiedThreshold())))

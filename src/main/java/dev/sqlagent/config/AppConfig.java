@@ -1,5 +1,6 @@
 package dev.sqlagent.config;
 
+import dev.sqlagent.db.PgEnvironment;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.users.Users;
 import dev.sqlagent.users.UsersFile;
@@ -207,7 +208,7 @@ public record AppConfig(
   }
 
   public static AppConfig load(Map<String, String> env) {
-    return from(merged(env));
+    return from(merged(env), PgEnvironment.of(env));
   }
 
   /** The file's keys under the environment's; unknown SQLAGENT_ keys are refused, not ignored. */
@@ -235,7 +236,12 @@ public record AppConfig(
   }
 
   static AppConfig from(Map<String, String> v) {
-    Values r = new Values(v);
+    return from(v, PgEnvironment.of(Map.of()));
+  }
+
+  /** With the PG* variables libpq would read as the URLs' fallbacks. */
+  static AppConfig from(Map<String, String> v, PgEnvironment pg) {
+    Values r = new Values(v, pg);
     Optional<PgUrl> db = r.url("SQLAGENT_DB_URL");
     Optional<PgUrl> state = r.url("SQLAGENT_STATE_URL");
     List<String> schemas = r.optional("SQLAGENT_SCHEMAS")
@@ -360,6 +366,16 @@ public record AppConfig(
   }
 
   /** The settings as the log line shows them: secrets masked. */
+  /**
+   * Vert.x's options for these databases: a Unix-socket URL needs Netty's native transport (epoll), which the
+   * reactive client requires for domain sockets; TCP-only configurations keep the default transport.
+   */
+  public io.vertx.core.VertxOptions vertxOptions() {
+    boolean socket = java.util.stream.Stream.concat(dbUrl.stream(), stateUrl.stream())
+        .anyMatch(u -> u.endpoints().stream().anyMatch(PgUrl.Endpoint::socket));
+    return new io.vertx.core.VertxOptions().setPreferNativeTransport(socket);
+  }
+
   public String describe() {
     List<String> parts = new ArrayList<>();
     parts.add("target=" + dbUrl.map(PgUrl::toString).orElse("embedded demo"));
@@ -410,7 +426,7 @@ public record AppConfig(
   }
 
   /** Typed reads with the key's default and a precise message on a bad value. */
-  private record Values(Map<String, String> values) {
+  private record Values(Map<String, String> values, PgEnvironment pg) {
     Optional<String> optional(String key) {
       String v = values.get(key);
       if (v == null || v.isBlank()) v = KEYS.get(key)[0];
@@ -420,9 +436,9 @@ public record AppConfig(
     Optional<PgUrl> url(String key) {
       return optional(key).map(s -> {
         try {
-          return PgUrl.parse(s);
+          return PgUrl.parse(s, pg);
         } catch (IllegalArgumentException e) {
-          throw new ConfigException(key + (e.getMessage().startsWith("=") ? "" : " ") + e.getMessage());
+          throw new ConfigException(key + ": " + e.getMessage());
         }
       });
     }

@@ -90,9 +90,10 @@ class AppConfigTest {
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_HTTP_PORT", "70000")))
         .hasMessageContaining("from 0 to 65535");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "mysql://root@localhost/x")))
-        .hasMessage("SQLAGENT_DB_URL='mysql://root@localhost/x' must start with postgresql://, as in postgresql://user[:password]@host:port/database");
-    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://localhost/x")))
-        .hasMessageContaining("has no user");
+        .hasMessage("SQLAGENT_DB_URL: 'mysql://root@localhost/x' must start with postgresql:// or postgres://, "
+            + "or be keyword=value pairs such as 'host=db dbname=app user=reader'");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://h/x?sslmod=require")))
+        .hasMessage("SQLAGENT_DB_URL: unknown connection parameter 'sslmod' (did you mean sslmode?)");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "localhost:11434")))
         .hasMessageContaining("SQLAGENT_LLM_BASE_URL=localhost:11434");
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ROWCAP", "5")))
@@ -104,7 +105,7 @@ class AppConfigTest {
     assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h/postgres")).dbUrl().orElseThrow().database()).isEqualTo("postgres");
     assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h")).dbUrl().orElseThrow().database()).isEqualTo("a");
     assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a@h/My%20Db")).dbUrl().orElseThrow().database()).isEqualTo("My Db");
-    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a:secret@/db")))
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a:secret@h:99999/db")))
         .isInstanceOf(ConfigException.class).satisfies(e -> assertThat(e.getMessage()).doesNotContain("secret"));
     assertThat(AppConfig.load(Map.of("SQLAGENT_DB_URL", "postgresql://a:p%40ss@h:6543/demo")).dbUrl().orElseThrow())
         .satisfies(u -> {

@@ -32,7 +32,7 @@ final class OwnService implements AutoCloseable {
 
   static OwnService start(AppConfig config) throws Exception {
     Databases dbs = Databases.open(config);
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = Vertx.vertx(config.vertxOptions());
     try {
       MainVerticle main = new MainVerticle(config, dbs.target(), dbs.state());
       vertx.deployVerticle(main).await(180, TimeUnit.SECONDS);
