@@ -97,7 +97,7 @@ final class FunctionRule {
     if (qualifier) {
       String name = t.get(i + 2).name();
       if (i + 3 < t.size() && t.get(i + 3).isPunct("(")) return call(tok.name(), name, arguments(t, i + 3), t.get(i + 2));
-      Optional<GateError> type = castTo(t, i, tok.name() + "." + name);
+      Optional<GateError> type = castTo(t, i, tok.name() + "." + name, schema.resolve(tok.name(), name).isPresent());
       if (type.isPresent()) return type;
       return relation(tok.name(), name, tok);
     }
@@ -110,7 +110,7 @@ final class FunctionRule {
       if (tok.kind() == PgLexer.Kind.WORD && SYNTAX.contains(tok.name())) return Optional.empty();
       return call(null, tok.name(), arguments(t, i + 1), tok);
     }
-    Optional<GateError> type = castTo(t, i, tok.name());
+    Optional<GateError> type = castTo(t, i, tok.name(), schema.resolve(null, tok.name()).isPresent());
     if (type.isPresent()) return type;
     return schema.resolve(null, tok.name()).flatMap(table -> relation(table.schema(), table.name(), tok));
   }
@@ -120,13 +120,20 @@ final class FunctionRule {
         "Read the tables it is built on instead, or ask a DBA to revoke EXECUTE on the function.", at.start() + 1));
   }
 
-  private Optional<GateError> castTo(List<Token> t, int i, String typeName) {
-    Token before = i > 0 ? t.get(i - 1) : null;
-    if (before == null || !(before.isPunct("::") || (before.isWord("as") && insideCast(t, i - 1)))) return Optional.empty();
+  /**
+   * A type whose coercion runs an untrusted function. A domain or base type's name anywhere (a cast, a column type of
+   * XMLTABLE or JSON_TABLE, ...); a table's row type only where a cast names it, since the same name reads the table.
+   */
+  private Optional<GateError> castTo(List<Token> t, int i, String typeName, boolean relation) {
     Fn fn = refusedTypes.get(typeName);
     if (fn == null) return Optional.empty();
+    Token before = i > 0 ? t.get(i - 1) : null;
+    boolean cast = before != null && (before.isPunct("::") || (before.isWord("as") && insideCast(t, i - 1)));
+    boolean alias = before != null && before.isWord("as") && !cast;
+    if (!cast && (relation || alias)) return Optional.empty();
     return Optional.of(refused(fn, "A cast to " + typeName + " runs ", t.get(i)));
   }
+
 
   /** Whether the token at {@code k} is inside the brackets of a CAST (an AS elsewhere names an alias, not a type). */
   private static boolean insideCast(List<Token> t, int k) {

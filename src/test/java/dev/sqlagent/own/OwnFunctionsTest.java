@@ -72,6 +72,7 @@ class OwnFunctionsTest {
     ROUTES.put("SELECT dblink_exec('dbname=x', 'DELETE FROM customers')", "dblink_exec");
     ROUTES.put("SELECT * FROM jsonb_populate_record(NULL::tagged, '{\"id\": 1, \"t\": \"x\"}')", "tagged");
     ROUTES.put("SELECT note FROM secrets", "row-level security policy of public.secrets");
+    ROUTES.put("SELECT * FROM XMLTABLE('/r' PASSING '<r><t>x</t></r>'::xml COLUMNS t logged_text PATH 't')", "logged_text");
     // A view over the IMMUTABLE wrapper: the wrapper's body is opaque, and this role may execute log_view.
     ROUTES.put("SELECT * FROM pretty_views", "The view public.pretty_views calls the user function public.pretty(text)");
   }
