@@ -96,10 +96,16 @@ public final class ReadOnlyProof {
      * writable (the first failure's detail) and the ways out. Empty when the role is read-only.
      */
     public Optional<String> refusal() {
-      return firstFailure().map(f -> "the database role \"" + role + "\" can write (" + f.name() + ": " + f.detail()
-          + "). sql-agent only reads your database: connect as a read-only role, or run "
-          + "`sql-agent grant [--schemas a,b]` to print the SQL that creates one (`--apply` runs it). "
-          + "To run with this role anyway, set " + ALLOW_WRITABLE_ENV + "=true.");
+      return firstFailure().map(f -> {
+        // A detail may end in statements that fix it, one per line: they follow the sentence, not inside it.
+        int nl = f.detail().indexOf('\n');
+        String head = nl < 0 ? f.detail() : f.detail().substring(0, nl);
+        String fixes = nl < 0 ? "" : f.detail().substring(nl) + "\n";
+        return "the database role \"" + role + "\" can write (" + f.name() + ": " + head + ")" + (fixes.isEmpty() ? ". " : fixes)
+            + "sql-agent only reads your database: connect as a read-only role, or run "
+            + "`sql-agent grant [--schemas a,b]` to print the SQL that creates one (`--apply` runs it). "
+            + "To run with this role anyway, set " + ALLOW_WRITABLE_ENV + "=true.";
+      });
     }
 
     public JsonObject toJson() {
@@ -384,7 +390,7 @@ public final class ReadOnlyProof {
     }
     for (List<Functions.Fn> fs : byExtension.values()) fs.forEach(f -> revokes.addAll(f.revokes()));
     return new Proof(NO_ESCAPE_FUNCTIONS, false, summary(named) + ". A read-only transaction cannot stop "
-        + (found.size() == 1 ? "it" : "them") + ". A DBA fixes this with: " + String.join(" ", revokes));
+        + (found.size() == 1 ? "it" : "them") + "\nA DBA fixes this with:\n  " + String.join("\n  ", revokes));
   }
 
   /** A JDBC row as {@link Functions.Cols}. */

@@ -48,8 +48,10 @@ public final class Status {
           + " in " + schemaCount + " schema(s) of " + cat.database() + (schemas.isEmpty() ? "" : " (SQLAGENT_SCHEMAS="
           + String.join(",", schemas) + ")") + (cat.hidden().isEmpty() ? "" : "; " + cat.hidden().stream()
           .filter(h -> h.contains(".")).count() + " more it may not read")));
-    } catch (RuntimeException e) {
-      checks.add(new Check("relations the agent can read", false, "discovery failed: " + e.getMessage()));
+    } catch (Exception e) {
+      // The reactive client's own words ("Postgres Server does not handle SSL connection") say less than ours.
+      checks.add(new Check("relations the agent can read", false, "discovery failed: "
+          + dev.sqlagent.db.ConnectFailure.describe(e, target.url())));
     }
     checks.add(attempt("state store connection", () -> {
       try (Connection c = state.ownerConnection()) {

@@ -1,5 +1,7 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.db.PgUrl;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.catalogue.Discovery;
@@ -127,6 +129,14 @@ class OwnCliTest {
         .containsPattern("read-only: owns_nothing\\s+FAIL\\s+owns schema")
         .contains("can write");
     own.assertUnchanged(before);
+
+    // sslmode=require on a server without TLS: every check says so in words, the reactive discovery too.
+    Run tls = run(() -> own.config(PgUrl.parse(own.roUrl().withSecret() + "&sslmode=require"), model.env()), "status");
+    assertThat(tls.exit()).as(tls.toString()).isEqualTo(1);
+    assertThat(tls.out()).as(tls.toString())
+        .containsPattern("target connection \\(agent role\\)\\s+FAIL\\s+failed: \\S+ the server does not offer TLS \\(sslmode=require\\)")
+        .containsPattern("relations the agent can read\\s+FAIL\\s+discovery failed: the server does not offer TLS \\(sslmode=require\\)")
+        .doesNotContain("Postgres Server", "Exception");
   }
 
   @Test
