@@ -62,7 +62,7 @@ public final class CheckCommand implements Callable<Integer> {
     try (Databases db = Databases.open(cfg); BufferedReader in = reader()) {
       Vertx vertx = Vertx.vertx(cfg.vertxOptions());
       try {
-        Gate gate = Gate.start(vertx, db.target().roOptions(), Gate.Settings.from(cfg)).await(2, TimeUnit.MINUTES);
+        Gate gate = Gate.start(vertx, db.target(), Gate.Settings.from(cfg)).await(2, TimeUnit.MINUTES);
         try {
           int lineNo = 0;
           for (String line; (line = in.readLine()) != null; ) {

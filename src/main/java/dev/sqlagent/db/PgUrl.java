@@ -127,6 +127,14 @@ public final class PgUrl {
   public int connectTimeout() {
     return connectTimeout;
   }
+  /**
+   * TCP options of a reactive pool on this connection: its connect_timeout (seconds; unset, 10 s as for JDBC here),
+   * so a host that never answers fails the start in that time rather than in Vert.x's own 60 s.
+   */
+  public io.vertx.core.net.NetClientOptions netOptions() {
+    return new io.vertx.core.net.NetClientOptions().setConnectTimeout((connectTimeout > 0 ? connectTimeout : 10) * 1000);
+  }
+
 
   /** Run-time settings sent at start-up ({@code options='-c name=value'}). */
   public Map<String, String> settings() {

@@ -67,7 +67,7 @@ public final class ExecutionVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return Gate.start(vertx, db.roOptions(), settings)
+    return Gate.start(vertx, db, settings)
         .compose(g -> {
           gate = g;
           // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.

@@ -90,7 +90,17 @@ public final class Gate {
 
   /** Opens the read-only pool, reads the visible tables from the catalogue as that role, warms up the parser. */
   public static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, Settings settings) {
-    ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, readOnlyRole, settings.poolSize(),
+    return start(vertx, readOnlyRole, new io.vertx.core.net.NetClientOptions(), settings);
+  }
+
+  /** The same for the target: its connect options and its connect_timeout. */
+  public static Future<Gate> start(Vertx vertx, dev.sqlagent.db.Target target, Settings settings) {
+    return start(vertx, target.roOptions(), target.url().netOptions(), settings);
+  }
+
+  private static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net,
+                                    Settings settings) {
+    ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, readOnlyRole, net, settings.poolSize(),
         settings.statementTimeoutMs(), settings.lockTimeoutMs());
     return vertx.executeBlocking(() -> {
           StaticCheck.warmUp();

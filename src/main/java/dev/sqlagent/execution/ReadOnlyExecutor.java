@@ -62,7 +62,14 @@ public final class ReadOnlyExecutor {
 
   public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, int poolSize, int statementTimeoutMs,
                           int lockTimeoutMs) {
+    this(vertx, readOnlyRole, new io.vertx.core.net.NetClientOptions(), poolSize, statementTimeoutMs, lockTimeoutMs);
+  }
+
+  /** @param net the connection's TCP options (its connect_timeout) */
+  public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net, int poolSize,
+                          int statementTimeoutMs, int lockTimeoutMs) {
     this.pool = PgBuilder.pool()
+        .with(net)
         // A reset only fails on a broken connection, which the pool drops; as a last resort every connection
         // is replaced after ten minutes.
         .with(new PoolOptions().setMaxSize(poolSize).setMaxWaitQueueSize(256).setConnectionTimeout(10)

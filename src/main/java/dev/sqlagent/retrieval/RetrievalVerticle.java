@@ -106,8 +106,10 @@ public final class RetrievalVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(target.roOptions()).using(vertx).build();
-    valuesPool = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(target.roOptions()).using(vertx).build();
+    pool = PgBuilder.pool().with(target.url().netOptions()).with(new PoolOptions().setMaxSize(2))
+        .connectingTo(target.roOptions()).using(vertx).build();
+    valuesPool = PgBuilder.pool().with(target.url().netOptions()).with(new PoolOptions().setMaxSize(1))
+        .connectingTo(target.roOptions()).using(vertx).build();
     storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
         ValueLimits.defaults(config.statementTimeoutMs()));
     List<String> schemas = config.schemas();

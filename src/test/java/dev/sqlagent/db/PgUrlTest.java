@@ -58,6 +58,9 @@ class PgUrlTest {
     assertThat(u.tls().mode()).isEqualTo("disable");
     assertThat(u.applicationName()).isEqualTo("my app");
     assertThat(u.connectTimeout()).isEqualTo(7);
+    // The reactive pools take it as their TCP connect timeout; unset, 10 s as for JDBC.
+    assertThat(u.netOptions().getConnectTimeout()).isEqualTo(7_000);
+    assertThat(parse("postgresql://a@h/d").netOptions().getConnectTimeout()).isEqualTo(10_000);
     assertThat(u.settings()).containsExactlyEntriesOf(Map.of("statement_timeout", "5s"));
     assertThat(u.targetSessionAttrs()).isEqualTo("read-write");
     assertThat(parse("postgres://a@h").database()).isEqualTo("a");
