@@ -183,12 +183,20 @@ public final class Functions {
     public List<String> revokes() {
       List<String> out = new ArrayList<>();
       if (grantedTo == null) return out;
+      for (String grantee : grantedTo.split(", ")) out.add(revoke(grantee));
+      return out;
+    }
+
+    /** Whether PUBLIC holds EXECUTE on it (as the role that read the catalogue sees its grants). */
+    public boolean publicExecute() {
+      return grantedTo != null && List.of(grantedTo.split(", ")).contains("PUBLIC");
+    }
+
+    /** The statement that takes EXECUTE on it away from {@code grantee}. */
+    public String revoke(String grantee) {
       // ROUTINE names an aggregate or a procedure too; FUNCTION would refuse them.
       String what = kind.equals("f") || kind.equals("w") ? "FUNCTION " : "ROUTINE ";
-      for (String grantee : grantedTo.split(", ")) {
-        out.add("REVOKE EXECUTE ON " + what + signature + " FROM " + grantee + ";");
-      }
-      return out;
+      return "REVOKE EXECUTE ON " + what + signature + " FROM " + grantee + ";";
     }
   }
 

@@ -206,10 +206,7 @@ public final class GrantScript {
       Functions.Cols cols = ReadOnlyProof.jdbc(rs);
       while (rs.next()) {
         Functions.Fn f = Functions.fn(cols);
-        if (f.escapeCapable() && f.grantedTo() != null && List.of(f.grantedTo().split(", ")).contains("PUBLIC")) {
-          out.add("REVOKE EXECUTE ON " + (f.kind().equals("f") || f.kind().equals("w") ? "FUNCTION " : "ROUTINE ")
-              + f.signature() + " FROM PUBLIC;  -- " + f.escape());
-        }
+        if (f.escapeCapable() && f.publicExecute()) out.add(f.revoke("PUBLIC") + "  -- " + f.escape());
       }
     }
     return out;

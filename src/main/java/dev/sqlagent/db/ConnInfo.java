@@ -509,19 +509,27 @@ final class ConnInfo {
   static final class PassFile {
     private PassFile() {}
 
+    /**
+     * Whether the group or others may use the file. False where that cannot be known: a file system without POSIX
+     * permissions (libpq checks nothing there either), or permissions that cannot be read (the read that follows
+     * then says why).
+     */
+    private static boolean groupOrWorldAccess(Path file) {
+      Set<PosixFilePermission> perms;
+      try {
+        perms = Files.getPosixFilePermissions(file);
+      } catch (UnsupportedOperationException | IOException e) {
+        return false;
+      }
+      return perms.stream().anyMatch(p -> p.name().startsWith("GROUP_") || p.name().startsWith("OTHERS_"));
+    }
+
     static String lookup(Path file, String host, int port, String db, String user) {
       if (!Files.isRegularFile(file)) return null;
-      try {
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-        for (PosixFilePermission p : perms) {
-          if (p.name().startsWith("GROUP_") || p.name().startsWith("OTHERS_")) {
-            LOG.warn("password file \"{}\" has group or world access; permissions should be u=rw (0600) or less, "
-                + "so it is ignored", file);
-            return null;
-          }
-        }
-      } catch (UnsupportedOperationException | IOException e) {
-        // not a POSIX file system: libpq checks nothing there either
+      if (groupOrWorldAccess(file)) {
+        LOG.warn("password file \"{}\" has group or world access; permissions should be u=rw (0600) or less, "
+            + "so it is ignored", file);
+        return null;
       }
       // libpq: a socket in the default directory is "localhost" in the file
       String h = host.startsWith("/") && host.equals(DEFAULT_SOCKET_DIR) ? "localhost" : host;

@@ -1,5 +1,7 @@
 package dev.sqlagent.cluster;
 
+import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.FakeModelServer;
@@ -88,14 +90,6 @@ class ClusterBenchmark {
     assertThat(results).allSatisfy(r -> assertThat(r.answered()).isPositive());
   }
 
-  static String loadAverage() {
-    try {
-      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return parts[0] + " " + parts[1] + " " + parts[2];
-    } catch (Exception e) {
-      return "unknown";
-    }
-  }
 
   /** @param workers -1: the single process (no cluster); 0: one clustered node of role all; n: an edge and n workers */
   private Result measure(Vertx vertx, Map<String, String> env, String setup, int workers) throws Exception {

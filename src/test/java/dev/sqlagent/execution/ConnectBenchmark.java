@@ -1,5 +1,8 @@
 package dev.sqlagent.execution;
 
+import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
+import static dev.sqlagent.testing.BenchmarkMachine.settle;
+
 import dev.sqlagent.db.PgEnvironment;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.testing.TlsServer;
@@ -134,20 +137,7 @@ class ConnectBenchmark {
         + " | TLS - plain at p50 %.2f ms%n", what, pct(t, 50), pct(t, 99), pct(p, 50), pct(p, 99), pct(t, 50) - pct(p, 50));
   }
 
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (Exception e) {
-      return "unknown";
-    }
-  }
 
-  /** 1 ms between measured calls, spinning: the gate resets its connection after replying. */
-  private static void settle() {
-    long until = System.nanoTime() + 1_000_000;
-    while (System.nanoTime() < until) Thread.onSpinWait();
-  }
 
   private static double pct(long[] sorted, int p) {
     int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;

@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
+
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.GrantScript;
 import dev.sqlagent.catalogue.ReadOnlyProof;
@@ -217,11 +219,4 @@ class FunctionRuleBenchmark {
     return median(xs.stream().mapToDouble(Double::doubleValue).toArray());
   }
 
-  private static String loadAverage() {
-    try {
-      return Files.readString(Path.of("/proc/loadavg")).trim();
-    } catch (Exception e) {
-      return "unknown";
-    }
-  }
 }

@@ -1,5 +1,8 @@
 package dev.sqlagent.execution;
 
+import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
+import static dev.sqlagent.testing.BenchmarkMachine.settle;
+
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -214,25 +217,7 @@ class GateBenchmark {
     return ticks;
   }
 
-  /** The 1, 5 and 15 minute load averages (Linux), to read the numbers by. */
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (Exception e) {
-      return "unknown";
-    }
-  }
 
-  /**
-   * A pause between measured calls, 1 ms: the gate resets its connection after its reply (ROLLBACK, DISCARD ALL), and
-   * on two cores that work would otherwise land on the next measured call, the direct one included (an agent's queries
-   * are seconds apart). Spinning, not sleeping, so that neither side pays for waking an idle core.
-   */
-  private static void settle() {
-    long until = System.nanoTime() + 1_000_000;
-    while (System.nanoTime() < until) Thread.onSpinWait();
-  }
 
   /** The median of a[i] / b[i]: each pair ran back to back, so a load that comes and goes touches both alike. */
   private static double medianRatio(long[] a, long[] b) {
