@@ -65,18 +65,7 @@ public final class TlsServer implements AutoCloseable {
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.setPosixFilePermissions(sock, PosixFilePermissions.fromString("rwxrwxrwx"));
     certificates(dir);
-    EmbeddedPostgres pg = EmbeddedPostgres.builder()
-        .setDataDirectory(dir.resolve("data"))
-        .setCleanDataDirectory(true)
-        .setOverrideWorkingDirectory(dir.resolve("bin").toFile())
-        .setPGStartupWait(Duration.ofSeconds(60))
-        .setServerConfig("listen_addresses", "localhost")
-        .setServerConfig("unix_socket_directories", sock.toString())
-        .setServerConfig("ssl", "on")
-        .setServerConfig("ssl_cert_file", dir.resolve("server.crt").toString())
-        .setServerConfig("ssl_key_file", dir.resolve("server.key").toString())
-        .setServerConfig("ssl_ca_file", dir.resolve("ca.crt").toString())
-        .setServerConfig("max_connections", "60")
+    EmbeddedPostgres pg = tlsServer(dir, dir.resolve("data"), true, sock)
         .setServerConfig("timezone", "UTC")
         .start();
     String peer;
@@ -166,9 +155,16 @@ public final class TlsServer implements AutoCloseable {
         + " user=postgres password=" + PASSWORD + " sslmode=require'\n", java.nio.file.StandardOpenOption.APPEND);
     Path sock = Files.createDirectories(dir.resolve("standby-sock"));
     Files.setPosixFilePermissions(sock, PosixFilePermissions.fromString("rwxrwxrwx"));
+    return tlsServer(dir, data, false, sock)
+        .setConnectConfig("password", PASSWORD)
+        .start();
+  }
+
+  /** A server on {@code data} with TLS from the certificates in {@code dir}, listening on localhost and {@code sock}. */
+  private static EmbeddedPostgres.Builder tlsServer(Path dir, Path data, boolean clean, Path sock) {
     return EmbeddedPostgres.builder()
         .setDataDirectory(data)
-        .setCleanDataDirectory(false)
+        .setCleanDataDirectory(clean)
         .setOverrideWorkingDirectory(dir.resolve("bin").toFile())
         .setPGStartupWait(Duration.ofSeconds(60))
         .setServerConfig("listen_addresses", "localhost")
@@ -177,9 +173,7 @@ public final class TlsServer implements AutoCloseable {
         .setServerConfig("ssl_cert_file", dir.resolve("server.crt").toString())
         .setServerConfig("ssl_key_file", dir.resolve("server.key").toString())
         .setServerConfig("ssl_ca_file", dir.resolve("ca.crt").toString())
-        .setServerConfig("max_connections", "60")
-        .setConnectConfig("password", PASSWORD)
-        .start();
+        .setServerConfig("max_connections", "60");
   }
 
   /** The OS user name of the uid in a /proc/self/status text, as the server's getpwuid would say. */
