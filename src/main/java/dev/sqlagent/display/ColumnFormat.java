@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * stored. Identifiers, years and codes stay plain even when numeric: {@code 2025} is a year, not "2,025".
  *
  * <p>Only what a person reads is formatted (answer wording, the page's table, the command line, MCP text).
- * SQL and the JSON {@code rows} keep the exact values. The page applies the same rules in {@code app.js}
+ * SQL and the JSON {@code rows} keep the exact values. The page applies the same rules in {@code js/answer.js}
  * from the {@code format} key this class puts on each answer column.
  */
 public enum ColumnFormat {
