@@ -1,6 +1,7 @@
 package dev.sqlagent.errors;
 
 import dev.sqlagent.bus.BusError;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -9,13 +10,22 @@ public final class JsonErrors {
   private JsonErrors() {}
 
   public static void send(RoutingContext ctx, int status, String type, String message) {
-    send(ctx, status, new JsonObject().put("ok", false).put("error_type", type).put("message", message));
+    send(ctx.response(), status, type, message);
   }
 
   /** An error body with more than the three keys (e.g. the limit a request went past). */
   public static void send(RoutingContext ctx, int status, JsonObject body) {
-    if (ctx.response().ended()) return;
-    ctx.response().setStatusCode(status).putHeader("content-type", "application/json").end(body.encode());
+    send(ctx.response(), status, body);
+  }
+
+  /** For a request the router never sees (its path cannot be routed). */
+  public static void send(HttpServerResponse response, int status, String type, String message) {
+    send(response, status, new JsonObject().put("ok", false).put("error_type", type).put("message", message));
+  }
+
+  private static void send(HttpServerResponse response, int status, JsonObject body) {
+    if (response.ended()) return;
+    response.setStatusCode(status).putHeader("content-type", "application/json").end(body.encode());
   }
 
   /** A failed bus request, rendered as every HTTP edge renders it: its status, Retry-After when busy. */

@@ -17,6 +17,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -66,7 +67,7 @@ public final class HttpVerticle extends VerticleBase {
         .connectionHandler(timeouts::connected)
         .requestHandler(req -> {
           timeouts.request(req);
-          router.handle(req);
+          if (wellFormedPath(req)) router.handle(req);
         })
         .listen()
         .onSuccess(s -> server = s);
@@ -100,6 +101,31 @@ public final class HttpVerticle extends VerticleBase {
       return;
     }
     ctx.next();
+  }
+
+  /**
+   * A malformed percent-escape in the path ({@code /api/runs/%/events}) cannot be routed: the router would fail
+   * while decoding it and log the stack trace. It is the client's mistake: one WARN line and a JSON 400.
+   */
+  private static boolean wellFormedPath(HttpServerRequest req) {
+    String path = req.path();
+    int bad = badEscape(path == null ? "" : path);
+    if (bad < 0) return true;
+    String shown = path.length() > 200 ? path.substring(0, 200) + "…" : path;
+    LOG.warn("bad request path from {}: a '%' at {} does not start an escape: {}", req.remoteAddress(), bad, shown);
+    JsonErrors.send(req.response(), 400, "bad_request",
+        "the request path is not well formed: a '%' must start an escape like %20 (a '%' itself is %25)");
+    return false;
+  }
+
+  /** The index of the first '%' not followed by two hex digits, or -1. */
+  static int badEscape(String path) {
+    for (int i = path.indexOf('%'); i >= 0; i = path.indexOf('%', i + 1)) {
+      if (i + 2 >= path.length() || Character.digit(path.charAt(i + 1), 16) < 0 || Character.digit(path.charAt(i + 2), 16) < 0) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Liveness: the process and its event loop answer. Readiness lives at /api/health. */

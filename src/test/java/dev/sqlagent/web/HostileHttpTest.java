@@ -97,6 +97,34 @@ class HostileHttpTest {
     }
   }
 
+  @Test
+  void aMalformedEscapeInThePathIsOneWarnLineAndAJson400() throws Exception {
+    // Sent over a raw socket: HTTP clients refuse to send a path with a bad escape.
+    for (String path : List.of("/api/runs/%/events", "/api/runs/%zz/events", "/%E0%A4%A/x")) {
+      try (LogCapture lines = LogCapture.root(); Socket s = new Socket("127.0.0.1", service.port())) {
+        s.setSoTimeout(10_000);
+        OutputStream out = s.getOutputStream();
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(response).as(path).startsWith("HTTP/1.1 400 ");
+        assertThat(response.toLowerCase()).as(path).contains("content-type: application/json");
+        JsonObject body = new JsonObject(response.substring(response.indexOf("\r\n\r\n") + 4));
+        assertThat(body.getString("error_type")).as(path).isEqualTo("bad_request");
+        assertThat(body.getString("message")).as(path).contains("path").contains("%");
+        assertNoJavaNames(body.encode());
+        Thread.sleep(200);
+        List<ILoggingEvent> mine = lines.events().stream()
+            .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+        assertThat(mine).as(path + ": " + lines.messages()).hasSize(1);
+        assertThat(mine.get(0).getLevel()).isEqualTo(Level.WARN);
+        assertThat(mine.get(0).getThrowableProxy()).isNull();
+        assertThat(mine.get(0).getFormattedMessage()).doesNotContain("\n");
+      }
+    }
+  }
+
   /** Reads until the server closes the connection; returns how long that took (ms), or -1 if it stayed open. */
   static long closedWithin(Socket s, long maxMs) throws Exception {
     long t0 = System.currentTimeMillis();
