@@ -14,17 +14,23 @@ import java.util.Set;
  * gate therefore first describes the statement (PostgreSQL's parse of it: names and types, nothing planned or
  * run), then runs it wrapped so that PostgreSQL itself turns every column that is not a small
  * fixed-size value into its own text output, clipped to {@link ResultJson#CLIP_CHARS} characters with the
- * marker {@code …[clipped, N chars]}. Numbers, booleans and dates/times keep their native form (they are
- * small); everything else — numeric, text, network, bit strings, xml, oid and reg* types, money, geometric,
+ * marker {@code …[clipped, N chars]}. Numbers and booleans keep their native form (they are small); dates and
+ * times arrive as PostgreSQL's own text (small too, so never clipped): ISO DateStyle in the session's
+ * {@code TimeZone}, {@code infinity} and BC dates included, exactly what {@code psql} shows; everything else — numeric, text, network, bit strings, xml, oid and reg* types, money, geometric,
  * interval, ranges, arrays, json, uuid, bytea, tsvector, enums, domains, records — arrives as PostgreSQL's
  * text, NULL only for NULL. A cell can then never be larger than about 2 KB on the wire.
  */
 final class ResultShape {
   private ResultShape() {}
 
-  /** Types sent as they are: bounded in size, and rendered as numbers, booleans or ISO times today. */
-  private static final Set<String> NATIVE = Set.of("bool", "int2", "int4", "int8", "float4", "float8", "date",
-      "time", "timetz", "timestamp", "timestamptz");
+  /** Types sent as they are: bounded in size, and rendered as JSON numbers or booleans. */
+  private static final Set<String> NATIVE = Set.of("bool", "int2", "int4", "int8", "float4", "float8");
+
+  /** Dates and times: PostgreSQL's text output, bounded in size, so never clipped. */
+  private static final Set<String> TIMES = Set.of("date", "time", "timetz", "timestamp", "timestamptz");
+
+  /** Characters of the longest date/time text ({@code 294276-12-31 23:59:59.999999+14:59:59 BC} and the like). */
+  private static final int TIME_CHARS = 48;
 
   /** Types whose text is parsed back into JSON (objects and arrays only) when it was not clipped. */
   private static final Set<String> JSON = Set.of("json", "jsonb");
@@ -37,8 +43,10 @@ final class ResultShape {
   record Column(String name, String type, Kind kind) {}
 
   enum Kind {
-    /** decoded by the client as today (numbers, booleans, times). */
+    /** decoded by the client (numbers, booleans). */
     NATIVE,
+    /** dates and times: PostgreSQL's text output, unclipped (it is short). */
+    TIME,
     /** PostgreSQL's text output, clipped in SQL. */
     TEXT,
     /** json/jsonb: text, parsed back into JSON when short. */
@@ -55,6 +63,7 @@ final class ResultShape {
       Kind kind;
       if (type.endsWith("[]")) kind = ARRAY_ELEMENTS.contains(base) ? Kind.ARRAY : Kind.TEXT;
       else if (NATIVE.contains(type)) kind = Kind.NATIVE;
+      else if (TIMES.contains(type)) kind = Kind.TIME;
       else if (JSON.contains(type)) kind = Kind.JSON;
       else kind = Kind.TEXT;
       out.add(new Column(d.name(), type, kind));
@@ -78,7 +87,7 @@ final class ResultShape {
       String c = "q.c" + (i + 1);
       if (columns.get(i).kind() == Kind.NATIVE) {
         sb.append(c);
-      } else if (!clip) {
+      } else if (!clip || columns.get(i).kind() == Kind.TIME) {
         sb.append(c).append("::text");
       } else {
         String t = c + "::text";
@@ -111,7 +120,13 @@ final class ResultShape {
   /** Worst-case bytes of one row on the wire (UTF-8, four bytes a character), for the fetch size. */
   static long worstRowBytes(List<Column> columns) {
     long bytes = 16;
-    for (Column c : columns) bytes += c.kind() == Kind.NATIVE ? 48 : (ResultJson.CLIP_CHARS + 40L) * 4;
+    for (Column c : columns) {
+      bytes += switch (c.kind()) {
+        case NATIVE -> 48;
+        case TIME -> 8 + TIME_CHARS;
+        default -> (ResultJson.CLIP_CHARS + 40L) * 4;
+      };
+    }
     return bytes;
   }
 

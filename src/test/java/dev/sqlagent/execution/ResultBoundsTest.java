@@ -265,6 +265,32 @@ class ResultBoundsTest {
     }
   }
 
+  /** Date/time values whose text Java's toString would get wrong: seconds, zones, infinity, BC, fractions. */
+  static final List<String> TIMES = List.of(
+      "date '2022-01-01'", "time '10:00'", "time '23:59:59.999999'", "timetz '10:00+02'",
+      "timestamp '2022-01-01 10:00'", "timestamp '2022-01-01 10:00:00.5'", "timestamptz '2022-01-01 00:00Z'",
+      "timestamptz '2022-06-01 12:34:56.789+05:30'", "interval '1 day 02:03:04.5'", "interval '-1 year 3 months'",
+      "date 'infinity'", "date '-infinity'", "timestamp 'infinity'", "timestamptz '-infinity'",
+      "date '0044-03-15 BC'", "timestamp '0044-03-15 12:00 BC'");
+
+  @Test
+  void datesAndTimesAreShownAsPostgresqlPrintsThemInTheSessionsTimeZone() throws Exception {
+    for (String expr : TIMES) {
+      // PostgreSQL's own text of the value, in the same session (DateStyle ISO, the session's TimeZone).
+      JsonObject text = run("SELECT (" + expr + ")::text AS t");
+      assertThat(text.getBoolean("ok")).as(expr + " -> " + text.encode()).isTrue();
+      String expected = text.getJsonArray("rows").getJsonArray(0).getString(0);
+      JsonObject r = run("SELECT " + expr + " AS v");
+      assertThat(r.getBoolean("ok")).as(expr + " -> " + r.encode()).isTrue();
+      assertThat(r.getJsonArray("rows").getJsonArray(0).getValue(0)).as(expr).isEqualTo(expected);
+    }
+    // And what that text is, with the test server's TimeZone (UTC): not Java's 2022-01-01T00:00Z or 10:00.
+    JsonArray row = run("SELECT timestamptz '2022-01-01 00:00Z', time '10:00', timestamp '2022-01-01 10:00', "
+        + "timetz '10:00+02', date '0044-03-15 BC', date 'infinity'").getJsonArray("rows").getJsonArray(0);
+    assertThat(row.getList()).containsExactly("2022-01-01 00:00:00+00", "10:00:00", "2022-01-01 10:00:00",
+        "10:00:00+02", "0044-03-15 BC", "infinity");
+  }
+
   @Test
   void numbersAndBooleansStayJsonValues() throws Exception {
     JsonObject r = run("SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, true, 10.50::numeric(10,2), "
