@@ -22,10 +22,10 @@ export class Run {
 
   render() {
     $('#empty-state').hidden = true;
-    const el = document.createElement('details');
-    el.className = 'run card';
-    el.open = true;
-    el.innerHTML = `
+    const card = document.createElement('details');
+    card.className = 'run card';
+    card.open = true;
+    card.innerHTML = `
       <summary class="run-head">
         <span class="run-title"></span>
         <span class="badges"><span class="badge badge-mode"></span><span class="badge run-state state-running">Running</span></span>
@@ -41,19 +41,19 @@ export class Run {
           <div class="answer-body"></div>
         </section>
       </div>`;
-    $('.run-title', el).textContent = this.question;
-    $('.badge-mode', el).textContent = this.mode === 'baseline' ? 'single-shot baseline' : 'agent';
-    this.el = el;
-    this.timeline = $('.timeline', el);
+    $('.run-title', card).textContent = this.question;
+    $('.badge-mode', card).textContent = this.mode === 'baseline' ? 'single-shot baseline' : 'agent';
+    this.el = card;
+    this.timeline = $('.timeline', card);
     // Stop: cancels the run on the server (its model call and its statement too); the run's own events end it.
-    this.stop = $('.stop-button', el);
+    this.stop = $('.stop-button', card);
     this.stop.addEventListener('click', () => {
       if (!this.id || this.ended) return;
       this.stop.disabled = true;
       this.stop.textContent = 'Stopping…';
       send({ type: 'cancel', run_id: this.id });
     });
-    Thread.add(el);
+    Thread.add(card);
   }
 
   setId(id) {
@@ -140,9 +140,7 @@ export class Run {
       detail.replaceChildren(tableChips(d.tables));
       // Stored values the question names, in the form the database stores them.
       for (const m of d.value_matches || []) {
-        const v = document.createElement('div');
-        v.className = 'value-match';
-        v.textContent = m.text;
+        const v = el('div', 'value-match', m.text);
         detail.append(v);
       }
     }
@@ -186,14 +184,10 @@ export class Run {
   line(a, kind, title, text, extra) {
     const li = document.createElement('li');
     li.className = 'line line-' + kind;
-    const t = document.createElement('span');
-    t.className = 'line-title';
-    t.textContent = title;
+    const t = el('span', 'line-title', title);
     li.append(t);
     if (text) {
-      const s = document.createElement('span');
-      s.className = 'line-text';
-      s.textContent = text;
+      const s = el('span', 'line-text', text);
       li.append(s);
     }
     if (extra) li.append(extra);
@@ -301,9 +295,7 @@ export class Run {
     const li = this.line(a, 'repair', label(NODE.PREPARE_REPAIR), d.strategy || 'regenerate');
     li.classList.add('repair');
     if (d.instruction) {
-      const p = document.createElement('span');
-      p.className = 'line-sub';
-      p.textContent = d.instruction;
+      const p = el('span', 'line-sub', d.instruction);
       li.append(p);
     }
   }
@@ -312,23 +304,17 @@ export class Run {
     this.mark(a, 'bad', 'failed' + (type ? ' · ' + type : ''));
     if (a.failedShown) return;
     a.failedShown = true;
-    const badge = document.createElement('span');
-    badge.className = 'err-type';
-    badge.textContent = type || 'error';
+    const badge = el('span', 'err-type', type || 'error');
     const li = this.line(a, 'bad', title || 'Failed', null, badge);
     if (message) {
       const short = $('.attempt-msg', a.li);
       short.textContent = message;
       short.hidden = false;
-      const m = document.createElement('span');
-      m.className = 'line-text err-message';
-      m.textContent = message;
+      const m = el('span', 'line-text err-message', message);
       li.append(m);
     }
     if (hint) {
-      const h = document.createElement('span');
-      h.className = 'line-sub';
-      h.textContent = 'Hint: ' + hint;
+      const h = el('span', 'line-sub', 'Hint: ' + hint);
       li.append(h);
     }
   }

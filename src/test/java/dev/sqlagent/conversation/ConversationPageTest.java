@@ -68,6 +68,9 @@ class ConversationPageTest {
     WebDriver d = browser.driver;
     d.get("http://127.0.0.1:" + main.httpPort() + "/");
     HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    // An empty library, counted in good English.
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("verified")).isDisplayed());
+    assertThat(d.findElement(By.id("verified-body")).getText()).isEqualTo("0 verified queries in use");
 
     model.enqueue(Reply.sql(ConversationFlowTest.REVENUE_2025));
     HeadlessChromium.ask(d, "What was the revenue per month in 2025?");
@@ -114,7 +117,8 @@ class ConversationPageTest {
     verify.click();
     HeadlessChromium.waiting(d, 30).until(x -> last.findElement(By.cssSelector(".feedback-status")).getText().startsWith("Verified as #"));
     HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("verified")).isDisplayed()
-        && x.findElement(By.cssSelector(".verified-counts")).getText().startsWith("1 verified query in use"));
+        // #verified-body stays while its contents are replaced (a .verified-counts found may go stale before read)
+        && x.findElement(By.id("verified-body")).getText().startsWith("1 verified query in use"));
     browser.screenshot(Path.of("target", "screenshots", "conversation-verified.png"));
 
     // The same question again is answered from the verified query, without the model, and says so.
