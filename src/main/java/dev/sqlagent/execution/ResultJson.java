@@ -3,21 +3,19 @@ package dev.sqlagent.execution;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.data.Interval;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import io.vertx.sqlclient.data.Numeric;
 import io.vertx.sqlclient.desc.ColumnDescriptor;
 import java.math.BigDecimal;
-import java.time.temporal.TemporalAccessor;
 import java.util.HexFormat;
 import java.util.Locale;
 
 /**
  * Rows as JSON without loss: NULL is JSON null (never ""), numeric values are exact strings ("1234.50",
- * JSON numbers would be read back as doubles), integers and finite floats are numbers, dates and times
- * are ISO-8601 strings, intervals ISO-8601 durations, bytea "\x..." hex. Text longer than the clip limit
+ * JSON numbers would be read back as doubles), integers and finite floats are numbers, dates, times and
+ * intervals are PostgreSQL's own text (the gate has PostgreSQL send them so, see {@link ResultShape}), bytea "\x..." hex. Text longer than the clip limit
  * is cut with a marker that says how long it was.
  */
 final class ResultJson {
@@ -92,8 +90,6 @@ final class ResultJson {
       double d = ((Number) v).doubleValue();
       return Double.isFinite(d) ? v : (Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
     }
-    if (v instanceof TemporalAccessor) return v.toString();
-    if (v instanceof Interval iv) return isoDuration(iv);
     if (v instanceof Buffer b) return clip("\\x" + HexFormat.of().formatHex(b.getBytes(0, Math.min(b.length(), CLIP_CHARS))))
         + (b.length() > CLIP_CHARS ? "…[clipped, " + b.length() + " bytes]" : "");
     if (v instanceof JsonObject || v instanceof JsonArray) {
@@ -114,23 +110,5 @@ final class ResultJson {
     int cut = CLIP_CHARS;
     if (Character.isHighSurrogate(s.charAt(cut - 1))) cut--;
     return s.substring(0, cut) + "…[clipped, " + s.length() + " chars]";
-  }
-
-  private static String isoDuration(Interval iv) {
-    StringBuilder sb = new StringBuilder("P");
-    if (iv.getYears() != 0) sb.append(iv.getYears()).append('Y');
-    if (iv.getMonths() != 0) sb.append(iv.getMonths()).append('M');
-    if (iv.getDays() != 0) sb.append(iv.getDays()).append('D');
-    long micros = iv.getMicroseconds();
-    if (iv.getHours() != 0 || iv.getMinutes() != 0 || iv.getSeconds() != 0 || micros != 0) {
-      sb.append('T');
-      if (iv.getHours() != 0) sb.append(iv.getHours()).append('H');
-      if (iv.getMinutes() != 0) sb.append(iv.getMinutes()).append('M');
-      if (iv.getSeconds() != 0 || micros != 0) {
-        sb.append(BigDecimal.valueOf(iv.getSeconds()).add(BigDecimal.valueOf(micros, 6)).stripTrailingZeros().toPlainString())
-            .append('S');
-      }
-    }
-    return sb.length() == 1 ? "PT0S" : sb.toString();
   }
 }
