@@ -90,7 +90,7 @@ class HostileHttpTest {
       assertThat(r.bodyAsJsonObject().getString("error_type")).isEqualTo("bad_request");
       Thread.sleep(200);
       List<ILoggingEvent> mine = lines.events().stream()
-          .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+          .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).filter(HostileHttpTest::aboutTheRequest).toList();
       assertThat(mine).hasSize(1);
       assertThat(mine.get(0).getLevel()).isEqualTo(Level.WARN);
       assertThat(mine.get(0).getThrowableProxy()).isNull();
@@ -116,13 +116,18 @@ class HostileHttpTest {
         assertNoJavaNames(body.encode());
         Thread.sleep(200);
         List<ILoggingEvent> mine = lines.events().stream()
-            .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+            .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).filter(HostileHttpTest::aboutTheRequest).toList();
         assertThat(mine).as(path + ": " + lines.messages()).hasSize(1);
         assertThat(mine.get(0).getLevel()).isEqualTo(Level.WARN);
         assertThat(mine.get(0).getThrowableProxy()).isNull();
         assertThat(mine.get(0).getFormattedMessage()).doesNotContain("\n");
       }
     }
+  }
+
+  /** Not the machine's load: Vert.x's blocked-thread warnings come from a busy CI box, not from the request. */
+  static boolean aboutTheRequest(ILoggingEvent e) {
+    return !e.getLoggerName().endsWith("BlockedThreadChecker");
   }
 
   /** Reads until the server closes the connection; returns how long that took (ms), or -1 if it stayed open. */
