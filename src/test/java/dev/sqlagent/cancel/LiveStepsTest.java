@@ -97,8 +97,12 @@ class LiveStepsTest {
     ws.writeTextMessage(new JsonObject().put("type", "cancel").put("run_id", runId).encode());
     Seen cancelled = await(seen, "cancelled", "finished", 10_000);
     assertThat(cancelled.atMs() - started.atMs()).as("stopped before the statement would have ended").isLessThan(2_500);
-    assertThat(cancelled.frame().getJsonObject("data").getBoolean("cancelled")).isTrue();
-    assertThat(seen).noneMatch(s -> s.is("execute_sql", "finished"));
+    JsonObject answer = cancelled.frame().getJsonObject("data");
+    assertThat(answer.getBoolean("cancelled")).isTrue();
+    // The cancel reached the first attempt's statement while it ran: it neither finished nor timed out.
+    assertThat(answer.getInteger("attempts")).isEqualTo(1);
+    assertThat(answer.getJsonArray("history")).isEmpty();
+    assertThat(seen).noneMatch(s -> s.is("execute_sql", "finished") || s.is("execute_sql", "failed"));
     CancelTest.awaitActive(0, 2_000);
     ws.close();
   }
