@@ -2,6 +2,7 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.contract.Node;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
@@ -36,6 +37,8 @@ public final class AgentRoutes {
     router.get("/api/runs/:id/events").handler(r::events);
     router.delete("/api/runs/:id").handler(r::cancel);
     router.get("/api/runs").handler(r::list);
+    // The graph's nodes, as every run's events name them: the page labels its steps from this list.
+    router.get("/api/graph").handler(ctx -> ctx.json(new io.vertx.core.json.JsonObject().put("nodes", Node.toJson())));
   }
 
   private void ask(RoutingContext ctx) {

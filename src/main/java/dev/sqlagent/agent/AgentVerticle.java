@@ -194,7 +194,7 @@ public final class AgentVerticle extends VerticleBase {
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     boolean inject = body.getBoolean("inject_fault", false);
     String faultKey = body.getString("fault_key", question);
-    AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, mode, source, inject ? mutator : null,
+    AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, mode, source, counted, inject ? mutator : null,
         faultKey, user).candidates(body.getInteger("candidates", settings.candidates()));
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).

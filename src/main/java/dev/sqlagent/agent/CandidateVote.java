@@ -45,7 +45,7 @@ final class CandidateVote {
    * The failure a repair learns most from: a repairable error that says where or how (a position or a hint)
    * over a repairable one that does not, over anything not repairable; the earliest among equals.
    */
-  static int mostInformative(List<AgentRun.Outcome> failures) {
+  static int mostInformative(List<Outcome> failures) {
     int best = 0;
     for (int i = 1; i < failures.size(); i++) {
       if (informative(failures.get(i)) > informative(failures.get(best))) best = i;
@@ -53,7 +53,7 @@ final class CandidateVote {
     return best;
   }
 
-  private static int informative(AgentRun.Outcome o) {
+  private static int informative(Outcome o) {
     ErrorType type = ErrorType.fromWireName(o.errorType());
     if (type == null || !type.repairable()) return 0;
     boolean located = o.position() != null || (o.hint() != null && !o.hint().isBlank());

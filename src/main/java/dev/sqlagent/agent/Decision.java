@@ -1,12 +1,7 @@
 package dev.sqlagent.agent;
 
-/**
- * The {@code decide} node: what follows an inspected result. The attempt cap lives here and nowhere else.
- */
+/** What follows an inspected result: the rule of the {@code decide} node ({@link Decide}). */
 public final class Decision {
-
-  /** At most this many attempts per question; then an honest give-up. */
-  public static final int MAX_ATTEMPTS = 3;
 
   public enum Next { ANSWER, REPAIR, GIVE_UP, REFUSE }
 
@@ -16,13 +11,14 @@ public final class Decision {
    * @param succeeded the query ran and its result stands as the answer (rows, or an honest empty result)
    * @param repairable the failure's error type has a repair strategy
    * @param refusal the failure means the request itself is not allowed (a write); it is refused, not retried
-   * @param attempt the attempt just made (1-based)
+   * @param attemptsLeft the driver allows another attempt ({@link AgentRun#MAX_ATTEMPTS})
    * @param repairAllowed false in baseline mode: one attempt, no repair
    */
-  public static Next decide(boolean succeeded, boolean repairable, boolean refusal, int attempt, boolean repairAllowed) {
+  public static Next decide(boolean succeeded, boolean repairable, boolean refusal, boolean attemptsLeft,
+      boolean repairAllowed) {
     if (succeeded) return Next.ANSWER;
     if (refusal) return Next.REFUSE;
-    if (!repairable || !repairAllowed || attempt >= MAX_ATTEMPTS) return Next.GIVE_UP;
+    if (!repairable || !repairAllowed || !attemptsLeft) return Next.GIVE_UP;
     return Next.REPAIR;
   }
 }

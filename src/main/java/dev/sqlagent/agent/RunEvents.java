@@ -1,6 +1,7 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.contract.Node;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -28,20 +29,29 @@ final class RunEvents {
     this.conversationId = id;
   }
 
-  void started(String node, String kind, int attempt, JsonObject data) {
-    publish(node, GraphEvent.STARTED, kind, attempt, data);
+  void started(Node node, int attempt, JsonObject data) {
+    started(node, node.kind(), attempt, data);
   }
 
-  void finished(String node, String kind, int attempt, JsonObject data) {
-    publish(node, GraphEvent.FINISHED, kind, attempt, data);
+  /** {@code kind}: the work the node does this time, when it is not its usual one (an inspection that probes). */
+  void started(Node node, String kind, int attempt, JsonObject data) {
+    publish(node.wireName(), GraphEvent.STARTED, kind, attempt, data);
   }
 
-  void failed(String node, String kind, int attempt, JsonObject data) {
-    publish(node, GraphEvent.FAILED, kind, attempt, data);
+  void finished(Node node, int attempt, JsonObject data) {
+    finished(node, node.kind(), attempt, data);
   }
 
-  void progress(String node, String kind, int attempt, JsonObject data) {
-    publish(node, GraphEvent.PROGRESS, kind, attempt, data);
+  void finished(Node node, String kind, int attempt, JsonObject data) {
+    publish(node.wireName(), GraphEvent.FINISHED, kind, attempt, data);
+  }
+
+  void failed(Node node, int attempt, JsonObject data) {
+    publish(node.wireName(), GraphEvent.FAILED, node.kind(), attempt, data);
+  }
+
+  void progress(Node node, int attempt, JsonObject data) {
+    publish(node.wireName(), GraphEvent.PROGRESS, node.kind(), attempt, data);
   }
 
   private void publish(String node, String status, String kind, int attempt, JsonObject data) {

@@ -5,7 +5,7 @@ public final class Addresses {
   private Addresses() {}
 
   // --- the gate -------------------------------------------------------------------------------
-  /** Request {sql, run, row_cap}, reply the result or a structured error. */
+  /** Request {sql, run, row_cap, run_id, db_role, progress}, reply the result or a structured error. */
   public static final String EXECUTE = "sqlagent.execution.run";
   /**
    * The gate's grading mode (the evaluation harness): request {sql}, reply the same contract as {@link #EXECUTE},
@@ -13,6 +13,14 @@ public final class Addresses {
    * the cluster bus, and no edge (HTTP, WebSocket, SockJS bridge, MCP) sends to it.
    */
   public static final String GATE_GRADE = "sqlagent.execution.grade";
+
+  /**
+   * Where the gate reports, for one request of a run, that the statement passed its checks and is about to run
+   * ({@code execution.GateProgress}); it waits for the reply before it sends the statement. Node-local.
+   */
+  public static String gateProgress(String runId, int call) {
+    return "sqlagent.execution.progress." + runId + "." + call;
+  }
 
   // --- retrieval ------------------------------------------------------------------------------
   /** Request {question, widen}, reply {tables, schema, samples, conventions, top_k}. */

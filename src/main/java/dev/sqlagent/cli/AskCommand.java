@@ -11,6 +11,7 @@ import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
+import dev.sqlagent.contract.Node;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -106,22 +107,31 @@ public final class AskCommand implements Callable<Integer> {
   }
 
   private static void printEvent(PrintWriter out, GraphEvent e) {
+    Node node = Node.fromWireName(e.node()).orElse(null);
+    if (node == null) return;
     JsonObject d = e.data();
-    String node = e.node();
-    String status = e.status();
-    int attempt = e.attempt();
-    if (node.equals("select_schema") && status.equals("finished")) {
-      out.println("tables: " + d.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name")).toList());
-    } else if (node.equals("generate_sql") && status.equals("finished")) {
-      out.println("attempt " + attempt + ": " + d.getString("sql"));
-    } else if ((node.equals("validate_sql") || node.equals("execute_sql") || node.equals("generate_sql")) && status.equals("failed")) {
-      out.println("  failed: " + d.getString("error_type") + ": " + d.getString("message"));
-    } else if (node.equals("execute_sql") && status.equals("finished")) {
-      out.println("  ran: " + d.getInteger("row_count") + " rows" + (d.getBoolean("truncated", false) ? " (truncated)" : ""));
-    } else if (node.equals("inspect_result") && "filter_too_strict".equals(d.getString("verdict"))) {
-      out.println("  no rows; a case-insensitive probe found " + d.getInteger("probe_rows") + ": " + d.getJsonArray("filters"));
-    } else if (node.equals("prepare_repair") && status.equals("finished")) {
-      out.println("  repair strategy: " + d.getString("strategy") + (d.getBoolean("widened", false) ? " (retrieval widened)" : ""));
+    boolean finished = e.status().equals(GraphEvent.FINISHED);
+    boolean failed = e.status().equals(GraphEvent.FAILED);
+    switch (node) {
+      case SELECT_SCHEMA -> {
+        if (finished) out.println("tables: " + d.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name")).toList());
+      }
+      case GENERATE_SQL, VALIDATE_SQL, EXECUTE_SQL -> {
+        if (failed) out.println("  failed: " + d.getString("error_type") + ": " + d.getString("message"));
+        else if (finished && node == Node.GENERATE_SQL) out.println("attempt " + e.attempt() + ": " + d.getString("sql"));
+        else if (finished && node == Node.EXECUTE_SQL) {
+          out.println("  ran: " + d.getInteger("row_count") + " rows" + (d.getBoolean("truncated", false) ? " (truncated)" : ""));
+        }
+      }
+      case INSPECT_RESULT -> {
+        if ("filter_too_strict".equals(d.getString("verdict"))) {
+          out.println("  no rows; a case-insensitive probe found " + d.getInteger("probe_rows") + ": " + d.getJsonArray("filters"));
+        }
+      }
+      case PREPARE_REPAIR -> {
+        if (finished) out.println("  repair strategy: " + d.getString("strategy") + (d.getBoolean("widened", false) ? " (retrieval widened)" : ""));
+      }
+      default -> { }
     }
     out.flush();
   }

@@ -5,6 +5,7 @@ import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.db.Target;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class ExecutionVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionVerticle.class);
   public static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
+  /** The longest the gate waits for a caller to acknowledge its progress report before it runs the statement anyway. */
+  static final long PROGRESS_ACK_MS = 1_000;
 
   private final Target db;
   private final Gate.Settings settings;
@@ -44,7 +47,7 @@ public final class ExecutionVerticle extends VerticleBase {
   }
 
   /** A request of the gate's contract, validated. */
-  record ExecuteRequest(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
+  record ExecuteRequest(String sql, boolean run, Integer rowCap, String runId, String dbRole, String progress) {
     static ExecuteRequest fromJson(Object body) {
       if (!(body instanceof JsonObject json)) throw new IllegalArgumentException("the request must be a JSON object");
       Object sql = json.getValue("sql");
@@ -61,7 +64,9 @@ public final class ExecutionVerticle extends VerticleBase {
       if (runId != null && !(runId instanceof String)) throw new IllegalArgumentException("\"run_id\" must be a string");
       Object role = json.getValue("db_role");
       if (role != null && !(role instanceof String)) throw new IllegalArgumentException("\"db_role\" must be a string");
-      return new ExecuteRequest(s, r, rowCap, (String) runId, (String) role);
+      Object progress = json.getValue("progress");
+      if (progress != null && !(progress instanceof String)) throw new IllegalArgumentException("\"progress\" must be an address");
+      return new ExecuteRequest(s, r, rowCap, (String) runId, (String) role, (String) progress);
     }
   }
 
@@ -99,6 +104,19 @@ public final class ExecutionVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * Reports "checked, about to run" to the caller's {@code progress} address and waits for its acknowledgement, so
+   * the caller's step events come before the statement is sent; an address that does not answer in time is not
+   * waited for longer than {@link #PROGRESS_ACK_MS}.
+   */
+  private Gate.Progress progressTo(String address) {
+    if (address == null) return Gate.Progress.NOBODY;
+    return (boundedSql, staticCheck, cost) -> vertx.eventBus()
+        .request(address, new GateProgress(boundedSql, staticCheck, cost).toJson(),
+            new DeliveryOptions().setSendTimeout(PROGRESS_ACK_MS))
+        .mapEmpty();
+  }
+
   private void onExecute(Message<Object> msg) {
     ExecuteRequest req;
     try {
@@ -107,7 +125,7 @@ public final class ExecutionVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole())
+    gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole(), progressTo(req.progress()))
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           LOG.error("gate failed unexpectedly", e);

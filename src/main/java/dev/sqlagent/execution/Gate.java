@@ -143,12 +143,28 @@ public final class Gate {
    * that user's database role. A stopped run's statement ends as a {@code cancelled} error.
    */
   public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
-    return submitOnce(sql, run, rowCap, runId, dbRole).compose(first -> {
+    return submit(sql, run, rowCap, runId, dbRole, Progress.NOBODY);
+  }
+
+  /**
+   * Told once a statement has passed every check (static check, row cap, plan) and is about to be sent, so the
+   * caller can report its steps as they happen; the statement is sent when the returned future completes.
+   */
+  @FunctionalInterface
+  public interface Progress {
+    Progress NOBODY = (boundedSql, staticCheck, cost) -> Future.succeededFuture();
+
+    Future<Void> checked(String boundedSql, String staticCheck, double cost);
+  }
+
+  /** The same, telling {@code progress} when the checks have passed and the statement is about to run. */
+  public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole, Progress progress) {
+    return submitOnce(sql, run, rowCap, runId, dbRole, progress).compose(first -> {
       if (!recoveryConflict(first) || executor.stopped(runId)) return Future.succeededFuture(first);
       // A hot standby cancelled it to replay the primary's changes: the query is not at fault and the conflict has
       // usually passed by now, so the same statement runs once more (no model call, no attempt counted).
       LOG.info("recovery conflict on the standby: running the same statement once more");
-      return submitOnce(sql, run, rowCap, runId, dbRole).map(second -> {
+      return submitOnce(sql, run, rowCap, runId, dbRole, progress).map(second -> {
         second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
         return recoveryConflict(second) ? second.withError(recoveryConflictGiveUp(second.error())) : second;
       });
@@ -168,7 +184,8 @@ public final class Gate {
         e.sqlState(), null, e.sql());
   }
 
-  private Future<GateReply> submitOnce(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
+  private Future<GateReply> submitOnce(String sql, boolean run, Integer rowCap, String runId, String dbRole,
+      Progress progress) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     Stages stages = new Stages();
@@ -178,7 +195,7 @@ public final class Gate {
           if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
           stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
           return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole,
-              forRole == null ? check.schema() : forRole.schema());
+              forRole == null ? check.schema() : forRole.schema(), progress);
         }))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
@@ -260,11 +277,11 @@ public final class Gate {
   }
 
   private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
-                                    String runId, String dbRole, VisibleSchema schema) {
+                                    String runId, String dbRole, VisibleSchema schema, Progress progress) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
     Query q = new Query(sql, verdict, run, cap, t0, stages, runId, dbRole, schema, bounded,
-        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed());
+        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed(), progress);
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
     Future<GateReply> outcome = known == null ? described(q)
         : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
@@ -284,7 +301,8 @@ public final class Gate {
 
   /** One submission past its static check and row cap; {@code shapeKey} names its columns in {@link #shapes}. */
   private record Query(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
-                       String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey) {}
+                       String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey,
+                       Progress progress) {}
 
   /**
    * Round trips: the statement's description sent with the transaction's setup; the prepare and the plan (two,
@@ -337,7 +355,11 @@ public final class Gate {
     if (executor.stopped(q.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
     RowBound.Bounded bounded = q.bounded();
     if (!q.run()) return Future.succeededFuture(GateReply.checked(bounded.sql(), q.verdict().staticCheck(), cost, stages.list()));
-    return executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes())
+    // The caller hears that the checks passed before the statement goes out: a long query shows as running.
+    return q.progress().checked(bounded.sql(), q.verdict().staticCheck(), cost)
+        .otherwiseEmpty()
+        .compose(v -> executor.stopped(q.runId()) ? Future.failedFuture(new ReadOnlyExecutor.Stopped())
+            : executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes()))
         .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())))
         .map(rows -> {
           GateReply.Result result = result(bounded, columns, rows, q.cap(), q.t0());

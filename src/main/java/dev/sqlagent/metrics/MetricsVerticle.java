@@ -18,6 +18,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import dev.sqlagent.contract.Node;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
@@ -190,14 +191,14 @@ public final class MetricsVerticle extends VerticleBase {
     String status = label(e.status());
     Counter.builder("sqlagent.events.published").description("graph events published").tags("kind", kind, "status", status)
         .register(registry).increment();
-    String node = e.node() == null ? "" : e.node();
+    Node node = Node.fromWireName(e.node()).orElse(null);
     JsonObject data = e.data();
-    if (GraphEvent.FAILED.equals(e.status()) && (node.equals("validate_sql") || node.equals("execute_sql"))) {
+    if (GraphEvent.FAILED.equals(e.status()) && (node == Node.VALIDATE_SQL || node == Node.EXECUTE_SQL)) {
       Counter.builder("sqlagent.gate.refusals").description("the gate's refusals and the database's errors, by reason")
-          .tags("stage", node.equals("validate_sql") ? "validate" : "execute", "reason", label(data.getString("error_type")))
+          .tags("stage", node == Node.VALIDATE_SQL ? "validate" : "execute", "reason", label(data.getString("error_type")))
           .register(registry).increment();
     }
-    if ("generate_sql".equals(node) && GraphEvent.FINISHED.equals(e.status()) && data.getValue("latency_ms") instanceof Number n) {
+    if (node == Node.GENERATE_SQL && GraphEvent.FINISHED.equals(e.status()) && data.getValue("latency_ms") instanceof Number n) {
       Timer.builder("sqlagent.model.call.latency").description("model call latency").serviceLevelObjectives(LATENCY_BUCKETS)
           .register(registry).record(Math.max(0, n.longValue()), TimeUnit.MILLISECONDS);
     }

@@ -30,11 +30,11 @@ class CandidateVoteTest {
 
   @Test
   void theMostInformativeFailureIsARepairableOneThatSaysWhere() {
-    List<AgentRun.Outcome> failures = List.of(
-        AgentRun.Outcome.failure("rejected", "not a select", null, null, "DELETE FROM t"),
-        AgentRun.Outcome.failure("timeout", "too slow", null, null, "SELECT 1"),
-        AgentRun.Outcome.failure("unknown_column", "column x does not exist", null, 8, "SELECT x FROM t"),
-        AgentRun.Outcome.failure("unknown_column", "column y does not exist", null, 8, "SELECT y FROM t"));
+    List<Outcome> failures = List.of(
+        Outcome.failure("rejected", "not a select", null, null, "DELETE FROM t"),
+        Outcome.failure("timeout", "too slow", null, null, "SELECT 1"),
+        Outcome.failure("unknown_column", "column x does not exist", null, 8, "SELECT x FROM t"),
+        Outcome.failure("unknown_column", "column y does not exist", null, 8, "SELECT y FROM t"));
     assertThat(CandidateVote.mostInformative(failures)).isEqualTo(2);
     assertThat(CandidateVote.mostInformative(failures.subList(0, 2))).isEqualTo(1);
   }

@@ -16,8 +16,9 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The page's Stop button in headless Chromium: a question whose statement would run for minutes is stopped
- * from the page, the card says so, and the database has no statement of the agent role left running.
+ * The page's Stop button in headless Chromium: a question whose statement would run for minutes shows its
+ * running step while it runs, is stopped from the page, the card says so, and the database has no statement of the
+ * agent role left running.
  */
 class PageStopTest {
 
@@ -37,6 +38,11 @@ class PageStopTest {
         WebElement stop = run.findElement(By.cssSelector(".stop-button"));
         wait.until(x -> stop.isEnabled());
         CancelTest.awaitActive(1, 15_000);
+        // The statement is running, and the page says so while it does: the attempt's step is "running…".
+        wait.until(x -> run.findElement(By.cssSelector(".attempt .attempt-status")).getText().equals("running…"));
+        assertThat(run.findElement(By.cssSelector(".attempt")).getAttribute("data-state")).isEqualTo("running");
+        assertThat(stop.isDisplayed()).isTrue();
+        assertThat(stop.isEnabled()).isTrue();
         stop.click();
         wait.until(x -> run.findElement(By.cssSelector(".run-state")).getText().equals("Stopped"));
         CancelTest.awaitActive(0, 2_000);

@@ -1,0 +1,91 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.generation.ModelReply;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * generate_sql with several candidates: the model is asked for n replies (the API's {@code n} in one call, topped up
+ * with single calls when the server returns fewer); each is read as a candidate for the {@link Vote}.
+ */
+final class GenerateCandidates implements Step {
+
+  private final RunContext run;
+
+  GenerateCandidates(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return new JsonObject().put("model", s.usage.model()).put("repair", !s.history.isEmpty())
+        .put("candidates", run.candidates()).put("temperature", run.settings().candidateTemperature());
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    int n = run.candidates();
+    JsonArray messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history, GenerateSql.repairInstruction(s));
+    JsonObject request = new JsonObject().put("messages", messages).put("stream", false)
+        .put("temperature", run.settings().candidateTemperature());
+    List<JsonObject> replies = new ArrayList<>();
+    return generate(request.copy().put("n", n)).compose(first -> {
+      replies.add(first);
+      List<String> texts = new ArrayList<>();
+      texts.add(first.getString("content", ""));
+      first.getJsonArray("alternatives", new JsonArray()).forEach(t -> texts.add(String.valueOf(t)));
+      List<Future<JsonObject>> more = new ArrayList<>();
+      for (int i = texts.size(); i < n; i++) more.add(generate(request.copy()));
+      // A top-up call that fails costs that candidate only; the round goes on with the others.
+      return Future.join(more).transform(ar -> {
+        for (Future<JsonObject> f : more) {
+          if (f.succeeded()) {
+            replies.add(f.result());
+            texts.add(f.result().getString("content", ""));
+          }
+        }
+        return Future.succeededFuture(texts.subList(0, Math.min(n, texts.size())));
+      });
+    }).map(texts -> {
+      List<Candidate> parsed = new ArrayList<>();
+      for (int i = 0; i < texts.size(); i++) parsed.add(parse(i, texts.get(i)));
+      RunState.Usage usage = s.usage;
+      for (JsonObject reply : replies) usage = usage.plus(reply);
+      RunState.Usage used = usage;
+      return s.with(c -> {
+        c.usage = used;
+        c.outcome = null;
+        c.refusal = null;
+        c.candidates = parsed;
+        c.next = InjectFault.applies(run, s) ? Node.INJECT_FAULT : Node.VOTE;
+        c.report = RunState.Report.finished(new JsonObject().put("candidates", new JsonArray(
+            parsed.stream().map(p -> new JsonObject().put("index", p.index()).put("sql", p.sql())).toList())));
+      });
+    });
+  }
+
+  private Future<JsonObject> generate(JsonObject request) {
+    return run.services().generate(request, run.services().remaining())
+        .recover(err -> Future.failedFuture(err instanceof Infrastructure infra
+            ? infra.reported(new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage())) : err));
+  }
+
+  private static Candidate parse(int index, String text) {
+    try {
+      ModelReply reply = ModelReply.parse(text);
+      if (reply.refused()) {
+        return new Candidate(index, null, Outcome.failure("refused", reply.explanation(), null, null, null), null,
+            reply.explanation(), true);
+      }
+      return new Candidate(index, reply.sql(), null, null, reply.explanation(), false);
+    } catch (ModelReply.InvalidModelOutput invalid) {
+      return new Candidate(index, null, Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), invalid.reason(), null,
+          null, text.length() <= 2_000 ? text : text.substring(0, 2_000) + "…"), null, null, false);
+    }
+  }
+}

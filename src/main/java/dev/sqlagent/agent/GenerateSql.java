@@ -1,0 +1,82 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.generation.ModelReply;
+import dev.sqlagent.verified.WorkedExamples;
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * generate_sql: the model writes one SQL (streamed, each piece a progress event), or refuses, or answers with
+ * something that is not a usable reply (an attempt that failed, decided on like any other).
+ */
+final class GenerateSql implements Step {
+
+  private final RunContext run;
+
+  GenerateSql(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return new JsonObject().put("model", s.usage.model()).put("repair", !s.history.isEmpty());
+  }
+
+  /** The repair instruction for the last failure, or null on a first attempt. */
+  static String repairInstruction(RunState s) {
+    return s.history.isEmpty() ? null
+        : ErrorType.fromWireName(s.history.get(s.history.size() - 1).errorType()).repairInstruction();
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    JsonArray messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history, repairInstruction(s),
+        WorkedExamples.render(s.verifiedMatches, s.retrieval.getJsonArray("terms")), run.conversationText());
+    MessageConsumer<JsonObject> deltas = run.services().deltas(text ->
+        run.events().progress(Node.GENERATE_SQL, s.attempt, new JsonObject().put("delta", text)));
+    return run.services().generate(new JsonObject().put("messages", messages).put("stream", true), run.services().remaining())
+        .eventually(deltas::unregister)
+        .recover(err -> Future.failedFuture(err instanceof Infrastructure infra
+            ? infra.reported(new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage())) : err))
+        .map(reply -> read(s.with(c -> {
+          c.usage = s.usage.plus(reply);
+          c.outcome = null;
+          c.refusal = null;
+        }), reply));
+  }
+
+  private RunState read(RunState s, JsonObject reply) {
+    String content = reply.getString("content", "");
+    JsonObject data = new JsonObject().put("model", s.usage.model())
+        .put("prompt_tokens", reply.getLong("prompt_tokens", 0L))
+        .put("completion_tokens", reply.getLong("completion_tokens", 0L))
+        .put("latency_ms", reply.getLong("latency_ms", 0L));
+    try {
+      ModelReply parsed = ModelReply.parse(content);
+      RunState.Report report = RunState.Report.finished(data.put("sql", parsed.sql()).put("explanation", parsed.explanation()));
+      if (parsed.refused()) {
+        return s.with(c -> {
+          c.refusal = parsed.explanation() == null ? "" : parsed.explanation();
+          c.next = Node.ANSWER;
+          c.report = report;
+        });
+      }
+      return s.with(c -> {
+        c.sql = parsed.sql();
+        c.next = InjectFault.applies(run, s) ? Node.INJECT_FAULT : Node.VALIDATE_SQL;
+        c.report = report;
+      });
+    } catch (ModelReply.InvalidModelOutput invalid) {
+      return s.with(c -> {
+        c.outcome = Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), invalid.reason(), null, null,
+            content.length() <= 2_000 ? content : content.substring(0, 2_000) + "…");
+        c.next = Node.DECIDE;
+        c.report = RunState.Report.failed(data.put("error_type", invalid.errorType()).put("message", invalid.reason()));
+      });
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package dev.sqlagent.agent;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+/** give_up: an honest end, with the last error and every query tried in the history. */
+final class GiveUp implements Step {
+
+  private final RunContext run;
+
+  GiveUp(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return null;
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    Outcome last = s.outcome;
+    RunState recorded = s.with(c -> c.record(last.attempt(s.attempt, null)));
+    String reason = last.errorType() == null ? "unknown" : last.errorType();
+    String text = "I could not answer this question"
+        + (s.attempt > 0 ? " after " + s.attempt + (s.attempt == 1 ? " attempt" : " attempts") : "")
+        + ". The last error was " + reason + ": " + last.message() + "."
+        + (recorded.history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
+            ? " Every query tried is in the history." : " No query was run.");
+    Answer answer = run.answerOf(recorded, text, last.sql(), false, true, false, null);
+    return Future.succeededFuture(recorded.ended(answer, RunState.Report.finished(answer.toJson())));
+  }
+}

@@ -1,0 +1,27 @@
+package dev.sqlagent.agent;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A failure outside the agent's control (the model down, out of quota, too slow; retrieval failing): ends the run in
+ * a give-up. {@code eventData}, when present, is the failed event of the node it happened in.
+ */
+final class Infrastructure extends RuntimeException {
+  final String errorType;
+  final JsonObject eventData;
+
+  Infrastructure(String errorType, String message) {
+    this(errorType, message, null);
+  }
+
+  Infrastructure(String errorType, String message, JsonObject eventData) {
+    super(message, null, false, false);
+    this.errorType = errorType;
+    this.eventData = eventData;
+  }
+
+  /** The same failure, reported as the failed event {@code data} of the node it happened in. */
+  Infrastructure reported(JsonObject data) {
+    return new Infrastructure(errorType, getMessage(), data);
+  }
+}

@@ -1,0 +1,50 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/** inject_fault: evaluation's recorded rewrite of the model's first SQL, so the repair loop has something to repair. */
+final class InjectFault implements Step {
+
+  private final RunContext run;
+
+  InjectFault(RunContext run) {
+    this.run = run;
+  }
+
+  /** Only the first attempt of a run that injects faults. */
+  static boolean applies(RunContext run, RunState s) {
+    return run.mutator() != null && s.attempt == 1;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return null;
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    boolean voting = s.candidates != null;
+    String original = voting ? s.candidates.get(0).sql() : s.sql;
+    Node next = voting ? Node.VOTE : Node.VALIDATE_SQL;
+    if (original == null) return Future.succeededFuture(s.then(next, null));
+    return Future.succeededFuture(run.mutator().mutate(original, run.faultKey()).map(m -> {
+      JsonObject fault = new JsonObject().put("fault", m.fault()).put("original_sql", original).put("mutated_sql", m.sql());
+      return s.with(c -> {
+        c.injectedFault = fault;
+        if (voting) {
+          List<Candidate> all = new ArrayList<>(s.candidates);
+          all.set(0, all.get(0).withSql(m.sql()));
+          c.candidates = all;
+        } else {
+          c.sql = m.sql();
+        }
+        c.next = next;
+        c.report = RunState.Report.finished(fault.copy());
+      });
+    }).orElse(s.then(next, null)));
+  }
+}

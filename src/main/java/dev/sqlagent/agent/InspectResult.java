@@ -1,0 +1,83 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.execution.GateReply;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * inspect_result: zero rows is an answer, not a failure. One diagnostic, not a loop: when the query filters a column
+ * by a string literal, re-run it once case- and space-insensitively; if rows appear, the filter was wrong
+ * ({@code empty_filter}); otherwise nothing matches, honestly. A result whose aggregates are all zero or NULL
+ * ({@link EmptyAggregate}) is probed the same way: an aggregate that moves under the relaxed filter is an
+ * {@code empty_filter} too, one that stays is the honest zero.
+ */
+final class InspectResult implements Step {
+
+  private static final String PROBE_KIND = "tool";
+  private final RunContext run;
+
+  InspectResult(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return null;  // a probe announces itself; a plain inspection is one finished event
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    Outcome o = s.outcome;
+    if (!o.ok() || !run.agentMode() || s.probed) return Future.succeededFuture(inspected(s));
+    if (o.result().rowCount() == 0) return probe(s, List.of());
+    if (!EmptyAggregate.mayBeEmpty(o.result())) return Future.succeededFuture(inspected(s));
+    return run.vertx().executeBlocking(() -> EmptyAggregate.aggregateColumns(o.sql()), false)
+        .compose(aggregates -> EmptyAggregate.isEmpty(o.result(), aggregates) ? probe(s, aggregates)
+            : Future.succeededFuture(inspected(s)));
+  }
+
+  private static RunState inspected(RunState s) {
+    Outcome o = s.outcome;
+    return s.then(Node.DECIDE, RunState.Report.finished(new JsonObject().put("ok", o.ok())
+        .put("row_count", o.ok() ? o.result().rowCount() : null)));
+  }
+
+  /** The one relaxed re-run; {@code aggregates} empty: the result had no rows, else its all-zero aggregate columns. */
+  private Future<RunState> probe(RunState s, List<Integer> aggregates) {
+    Outcome o = s.outcome;
+    String probe = aggregates.isEmpty() ? "empty_result" : "empty_aggregate";
+    RunState probed = s.with(c -> c.probed = true);
+    run.events().started(Node.INSPECT_RESULT, PROBE_KIND, s.attempt, new JsonObject().put("probe", probe));
+    return run.vertx().executeBlocking(() -> FilterRelaxer.relax(o.sql()), false).compose(relaxed -> {
+      if (relaxed.isEmpty()) {
+        return Future.succeededFuture(probed.then(Node.DECIDE, RunState.Report.finished(new JsonObject().put("probe", probe)
+            .put("verdict", "no_text_filter").put("row_count", o.result().rowCount())).as(PROBE_KIND)));
+      }
+      return run.services().gate(relaxed.get().sql()).map(reply -> {
+        GateReply.Result relaxedResult = reply.ok() ? reply.result() : null;
+        int rows = relaxedResult == null ? 0 : relaxedResult.rowCount();
+        boolean moved = aggregates.isEmpty() ? rows > 0 : rows > 0 && !EmptyAggregate.isEmpty(relaxedResult, aggregates);
+        JsonObject data = new JsonObject().put("probe", probe).put("relaxed_sql", relaxed.get().sql())
+            .put("filters", new JsonArray(relaxed.get().filters())).put("probe_rows", rows);
+        if (!moved) return probed.then(Node.DECIDE, RunState.Report.finished(data.put("verdict", "empty_confirmed")).as(PROBE_KIND));
+        String found = aggregates.isEmpty()
+            ? "the query returned no rows, but with its text filters compared case- and space-insensitively it returns "
+                + rows + (rows == 1 ? " row" : " rows")
+            : "the query's aggregates came to zero or NULL, but with its text filters compared case- and"
+                + " space-insensitively they do not (first row: " + relaxedResult.rows().getJsonArray(0).encode() + ")";
+        Outcome tooStrict = Outcome.failure(ErrorType.EMPTY_FILTER.wireName(),
+            found + ": " + String.join(", ", relaxed.get().filters()),
+            "stored values differ in case or spacing from the literals used; match the stored form exactly", null, o.sql());
+        return probed.with(c -> {
+          c.outcome = tooStrict;
+          c.next = Node.DECIDE;
+          c.report = RunState.Report.finished(data.put("verdict", "filter_too_strict")).as(PROBE_KIND);
+        });
+      });
+    });
+  }
+}

@@ -1,0 +1,73 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.execution.GateReply;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * lookup_verified: the verified queries closest to the question. The few closest become worked examples; a near-exact
+ * one (its score at the threshold, naming the same values) is tried first, through the whole gate and without the
+ * model. Shown as events only when the library has something to compare.
+ */
+final class LookupVerified implements Step {
+
+  private final RunContext run;
+
+  LookupVerified(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return null;  // announced with its findings: nothing is shown when the library is empty
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    return run.services().lookupVerified(run.question())
+        .map(reply -> {
+          if (reply.getInteger("candidates", 0) == 0) return s.then(Node.SELECT_SCHEMA, null);
+          JsonArray matches = reply.getJsonArray("matches", new JsonArray());
+          JsonObject direct = reply.getJsonObject("direct");
+          JsonArray scores = new JsonArray();
+          for (Object o : matches) {
+            JsonObject m = (JsonObject) o;
+            scores.add(new JsonObject().put("verified_id", m.getLong("verified_id")).put("question", m.getString("question"))
+                .put("score", m.getDouble("score")).put("same_values", m.getBoolean("same_values")));
+          }
+          RunState.Report report = RunState.Report.announced(new JsonObject().put("question", run.question()),
+              new JsonObject().put("threshold", reply.getDouble("threshold")).put("candidates", reply.getInteger("candidates"))
+                  .put("matches", scores).put("direct", direct == null ? null : direct.getLong("verified_id")));
+          return s.with(c -> {
+            c.verifiedMatches = matches;
+            c.report = report;
+            if (direct == null) {
+              c.next = Node.SELECT_SCHEMA;
+            } else {
+              c.next = Node.VALIDATE_SQL;
+              c.attempt = 1;
+              c.sql = direct.getString("sql");
+              c.verifiedDirect = direct;
+            }
+          });
+        })
+        .otherwise(err -> s.then(Node.SELECT_SCHEMA, null));  // no library (or it failed): the model answers, as before
+  }
+
+  /**
+   * A verified query the gate did not pass: when a check refused it (not a gate that did not answer, nor an execution
+   * that failed) the schema moved under it and it is retired. The model answers instead, from select_schema.
+   */
+  static RunState fallBack(RunContext run, RunState s, GateReply reply, Outcome o) {
+    if (!reply.passedChecks() && reply.failedStage().isPresent()) {
+      run.services().retireVerified(s.verifiedDirect.getLong("verified_id"), o.errorType() + ": " + o.message());
+    }
+    return s.with(c -> {
+      c.attempt = 0;
+      c.verifiedDirect = null;
+      c.next = Node.SELECT_SCHEMA;
+    });
+  }
+}

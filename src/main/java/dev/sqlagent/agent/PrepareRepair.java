@@ -1,0 +1,32 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.execution.ErrorType;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * prepare_repair: the failure goes into the history with its error type's strategy; an unknown table or column widens
+ * the retrieval once (select_schema runs again) before the next attempt.
+ */
+final class PrepareRepair implements Step {
+
+  @Override
+  public JsonObject started(RunState s) {
+    ErrorType type = ErrorType.fromWireName(s.outcome.errorType());
+    return new JsonObject().put("error_type", type.wireName()).put("strategy", type.strategy());
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    ErrorType type = ErrorType.fromWireName(s.outcome.errorType());
+    boolean widen = (type == ErrorType.UNKNOWN_COLUMN || type == ErrorType.UNKNOWN_TABLE) && !s.widened;
+    return Future.succeededFuture(s.with(c -> {
+      c.record(s.outcome.attempt(s.attempt, type.strategy()));
+      c.widened = s.widened || widen;
+      c.next = widen ? Node.SELECT_SCHEMA : Node.GENERATE_SQL;
+      c.report = RunState.Report.finished(new JsonObject().put("error_type", type.wireName())
+          .put("strategy", type.strategy()).put("instruction", type.repairInstruction()).put("widened", widen));
+    }));
+  }
+}

@@ -1,0 +1,81 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.execution.GateReply;
+import io.vertx.core.Future;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.regex.Pattern;
+
+/**
+ * answer: the result in words (the model's, when configured and prose, else a deterministic summary) with the SQL that
+ * produced it; or a refusal (the model's, or a write the gate refused), which announces nothing before it.
+ */
+final class Respond implements Step {
+
+  private static final Pattern SQL_START = Pattern.compile(
+      "(?is)^(select\\b|with\\s+(recursive\\s+)?\\S+\\s*(\\([^)]*\\)\\s*)?as\\s*(not\\s+)?(materialized\\s*)?\\()");
+
+  private final RunContext run;
+
+  Respond(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return s.refusal != null ? null : new JsonObject();
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    if (s.refusal != null) {
+      String text = s.refusal.isBlank() ? "The database cannot answer this question." : s.refusal;
+      return Future.succeededFuture(ended(s, run.answerOf(s, text, s.outcome == null ? null : s.outcome.sql(), true,
+          false, false, null)));
+    }
+    GateReply.Result r = s.outcome.result();
+    String sql = s.outcome.sql();
+    boolean worded = run.settings().modelSummary() && s.verifiedUsed == null;
+    Future<String> words = worded
+        ? wordAnswer(sql, r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
+            : Future.succeededFuture(RunContext.plainSummary(r)))
+        : Future.succeededFuture(RunContext.plainSummary(r));
+    return words.map(text -> ended(s, run.answerOf(s, text, sql, false, false, false, r)));
+  }
+
+  private static RunState ended(RunState s, Answer answer) {
+    return s.ended(answer, RunState.Report.finished(answer.toJson()));
+  }
+
+  private Future<String> wordAnswer(String sql, GateReply.Result r) {
+    JsonArray messages = PromptBuilder.answerMessages(run.question(), sql, r.columns(), r.rows(), r.rowCount(), r.truncated());
+    return run.services().generate(new JsonObject().put("messages", messages).put("stream", false),
+            Math.max(1_000, run.services().remaining()))
+        .map(reply -> {
+          String text = reply.getString("content", "").strip();
+          return isProse(text) ? text : RunContext.plainSummary(r);
+        });
+  }
+
+  /**
+   * Whether the model's wording of an answer is prose to show as it is. Not prose: nothing, JSON (an object or an
+   * array), SQL (it starts with SELECT or a WITH clause) or anything holding a code fence; the deterministic summary
+   * stands in for those.
+   */
+  static boolean isProse(String text) {
+    if (text == null || text.isBlank()) return false;
+    String t = text.strip();
+    if (t.contains("```") || SQL_START.matcher(t).find()) return false;
+    if (t.startsWith("{") || t.startsWith("[")) {
+      try {
+        Json.decodeValue(t);
+        return false;
+      } catch (RuntimeException notJson) {
+        return true;
+      }
+    }
+    return true;
+  }
+}

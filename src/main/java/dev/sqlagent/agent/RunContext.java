@@ -1,0 +1,68 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.display.ColumnFormat;
+import dev.sqlagent.display.ResultText;
+import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.users.User;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * What stays the same for the whole of one run: the question and who asked it, its options, its events, its stop
+ * control and the services it asks; and the one place its answer is built.
+ *
+ * @param agentMode false in baseline mode: one attempt, no repair, no probe
+ * @param lookupVerified the verified queries are looked up (evaluation measures the model, so it does not)
+ * @param candidates SQL candidates per attempt
+ * @param mutator evaluation's fault injection into the first SQL, or null
+ * @param conversationText the conversation's earlier turns as prompt text, or null
+ */
+record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunControl control, RunServices services,
+    String runId, String question, User user, String source, boolean agentMode, boolean lookupVerified, int candidates,
+    FirstSqlMutator mutator, String faultKey, String conversationId, String conversationText, long startedAt) {
+
+  /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
+  static String plainSummary(GateReply.Result r) {
+    return ResultText.summary(r.columns(), r.rows(), r.rowCount(), r.truncated());
+  }
+
+  /**
+   * The run's answer, built in this one place: the words, the SQL, the result when there is one, whose run it is, and
+   * for a cancelled run how long the cancel took to leave nothing running.
+   */
+  Answer answerOf(RunState s, String text, String sql, boolean refused, boolean gaveUp, boolean cancelled,
+      GateReply.Result result) {
+    long now = System.currentTimeMillis();
+    JsonObject verified = s.verifiedUsed;
+    return new Answer(question, text, sql, s.attempt, tablesUsed(s.retrieval, sql), refused, gaveUp, cancelled,
+        result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
+        result == null ? new JsonArray() : result.rows(),
+        result == null ? 0 : result.rowCount(), result != null && result.truncated(), s.history,
+        new Answer.Tokens(s.usage.promptTokens(), s.usage.completionTokens()), s.usage.costUsd(), now - startedAt, runId,
+        agentMode ? "agent" : "baseline", s.usage.model(), source, user == null ? null : user.name(), s.injectedFault,
+        cancelled ? Long.valueOf(now - control.cancelledAt()) : null,
+        s.lastCandidates == null ? null : s.lastCandidates.copy(), conversationId,
+        verified != null ? "verified" : "model",
+        verified == null ? null : verified.getLong("verified_id"),
+        verified == null ? null : verified.getString("question"),
+        verified == null ? null : verified.getDouble("score"));
+  }
+
+  /** The retrieved tables the SQL names. */
+  private static List<String> tablesUsed(JsonObject retrieval, String sql) {
+    List<String> tables = new ArrayList<>();
+    if (retrieval != null && sql != null) {
+      String lower = sql.toLowerCase(Locale.ROOT);
+      for (Object t : retrieval.getJsonArray("tables", new JsonArray())) {
+        String name = ((JsonObject) t).getString("name");
+        if (Pattern.compile("\\b" + Pattern.quote(name.toLowerCase(Locale.ROOT)) + "\\b").matcher(lower).find()) tables.add(name);
+      }
+    }
+    return tables;
+  }
+}

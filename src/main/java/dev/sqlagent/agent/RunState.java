@@ -1,0 +1,194 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Where a run stands between two nodes: what it learned so far and which node comes next. Immutable: a node returns a
+ * new state ({@link #with}), so what one node saw is what it was given.
+ */
+final class RunState {
+
+  /** Model usage of the whole run. */
+  record Usage(long promptTokens, long completionTokens, double costUsd, String model) {
+    Usage plus(JsonObject reply) {
+      return new Usage(promptTokens + reply.getLong("prompt_tokens", 0L),
+          completionTokens + reply.getLong("completion_tokens", 0L), costUsd + reply.getDouble("cost_usd", 0.0),
+          reply.getString("model") != null ? reply.getString("model") : model);
+    }
+  }
+
+  /**
+   * The event a node ends with, published by the driver: finished or failed; {@code kind} null: the node's own;
+   * {@code announced}, when the node announced nothing before it ran, its started event's data, published first.
+   */
+  record Report(boolean failed, JsonObject data, String kind, JsonObject announced) {
+    static Report finished(JsonObject data) {
+      return new Report(false, data, null, null);
+    }
+
+    static Report failed(JsonObject data) {
+      return new Report(true, data, null, null);
+    }
+
+    static Report announced(JsonObject started, JsonObject finished) {
+      return new Report(false, finished, null, started);
+    }
+
+    /** The same event under another kind of work than the node's usual one. */
+    Report as(String kind) {
+      return new Report(failed, data, kind, announced);
+    }
+  }
+
+  /** The fields, for {@link #with}: set what changed. */
+  static final class Change {
+    Node next;
+    int attempt;
+    JsonObject retrieval;
+    Future<JsonObject> retrievalAsked;
+    boolean widened;
+    boolean probed;
+    List<Attempt> history;
+    Usage usage;
+    String sql;
+    String lastSql;
+    String refusal;
+    Outcome outcome;
+    GateCall gateCall;
+    List<Candidate> candidates;
+    JsonArray lastCandidates;
+    JsonObject injectedFault;
+    JsonArray verifiedMatches;
+    JsonObject verifiedDirect;
+    JsonObject verifiedUsed;
+    Report report;
+    Answer answer;
+
+    /** One more failed attempt in the history. */
+    void record(Attempt a) {
+      history = new ArrayList<>(history);
+      history.add(a);
+    }
+  }
+
+  final Node next;
+  final int attempt;
+  /** The retrieval's reply: the tables, their schema, samples and conventions. */
+  final JsonObject retrieval;
+  /** A retrieval asked for before select_schema runs (while the verified queries are looked up), or null. */
+  final Future<JsonObject> retrievalAsked;
+  final boolean widened;
+  /** inspect_result's one relaxed re-run has been made. */
+  final boolean probed;
+  /** Every failed attempt, oldest first. */
+  final List<Attempt> history;
+  final Usage usage;
+  /** The SQL to check and run next. */
+  final String sql;
+  /** The last SQL tried, for an answer that ends without a result (cancelled, timed out). */
+  final String lastSql;
+  /** The model's refusal to write SQL, when it refused. */
+  final String refusal;
+  /** What the last execution (or its refusal) came to. */
+  final Outcome outcome;
+  /** The gate request in flight between validate_sql and execute_sql. */
+  final GateCall gateCall;
+  /** The candidates written by the model, before the vote. */
+  final List<Candidate> candidates;
+  /** The last vote's candidates, for the answer; null with one candidate. */
+  final JsonArray lastCandidates;
+  final JsonObject injectedFault;
+  /** The closest verified queries (worked examples). */
+  final JsonArray verifiedMatches;
+  /** A verified query close enough to answer with, being tried. */
+  final JsonObject verifiedDirect;
+  /** The verified query that answered. */
+  final JsonObject verifiedUsed;
+  /** The event the last node ends with; the driver publishes it. */
+  final Report report;
+  /** The run's answer, once a node ended it. */
+  final Answer answer;
+
+  private RunState(Change c) {
+    next = c.next;
+    attempt = c.attempt;
+    retrieval = c.retrieval;
+    retrievalAsked = c.retrievalAsked;
+    widened = c.widened;
+    probed = c.probed;
+    history = List.copyOf(c.history);
+    usage = c.usage;
+    sql = c.sql;
+    lastSql = c.lastSql;
+    refusal = c.refusal;
+    outcome = c.outcome;
+    gateCall = c.gateCall;
+    candidates = c.candidates == null ? null : List.copyOf(c.candidates);
+    lastCandidates = c.lastCandidates;
+    injectedFault = c.injectedFault;
+    verifiedMatches = c.verifiedMatches;
+    verifiedDirect = c.verifiedDirect;
+    verifiedUsed = c.verifiedUsed;
+    report = c.report;
+    answer = c.answer;
+  }
+
+  /** A run about to take its first step. */
+  static RunState start(Node first, String model) {
+    Change c = new Change();
+    c.next = first;
+    c.history = List.of();
+    c.usage = new Usage(0, 0, 0.0, model);
+    c.verifiedMatches = new JsonArray();
+    return new RunState(c);
+  }
+
+  /** This state with {@code change} applied; the report is cleared unless the change sets one. */
+  RunState with(Consumer<Change> change) {
+    Change c = new Change();
+    c.next = next;
+    c.attempt = attempt;
+    c.retrieval = retrieval;
+    c.retrievalAsked = retrievalAsked;
+    c.widened = widened;
+    c.probed = probed;
+    c.history = history;
+    c.usage = usage;
+    c.sql = sql;
+    c.lastSql = lastSql;
+    c.refusal = refusal;
+    c.outcome = outcome;
+    c.gateCall = gateCall;
+    c.candidates = candidates;
+    c.lastCandidates = lastCandidates;
+    c.injectedFault = injectedFault;
+    c.verifiedMatches = verifiedMatches;
+    c.verifiedDirect = verifiedDirect;
+    c.verifiedUsed = verifiedUsed;
+    change.accept(c);
+    return new RunState(c);
+  }
+
+  /** The run ends with {@code answer}, {@code report} its last event. */
+  RunState ended(Answer answer, Report report) {
+    return with(c -> {
+      c.next = null;
+      c.answer = answer;
+      c.report = report;
+    });
+  }
+
+  /** The same state going to {@code node} next, with {@code report} as the event the node just run ends with. */
+  RunState then(Node node, Report report) {
+    return with(c -> {
+      c.next = node;
+      c.report = report;
+    });
+  }
+}

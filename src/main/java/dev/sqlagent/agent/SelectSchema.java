@@ -1,0 +1,40 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/** select_schema: the tables for the question, widened once after an unknown table or column. */
+final class SelectSchema implements Step {
+
+  private final RunContext run;
+
+  SelectSchema(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return new JsonObject().put("question", run.question()).put("widen", s.widened);
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    Future<JsonObject> asked = s.retrievalAsked != null ? s.retrievalAsked : run.services().retrieve(run.question(), s.widened);
+    return asked
+        .map(reply -> s.with(c -> {
+          c.retrieval = reply;
+          c.retrievalAsked = null;
+          c.next = Node.GENERATE_SQL;
+          c.report = RunState.Report.finished(new JsonObject().put("tables", reply.getJsonArray("tables"))
+              .put("top_k", reply.getInteger("top_k")).put("value_matches", reply.getJsonArray("value_matches", new JsonArray())));
+        }))
+        .recover(err -> {
+          if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
+          String message = RunServices.describe(err);
+          return Future.failedFuture(new Infrastructure("retrieval_failed", "schema retrieval failed: " + message,
+              new JsonObject().put("message", message)));
+        });
+  }
+}

@@ -1,0 +1,104 @@
+package dev.sqlagent.agent;
+
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.eval.QueryResult;
+import dev.sqlagent.eval.ResultFingerprint;
+import dev.sqlagent.execution.GateReply;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * vote: every candidate's SQL through the gate, a few at a time (each a {@code candidate} step), and a vote among
+ * their results ({@link CandidateVote}). The winner goes on to inspect_result; when none succeeded, the most
+ * informative failure is repaired with every other candidate's error in the history before it.
+ */
+final class Vote implements Step {
+
+  /** Candidates run through the gate at the same time: the read-only pool is small and shared. */
+  static final int GATE_PARALLELISM = 3;
+  /** A query that orders its rows is compared in order; otherwise its rows are a multiset. */
+  private static final Pattern ORDERS = Pattern.compile("(?i)\\border\\s+by\\b");
+
+  private final RunContext run;
+
+  Vote(RunContext run) {
+    this.run = run;
+  }
+
+  @Override
+  public JsonObject started(RunState s) {
+    return null;
+  }
+
+  @Override
+  public Future<RunState> apply(RunState s) {
+    Candidate[] done = s.candidates.toArray(new Candidate[0]);
+    List<Future<Void>> lanes = new ArrayList<>();
+    for (int lane = 0; lane < GATE_PARALLELISM; lane++) {
+      Future<Void> chain = Future.succeededFuture();
+      for (int i = lane; i < done.length; i += GATE_PARALLELISM) {
+        int index = i;
+        if (done[index].sql() == null) continue;
+        chain = chain.compose(v -> check(s.attempt, done[index]).map(c -> {
+          done[index] = c;
+          return (Void) null;
+        }));
+      }
+      lanes.add(chain);
+    }
+    return Future.all(lanes).map(v -> vote(s, List.of(done)));
+  }
+
+  private Future<Candidate> check(int attempt, Candidate c) {
+    run.events().started(Node.CANDIDATE, attempt, new JsonObject().put("index", c.index()).put("sql", c.sql()));
+    return run.services().gate(c.sql()).map(reply -> {
+      Outcome o = Outcome.fromGate(reply);
+      if (!o.ok()) {
+        run.events().failed(Node.CANDIDATE, attempt, new JsonObject().put("index", c.index())
+            .put("error_type", o.errorType()).put("message", o.message()).put("sql", o.sql()));
+        return new Candidate(c.index(), c.sql(), o, null, c.explanation(), false);
+      }
+      GateReply.Result result = reply.result();
+      String fingerprint = ResultFingerprint.of(QueryResult.fromJson(result.columns(), result.rows()),
+          ORDERS.matcher(c.sql()).find());
+      run.events().finished(Node.CANDIDATE, attempt, new JsonObject().put("index", c.index())
+          .put("sql", reply.sql()).put("row_count", result.rowCount()).put("fingerprint", fingerprint)
+          .put("static_check", reply.staticCheckVerdict()));
+      return new Candidate(c.index(), c.sql(), o, fingerprint, c.explanation(), false);
+    });
+  }
+
+  private static RunState vote(RunState s, List<Candidate> candidates) {
+    CandidateVote.Result vote = CandidateVote.decide(candidates.stream().map(Candidate::fingerprint).toList());
+    JsonArray groups = new JsonArray();
+    vote.votes().forEach((f, v) -> groups.add(new JsonObject().put("fingerprint", f).put("votes", v)));
+    JsonArray round = new JsonArray();
+    candidates.forEach(c -> round.add(c.toJson(vote)));
+    RunState.Report report = RunState.Report.finished(new JsonObject().put("winner", vote.winner() < 0 ? null : vote.winner())
+        .put("groups", groups).put("candidates", candidates.size()).put("changed", vote.winner() > 0));
+    boolean allRefused = candidates.stream().allMatch(Candidate::refusal);
+    return s.with(c -> {
+      c.lastCandidates = round;
+      c.candidates = null;
+      c.report = report;
+      if (allRefused) {
+        c.refusal = candidates.get(0).explanation() == null ? "" : candidates.get(0).explanation();
+        c.next = Node.ANSWER;
+        return;
+      }
+      if (vote.winner() >= 0) {
+        c.outcome = candidates.get(vote.winner()).outcome();
+      } else {
+        List<Outcome> failures = candidates.stream().map(Candidate::outcome).toList();
+        int best = CandidateVote.mostInformative(failures);
+        for (int i = 0; i < failures.size(); i++) if (i != best) c.record(failures.get(i).attempt(s.attempt, null));
+        c.outcome = failures.get(best);
+      }
+      c.next = Node.INSPECT_RESULT;
+    });
+  }
+}
