@@ -1,11 +1,14 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.ModelException;
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.display.ColumnFormat;
 import dev.sqlagent.display.ResultText;
-import dev.sqlagent.execution.ErrorType;
-import dev.sqlagent.execution.GateError;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateError;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.generation.ModelReply;
 import dev.sqlagent.users.User;
 import dev.sqlagent.verified.WorkedExamples;
@@ -651,18 +654,12 @@ final class AgentRun {
   }
 
   private static Infrastructure modelFailure(Throwable err) {
-    if (err instanceof ReplyException re && re.getMessage() != null && re.getMessage().startsWith("{")) {
-      try {
-        JsonObject j = new JsonObject(re.getMessage());
-        return new Infrastructure(j.getString("error_type", "model_error"), j.getString("message", "the model failed"));
-      } catch (RuntimeException ignored) {
-        // not our JSON: fall through
-      }
-    }
     if (err instanceof ReplyException re && re.failureType() == io.vertx.core.eventbus.ReplyFailure.TIMEOUT) {
       return new Infrastructure("model_timeout", "the model did not answer before the question's deadline");
     }
-    return new Infrastructure("model_unavailable", describe(err));
+    if (!(err instanceof ReplyException)) return new Infrastructure("model_unavailable", describe(err));
+    ModelException e = ModelException.of(err);
+    return new Infrastructure(e.errorType(), e.getMessage());
   }
 
   private static JsonObject errorData(Outcome o) {

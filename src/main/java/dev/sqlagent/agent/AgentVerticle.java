@@ -1,11 +1,13 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.generation.ChatRequest;
+import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;

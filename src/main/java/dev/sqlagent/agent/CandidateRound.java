@@ -2,8 +2,8 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.eval.QueryResult;
 import dev.sqlagent.eval.ResultFingerprint;
-import dev.sqlagent.execution.ErrorType;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.generation.ModelReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

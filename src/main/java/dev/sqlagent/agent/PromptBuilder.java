@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.display.ColumnFormat;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.JsonArray;

@@ -1,8 +1,8 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.GraphEvent;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;

@@ -1,7 +1,7 @@
 package dev.sqlagent.eval;
 
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.Attempt;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.eval.Question.Category;
 import dev.sqlagent.eval.ResultComparator.Comparison;
 import dev.sqlagent.eval.ResultComparator.Match;

@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;

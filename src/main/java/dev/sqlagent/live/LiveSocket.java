@@ -1,8 +1,8 @@
 package dev.sqlagent.live;
 
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.GraphEvent;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;

@@ -1,14 +1,14 @@
 package dev.sqlagent.tools;
 
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.agent.Answer;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.Deadlines;
 import dev.sqlagent.display.ResultText;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

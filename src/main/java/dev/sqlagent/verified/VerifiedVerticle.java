@@ -4,7 +4,7 @@ import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.users.User;

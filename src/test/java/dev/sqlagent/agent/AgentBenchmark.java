@@ -4,7 +4,7 @@ import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
-import dev.sqlagent.retrieval.SampleRows;
+import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;

@@ -1,11 +1,14 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.Answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.RecordJson;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Attempt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.demo.SeedData;
