@@ -89,6 +89,7 @@ final class AgentRun {
   private String model;
   private JsonObject injectedFault;
   private int candidates;
+  private boolean lookupVerified = true;
   /** The last candidate round, for the answer's {@code candidates}; null with one candidate. */
   private JsonArray lastCandidates;
   /** The conversation this question belongs to, and its earlier turns as prompt text. */
@@ -114,6 +115,12 @@ final class AgentRun {
     this.candidates = settings.candidates();
     this.user = user;
     this.control = new RunControl(vertx, runId);
+  }
+
+  /** Whether the verified queries are looked up (true unless the asker says otherwise: evaluation measures the model). */
+  AgentRun lookupVerified(boolean lookup) {
+    this.lookupVerified = lookup;
+    return this;
   }
 
   /** Overrides the configured number of SQL candidates per attempt (evaluation compares several). */
@@ -189,7 +196,7 @@ final class AgentRun {
 
   /** Whether this question looks the verified queries up (evaluation never does). */
   private boolean verifiedLookedUp() {
-    return !"eval".equals(source);
+    return lookupVerified;
   }
 
   /**

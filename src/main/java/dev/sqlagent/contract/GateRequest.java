@@ -6,7 +6,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * A statement for the gate ({@code Addresses.EXECUTE}): {@code {sql, run, run_id?, row_cap?, db_role?}}; the
- * grading mode ({@code Addresses.GATE_GRADE}) reads only {@code sql}.
+ * grading mode ({@link GateClient#grade}) reads only {@code sql}.
  *
  * @param run run it (true, the default) or only check it
  * @param runId the run it belongs to, so that stopping the run cancels the statement

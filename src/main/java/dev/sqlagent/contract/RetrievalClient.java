@@ -19,7 +19,7 @@ import io.vertx.core.json.JsonObject;
  */
 public final class RetrievalClient {
 
-  public static final String RETRIEVAL = "schema retrieval";
+  public static final String RETRIEVAL = "the schema catalogue";
 
   private final BusClient bus;
   private final long timeoutMs;

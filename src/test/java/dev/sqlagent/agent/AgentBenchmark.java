@@ -1,5 +1,7 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.eval.Question;
@@ -150,7 +152,8 @@ class AgentBenchmark {
   }
 
   private static JsonObject ask(Vertx vertx, String question) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", question).put("source", "eval"))
+    return vertx.eventBus().<JsonObject>request(Addresses.ASK,
+        AskRequest.of(question, "eval").withOptions(RunOptions.evaluation(null, null)).toJson())
         .await(60, TimeUnit.SECONDS).body();
   }
 
