@@ -1,6 +1,11 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.access.AskRules;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunMessages;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.contract.Node;
 import dev.sqlagent.bus.BusClient;
@@ -23,12 +28,12 @@ import io.vertx.ext.web.handler.BodyHandler;
  */
 public final class AgentRoutes {
 
-  static final String AGENT = "the agent";
+  static final String AGENT = AgentClient.AGENT;
 
-  private final BusClient agent;
+  private final AgentClient agent;
 
   private AgentRoutes(Vertx vertx, AppConfig config) {
-    this.agent = new BusClient(vertx, AGENT, config.deadlines().askMs());
+    this.agent = new AgentClient(vertx, config.deadlines().askMs());
   }
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
@@ -62,18 +67,22 @@ public final class AgentRoutes {
       return;
     }
     String runId = chosen == null ? java.util.UUID.randomUUID().toString() : (String) chosen;
-    JsonObject request = new JsonObject().put("question", body.getValue("question"))
-        .put("mode", body.getValue("mode", "agent")).put("source", "http").put("run_id", runId)
-        .put("user", user == null ? null : user.toJson());
-    if (body.getValue("conversation_id") != null) request.put("conversation_id", body.getValue("conversation_id"));
+    // Refused here as the agent refuses it, so that the request is typed from here on.
+    AskRules.Refusal refused = AskRules.ask(body);
+    if (refused != null) {
+      JsonErrors.send(ctx, 400, "bad_request", refused.message());
+      return;
+    }
+    AskRequest request = new AskRequest(body.getString("question"), body.getString("mode"), "http", runId, user,
+        body.getValue("conversation_id"), RunOptions.ASKED);
     // A client that hangs up before its answer does not want it: its run is stopped, statement and all.
     ctx.response().closeHandler(v -> {
       if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
     });
     ctx.response().putHeader("X-Run-Id", runId);
-    agent.<JsonObject>request(Addresses.ASK, request)
+    agent.ask(request)
         .onSuccess(answer -> {
-          if (!ctx.response().closed()) ctx.json(answer);
+          if (!ctx.response().closed()) ctx.json(answer.toJson());
         })
         .onFailure(err -> {
           if (!ctx.response().closed()) JsonErrors.send(ctx, err, AGENT);
@@ -81,9 +90,7 @@ public final class AgentRoutes {
   }
 
   private Future<JsonObject> cancel(String runId, User user, String by) {
-    // A cancel is answered from memory: the bus's default wait is plenty.
-    return agent.request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
-        .put("user", user == null ? null : user.toJson()).put("by", by), DeliveryOptions.DEFAULT_TIMEOUT);
+    return agent.cancel(RunRequest.cancel(runId, user, by)).map(RunMessages.Cancelled::toJson);
   }
 
   /** {@code DELETE /api/runs/:id}: stops a running question (its owner's or, for an admin, anyone's). */
@@ -98,9 +105,8 @@ public final class AgentRoutes {
   /** {@code GET /api/runs}: the recent runs this client may see (its own; an admin's: all). */
   private void list(RoutingContext ctx) {
     User user = Users.of(ctx);
-    agent.<JsonObject>request(Addresses.RUNS, new JsonObject().put("user", user == null ? null : user.toJson()),
-            DeliveryOptions.DEFAULT_TIMEOUT)
-        .onSuccess(ctx::json)
+    agent.runs(user)
+        .onSuccess(runs -> ctx.json(runs.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 
@@ -114,9 +120,8 @@ public final class AgentRoutes {
       return;
     }
     // Kept events are read from memory (or, clustered, the state store): the bus's default wait is plenty.
-    agent.<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", ctx.pathParam("id")).put("after_seq", after)
-                .put("user", Users.of(ctx) == null ? null : Users.of(ctx).toJson()), DeliveryOptions.DEFAULT_TIMEOUT)
-        .onSuccess(ctx::json)
+    agent.events(RunRequest.events(ctx.pathParam("id"), after, Users.of(ctx)))
+        .onSuccess(events -> ctx.json(events.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, AGENT));
   }
 

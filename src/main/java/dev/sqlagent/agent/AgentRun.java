@@ -1,6 +1,8 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
+import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,14 +34,15 @@ final class AgentRun {
   private final User user;
   private final RunControl control;
   private final long startedAt = System.currentTimeMillis();
-  private int candidates;
+  private final int candidates;
   private String conversationId;
   private String conversationText;
   /** The last state the run reached: where a cancel, the deadline or a failure finds it. */
   private RunState current;
 
+  /** @param mutator evaluation's fault injection, applied when the options name a fault key; else null */
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
-      String source, boolean lookupVerified, FirstSqlMutator mutator, String faultKey, User user) {
+      String source, RunOptions options, FirstSqlMutator mutator, User user) {
     this.vertx = vertx;
     this.settings = settings;
     this.events = events;
@@ -47,18 +50,12 @@ final class AgentRun {
     this.question = question;
     this.agentMode = !"baseline".equals(mode);
     this.source = source;
-    this.lookupVerified = lookupVerified;
-    this.mutator = mutator;
-    this.faultKey = faultKey;
+    this.lookupVerified = options.lookupVerified();
+    this.candidates = options.candidates() == null ? settings.candidates() : options.candidates();
+    this.mutator = options.injectFault() ? mutator : null;
+    this.faultKey = options.faultKey();
     this.user = user;
-    this.candidates = settings.candidates();
     this.control = new RunControl(vertx, runId);
-  }
-
-  /** Overrides the configured number of SQL candidates per attempt (evaluation compares several). */
-  AgentRun candidates(int n) {
-    this.candidates = n;
-    return this;
   }
 
   /** The question belongs to a conversation whose earlier turns are {@code earlierTurns} (prompt text). */

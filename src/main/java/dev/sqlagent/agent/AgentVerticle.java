@@ -1,11 +1,16 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.generation.ChatRequest;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunMessages;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;
@@ -18,6 +23,7 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -136,7 +142,7 @@ public final class AgentVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
-    if ("eval".equals(body.getString("source"))) {
+    if (AskRequest.fromJson(body).options().selfPaced()) {
       start(msg);  // evaluation paces itself
       return;
     }
@@ -176,31 +182,28 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   private void start(Message<JsonObject> msg) {
-    JsonObject body = msg.body();
-    boolean counted = !"eval".equals(body.getString("source"));
-    String question = body.getString("question").strip();
-    String mode = body.getString("mode", "agent");
-    String source = body.getString("source", "eventbus");
-    String runId = body.getString("run_id", UUID.randomUUID().toString());
+    AskRequest ask = AskRequest.fromJson(msg.body());
+    RunOptions options = ask.options();
+    boolean counted = !options.selfPaced();
+    String question = ask.question();
+    String runId = ask.runId() == null ? UUID.randomUUID().toString() : ask.runId();
     if (runs.containsKey(runId)) {
       // A client-chosen id must not graft a second run onto another run's events.
       msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + runId + " is already in use");
       if (counted) finished();
       return;
     }
-    User user = User.fromJson(body.getJsonObject("user"));
+    User user = ask.user();
     KeptRun kept = new KeptRun(user == null ? null : user.name(), question);
     runs.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
-    boolean inject = body.getBoolean("inject_fault", false);
-    String faultKey = body.getString("fault_key", question);
-    AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, mode, source, counted, inject ? mutator : null,
-        faultKey, user).candidates(body.getInteger("candidates", settings.candidates()));
+    AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, ask.mode(), ask.source(), options,
+        mutator, user);
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
     // The run id is claimed once the conversation is open (a refused conversation leaves the id free to ask again).
-    Future<Conversations.Opened> opened = counted
-        ? Conversations.open(vertx, body.getValue("conversation_id"), user)
+    Future<Conversations.Opened> opened = !options.standalone()
+        ? Conversations.open(vertx, ask.conversationId(), user)
             .compose(conversation -> claims.claim(runId, user == null ? null : user.name()).map(conversation))
         : Future.succeededFuture(Conversations.Opened.NONE);
     opened.onFailure(err -> {
@@ -262,6 +265,9 @@ public final class AgentVerticle extends VerticleBase {
       return "inject_fault must be true or false";
     }
     if (body.getValue("fault_key") != null && !(body.getValue("fault_key") instanceof String)) return "fault_key must be a string";
+    for (String flag : List.of("lookup_verified", "standalone", "self_paced")) {
+      if (body.getValue(flag) != null && !(body.getValue(flag) instanceof Boolean)) return flag + " must be true or false";
+    }
     Object candidates = body.getValue("candidates");
     if (candidates != null && !((candidates instanceof Integer || candidates instanceof Long)
         && ((Number) candidates).intValue() >= 1 && ((Number) candidates).intValue() <= ChatRequest.MAX_N)) {
@@ -302,22 +308,21 @@ public final class AgentVerticle extends VerticleBase {
     }
     boolean first = kept.active.cancel(body.getString("by"));
     if (first) LOG.info("run {} cancelled by {}", runId, body.getString("by", "a client"));
-    msg.reply(new JsonObject().put("run_id", runId).put("cancelled", true));
+    msg.reply(new RunMessages.Cancelled(runId, true).toJson());
   }
 
   /** Request {user?}: the recent runs the caller may see, newest first. */
   private void listRuns(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
     User caller = User.fromJson(body.getJsonObject("user"));
-    java.util.List<JsonObject> mine = new java.util.ArrayList<>();
+    List<RunMessages.Run> mine = new java.util.ArrayList<>();
     runs.forEach((id, r) -> {
       if (User.mayReach(caller, r.owner)) {
-        mine.add(new JsonObject().put("run_id", id).put("user", r.owner).put("question", r.question)
-            .put("state", r.state).put("started_at", java.time.Instant.ofEpochMilli(r.startedAt).toString()));
+        mine.add(new RunMessages.Run(id, r.owner, r.question, r.state, java.time.Instant.ofEpochMilli(r.startedAt).toString()));
       }
     });
     java.util.Collections.reverse(mine);
-    msg.reply(new JsonObject().put("runs", new JsonArray(mine)));
+    msg.reply(new RunMessages.Runs(mine).toJson());
   }
 
   private void runEvents(Message<JsonObject> msg) {

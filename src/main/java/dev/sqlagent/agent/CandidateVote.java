@@ -1,6 +1,6 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.contract.ErrorType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

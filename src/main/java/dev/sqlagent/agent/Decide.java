@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.contract.ErrorType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.Locale;

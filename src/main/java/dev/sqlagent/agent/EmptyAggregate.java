@@ -1,6 +1,6 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import io.vertx.core.json.JsonArray;
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 

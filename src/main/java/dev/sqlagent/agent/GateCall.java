@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.execution.GateProgress;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.GateProgress;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.Message;

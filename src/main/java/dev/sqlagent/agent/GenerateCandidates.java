@@ -1,7 +1,9 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.generation.ModelReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -30,23 +32,22 @@ final class GenerateCandidates implements Step {
   @Override
   public Future<RunState> apply(RunState s) {
     int n = run.candidates();
-    JsonArray messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history, GenerateSql.repairInstruction(s));
-    JsonObject request = new JsonObject().put("messages", messages).put("stream", false)
-        .put("temperature", run.settings().candidateTemperature());
-    List<JsonObject> replies = new ArrayList<>();
-    return generate(request.copy().put("n", n)).compose(first -> {
+    List<ChatRequest.Message> messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history,
+        GenerateSql.repairInstruction(s));
+    List<Completion> replies = new ArrayList<>();
+    return generate(messages, n).compose(first -> {
       replies.add(first);
       List<String> texts = new ArrayList<>();
-      texts.add(first.getString("content", ""));
-      first.getJsonArray("alternatives", new JsonArray()).forEach(t -> texts.add(String.valueOf(t)));
-      List<Future<JsonObject>> more = new ArrayList<>();
-      for (int i = texts.size(); i < n; i++) more.add(generate(request.copy()));
+      texts.add(first.content() == null ? "" : first.content());
+      texts.addAll(first.alternatives());
+      List<Future<Completion>> more = new ArrayList<>();
+      for (int i = texts.size(); i < n; i++) more.add(generate(messages, 1));
       // A top-up call that fails costs that candidate only; the round goes on with the others.
       return Future.join(more).transform(ar -> {
-        for (Future<JsonObject> f : more) {
+        for (Future<Completion> f : more) {
           if (f.succeeded()) {
             replies.add(f.result());
-            texts.add(f.result().getString("content", ""));
+            texts.add(f.result().content() == null ? "" : f.result().content());
           }
         }
         return Future.succeededFuture(texts.subList(0, Math.min(n, texts.size())));
@@ -55,7 +56,7 @@ final class GenerateCandidates implements Step {
       List<Candidate> parsed = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) parsed.add(parse(i, texts.get(i)));
       RunState.Usage usage = s.usage;
-      for (JsonObject reply : replies) usage = usage.plus(reply);
+      for (Completion reply : replies) usage = usage.plus(reply);
       RunState.Usage used = usage;
       return s.with(c -> {
         c.usage = used;
@@ -69,8 +70,8 @@ final class GenerateCandidates implements Step {
     });
   }
 
-  private Future<JsonObject> generate(JsonObject request) {
-    return run.services().generate(request, run.services().remaining())
+  private Future<Completion> generate(List<ChatRequest.Message> messages, int n) {
+    return run.services().generate(messages, false, run.settings().candidateTemperature(), n, run.services().remaining())
         .recover(err -> Future.failedFuture(err instanceof Infrastructure infra
             ? infra.reported(new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage())) : err));
   }

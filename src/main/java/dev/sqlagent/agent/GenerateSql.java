@@ -1,13 +1,15 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.ErrorType;
 import dev.sqlagent.generation.ModelReply;
 import dev.sqlagent.verified.WorkedExamples;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * generate_sql: the model writes one SQL (streamed, each piece a progress event), or refuses, or answers with
@@ -34,11 +36,11 @@ final class GenerateSql implements Step {
 
   @Override
   public Future<RunState> apply(RunState s) {
-    JsonArray messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history, repairInstruction(s),
-        WorkedExamples.render(s.verifiedMatches, s.retrieval.getJsonArray("terms")), run.conversationText());
+    List<ChatRequest.Message> messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history,
+        repairInstruction(s), WorkedExamples.render(s.verifiedMatches, s.retrieval.terms()), run.conversationText());
     MessageConsumer<JsonObject> deltas = run.services().deltas(text ->
         run.events().progress(Node.GENERATE_SQL, s.attempt, new JsonObject().put("delta", text)));
-    return run.services().generate(new JsonObject().put("messages", messages).put("stream", true), run.services().remaining())
+    return run.services().generate(messages, true, null, 1, run.services().remaining())
         .eventually(deltas::unregister)
         .recover(err -> Future.failedFuture(err instanceof Infrastructure infra
             ? infra.reported(new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage())) : err))
@@ -49,12 +51,10 @@ final class GenerateSql implements Step {
         }), reply));
   }
 
-  private RunState read(RunState s, JsonObject reply) {
-    String content = reply.getString("content", "");
-    JsonObject data = new JsonObject().put("model", s.usage.model())
-        .put("prompt_tokens", reply.getLong("prompt_tokens", 0L))
-        .put("completion_tokens", reply.getLong("completion_tokens", 0L))
-        .put("latency_ms", reply.getLong("latency_ms", 0L));
+  private RunState read(RunState s, Completion reply) {
+    String content = reply.content() == null ? "" : reply.content();
+    JsonObject data = new JsonObject().put("model", s.usage.model()).put("prompt_tokens", reply.promptTokens())
+        .put("completion_tokens", reply.completionTokens()).put("latency_ms", reply.latencyMs());
     try {
       ModelReply parsed = ModelReply.parse(content);
       RunState.Report report = RunState.Report.finished(data.put("sql", parsed.sql()).put("explanation", parsed.explanation()));

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Answer;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 

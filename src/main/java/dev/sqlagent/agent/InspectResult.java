@@ -1,8 +1,8 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.ErrorType;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

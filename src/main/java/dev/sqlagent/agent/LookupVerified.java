@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -28,9 +28,9 @@ final class LookupVerified implements Step {
   public Future<RunState> apply(RunState s) {
     return run.services().lookupVerified(run.question())
         .map(reply -> {
-          if (reply.getInteger("candidates", 0) == 0) return s.then(Node.SELECT_SCHEMA, null);
-          JsonArray matches = reply.getJsonArray("matches", new JsonArray());
-          JsonObject direct = reply.getJsonObject("direct");
+          if (reply.candidates() == 0) return s.then(Node.SELECT_SCHEMA, null);
+          JsonArray matches = reply.matches();
+          JsonObject direct = reply.direct();
           JsonArray scores = new JsonArray();
           for (Object o : matches) {
             JsonObject m = (JsonObject) o;
@@ -38,7 +38,7 @@ final class LookupVerified implements Step {
                 .put("score", m.getDouble("score")).put("same_values", m.getBoolean("same_values")));
           }
           RunState.Report report = RunState.Report.announced(new JsonObject().put("question", run.question()),
-              new JsonObject().put("threshold", reply.getDouble("threshold")).put("candidates", reply.getInteger("candidates"))
+              new JsonObject().put("threshold", reply.threshold()).put("candidates", reply.candidates())
                   .put("matches", scores).put("direct", direct == null ? null : direct.getLong("verified_id")));
           return s.with(c -> {
             c.verifiedMatches = matches;

@@ -1,7 +1,8 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.execution.GateError;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.GateError;
+import dev.sqlagent.contract.Attempt;
 import io.vertx.core.json.JsonObject;
 
 /**

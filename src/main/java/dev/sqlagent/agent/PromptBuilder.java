@@ -1,8 +1,12 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.display.ColumnFormat;
+import dev.sqlagent.contract.ChatRequest.Message;
+import dev.sqlagent.contract.Retrieval;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -46,7 +50,7 @@ public final class PromptBuilder {
    * repair every failed attempt so far (the model's SQL and what PostgreSQL or the gate said of it), ending
    * with the instruction of the current repair strategy.
    */
-  public static JsonArray sqlMessages(String question, JsonObject retrieval, List<Attempt> history,
+  public static List<Message> sqlMessages(String question, Retrieval retrieval, List<Attempt> history,
       String repairInstruction) {
     return sqlMessages(question, retrieval, history, repairInstruction, null, null);
   }
@@ -55,7 +59,7 @@ public final class PromptBuilder {
    * The same, with the worked examples and business terms ({@code examples}) and the earlier turns of the
    * conversation ({@code conversation}) each in a delimited block of reference data; null or blank: no block.
    */
-  public static JsonArray sqlMessages(String question, JsonObject retrieval, List<Attempt> history,
+  public static List<Message> sqlMessages(String question, Retrieval retrieval, List<Attempt> history,
       String repairInstruction, String examples, String conversation) {
     StringBuilder system = new StringBuilder(RULES);
     boolean hasExamples = examples != null && !examples.isBlank();
@@ -72,21 +76,21 @@ public final class PromptBuilder {
       system.append('\n').append(CONVERSATION_OPEN).append('\n').append(neutralise(conversation.strip())).append('\n')
           .append(CONVERSATION_CLOSE).append('\n');
     }
-    JsonArray conventions = retrieval.getJsonArray("conventions", new JsonArray());
+    List<String> conventions = retrieval.conventions() == null ? List.of() : retrieval.conventions();
     if (!conventions.isEmpty()) {
       system.append("\nConventions of this database:\n");
-      for (Object c : conventions) system.append("- ").append(c).append('\n');
+      for (String c : conventions) system.append("- ").append(c).append('\n');
     }
     system.append('\n').append(SCHEMA_OPEN).append('\n')
-        .append(neutralise(retrieval.getString("schema", ""))).append('\n').append(SCHEMA_CLOSE).append("\n\n")
+        .append(neutralise(retrieval.schema() == null ? "" : retrieval.schema())).append('\n').append(SCHEMA_CLOSE).append("\n\n")
         .append(SAMPLES_OPEN).append('\n')
-        .append(neutralise(retrieval.getString("samples", ""))).append('\n').append(SAMPLES_CLOSE).append('\n');
-    JsonArray messages = new JsonArray()
-        .add(message("system", system.toString()))
-        .add(message("user", "Question: " + question));
+        .append(neutralise(retrieval.samples() == null ? "" : retrieval.samples())).append('\n').append(SAMPLES_CLOSE).append('\n');
+    List<Message> messages = new ArrayList<>();
+    messages.add(Message.system(system.toString()));
+    messages.add(Message.user("Question: " + question));
     for (int i = 0; i < history.size(); i++) {
       Attempt a = history.get(i);
-      messages.add(message("assistant", new JsonObject().put("sql", a.sql()).put("explanation", "attempt " + a.attempt()).encode()));
+      messages.add(Message.assistant(new JsonObject().put("sql", a.sql()).put("explanation", "attempt " + a.attempt()).encode()));
       StringBuilder feedback = new StringBuilder("That query failed (attempt ").append(a.attempt()).append("): ")
           .append(a.errorType()).append(" - ").append(a.message());
       if (a.position() != null) feedback.append(" (at character ").append(a.position()).append(')');
@@ -95,13 +99,13 @@ public final class PromptBuilder {
         feedback.append("\nRepair: ").append(repairInstruction)
             .append("\nDo not repeat a query that already failed. Reply with the corrected JSON object.");
       }
-      messages.add(message("user", feedback.toString()));
+      messages.add(Message.user(feedback.toString()));
     }
     return messages;
   }
 
   /** The messages that word the final answer from the question, the SQL and at most 30 rows. */
-  public static JsonArray answerMessages(String question, String sql, JsonArray columns, JsonArray rows, int rowCount,
+  public static List<Message> answerMessages(String question, String sql, JsonArray columns, JsonArray rows, int rowCount,
       boolean truncated) {
     StringBuilder data = new StringBuilder();
     data.append(String.join(" | ", columns.stream().map(c -> ((JsonObject) c).getString("name")).toList())).append('\n');
@@ -114,15 +118,11 @@ public final class PromptBuilder {
     String user = "Question: " + question + "\nQuery: " + sql + "\nRows returned: " + rowCount
         + (truncated ? " (more rows exist than shown)" : "") + "\n" + ROWS_OPEN + "\n" + neutralise(data.toString())
         + ROWS_CLOSE;
-    return new JsonArray().add(message("system", system)).add(message("user", user));
+    return List.of(Message.system(system), Message.user(user));
   }
 
   /** Data cannot close or open a delimited block. */
   static String neutralise(String data) {
     return data.replace("<<<", "‹‹‹").replace(">>>", "›››");
-  }
-
-  private static JsonObject message(String role, String content) {
-    return new JsonObject().put("role", role).put("content", content);
   }
 }

@@ -1,11 +1,13 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.ChatRequest;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.execution.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.Json;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -50,11 +52,11 @@ final class Respond implements Step {
   }
 
   private Future<String> wordAnswer(String sql, GateReply.Result r) {
-    JsonArray messages = PromptBuilder.answerMessages(run.question(), sql, r.columns(), r.rows(), r.rowCount(), r.truncated());
-    return run.services().generate(new JsonObject().put("messages", messages).put("stream", false),
-            Math.max(1_000, run.services().remaining()))
+    List<ChatRequest.Message> messages = PromptBuilder.answerMessages(run.question(), sql, r.columns(), r.rows(),
+        r.rowCount(), r.truncated());
+    return run.services().generate(messages, false, null, 1, Math.max(1_000, run.services().remaining()))
         .map(reply -> {
-          String text = reply.getString("content", "").strip();
+          String text = reply.content() == null ? "" : reply.content().strip();
           return isProse(text) ? text : RunContext.plainSummary(r);
         });
   }

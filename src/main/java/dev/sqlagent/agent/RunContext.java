@@ -1,8 +1,10 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.display.ColumnFormat;
 import dev.sqlagent.display.ResultText;
-import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.users.User;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -54,12 +56,11 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
   }
 
   /** The retrieved tables the SQL names. */
-  private static List<String> tablesUsed(JsonObject retrieval, String sql) {
+  private static List<String> tablesUsed(Retrieval retrieval, String sql) {
     List<String> tables = new ArrayList<>();
     if (retrieval != null && sql != null) {
       String lower = sql.toLowerCase(Locale.ROOT);
-      for (Object t : retrieval.getJsonArray("tables", new JsonArray())) {
-        String name = ((JsonObject) t).getString("name");
+      for (String name : retrieval.tableNames()) {
         if (Pattern.compile("\\b" + Pattern.quote(name.toLowerCase(Locale.ROOT)) + "\\b").matcher(lower).find()) tables.add(name);
       }
     }

@@ -1,74 +1,94 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.execution.ErrorType;
-import dev.sqlagent.execution.GateError;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.ChatRequest;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateError;
+import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.GateRequest;
+import dev.sqlagent.contract.GenerationClient;
+import dev.sqlagent.contract.GenerationDelta;
+import dev.sqlagent.contract.ModelException;
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.VerifiedClient;
+import dev.sqlagent.contract.VerifiedMessages;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 
 /**
- * What a run asks of the other services (retrieval, the model, the gate, the verified queries), each request bounded
- * by the run's deadline and stopped with it ({@link RunControl#guard}).
+ * What a run asks of the other services (retrieval, the model, the gate, the verified queries), through their typed
+ * clients, each request bounded by the run's deadline and stopped with it ({@link RunControl#guard}).
  */
 final class RunServices {
 
   private final Vertx vertx;
-  private final AgentSettings settings;
   private final RunControl control;
   private final String runId;
-  private final User user;
+  private final String dbRole;
   private final long deadline;
+  private final RetrievalClient retrieval;
+  private final GateClient gate;
+  private final VerifiedClient verified;
+  private final GenerationClient model;
   private int gateCalls;
 
   RunServices(Vertx vertx, AgentSettings settings, RunControl control, String runId, User user, long deadline) {
     this.vertx = vertx;
-    this.settings = settings;
     this.control = control;
     this.runId = runId;
-    this.user = user;
+    this.dbRole = user == null ? null : user.dbRole();
     this.deadline = deadline;
+    // Clustered, a run's steps stay on its worker: a node that leaves takes only its own runs with it. The verified
+    // queries are the exception: they live on the one node that holds the singleton duties.
+    long step = Math.max(1, settings.stepTimeoutMs());
+    this.retrieval = new RetrievalClient(vertx, step, settings.onOneNode());
+    this.gate = new GateClient(vertx, step, settings.onOneNode());
+    this.verified = new VerifiedClient(vertx, step);
+    this.model = new GenerationClient(vertx, step, settings.onOneNode());  // each call waits what is left of the run
   }
 
   /** The tables for the question (widened after an unknown table or column), as the asking user's role sees them. */
-  Future<JsonObject> retrieve(String question, boolean widen) {
-    return request(Addresses.RETRIEVE, new JsonObject().put("question", question).put("widen", widen)
-        .put("db_role", dbRole()), settings.stepTimeoutMs());
+  Future<Retrieval> retrieve(String question, boolean widen) {
+    return control.guard(() -> retrieval.retrieve(new Retrieval.Request(question, widen, dbRole)));
   }
 
-  /** The verified queries closest to the question. Not node-local: clustered, the library lives on one node. */
-  Future<JsonObject> lookupVerified(String question) {
-    return vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_LOOKUP, new JsonObject().put("question", question),
-        new DeliveryOptions().setSendTimeout(Math.max(1, settings.stepTimeoutMs()))).map(m -> m.body());
+  /** The verified queries closest to the question. */
+  Future<VerifiedMessages.Matches> lookupVerified(String question) {
+    return verified.lookup(new VerifiedMessages.Lookup(question));
   }
 
   /** The gate refused a verified query: the schema moved under it. */
   void retireVerified(long verifiedId, String reason) {
-    vertx.eventBus().request(Addresses.VERIFIED_RETIRE, new JsonObject().put("verified_id", verifiedId).put("reason", reason));
+    verified.retire(new VerifiedMessages.Retire(verifiedId, reason));
   }
 
-  /** A model completion within what is left of the run's time; a failure is an {@link Infrastructure}. */
-  Future<JsonObject> generate(JsonObject request, long timeoutMs) {
-    return request(Addresses.GENERATE, request.put("run_id", runId), timeoutMs)
+  /**
+   * A model completion of {@code messages}, waiting at most {@code waitMs}; a failure is an {@link Infrastructure}
+   * with the model's error type.
+   */
+  Future<Completion> generate(List<ChatRequest.Message> messages, boolean stream, Double temperature, int n, long waitMs) {
+    ChatRequest request = new ChatRequest(runId, messages, stream, temperature, n);
+    return control.guard(() -> model.complete(request, waitMs))
         .recover(err -> Future.failedFuture(err instanceof RunControl.Stopped ? err : modelFailure(err)));
   }
 
   /** The model's streamed text of this run, as it comes. */
   MessageConsumer<JsonObject> deltas(Handler<String> text) {
-    return vertx.eventBus().localConsumer(Addresses.generationDeltas(runId), m -> text.handle(m.body().getString("text")));
+    return vertx.eventBus().localConsumer(Addresses.generationDeltas(runId),
+        m -> text.handle(GenerationDelta.fromJson(m.body()).text()));
   }
 
   /**
-   * The whole gate, one request: every stage's verdict, and the rows when all passed. The run's id lets a cancel
-   * reach the statement; the user's database role (if any) is the one the statement runs as.
+   * The whole gate, one request: every stage's verdict, and the rows when all passed. The run's id lets a cancel reach
+   * the statement; the user's database role (if any) is the one the statement runs as.
    */
   Future<GateReply> gate(String sql) {
     return gate(sql, null);
@@ -83,10 +103,7 @@ final class RunServices {
   }
 
   private Future<GateReply> gate(String sql, String progress) {
-    JsonObject body = new JsonObject().put("sql", sql).put("run", true).put("run_id", runId).put("db_role", dbRole())
-        .put("progress", progress);
-    return request(Addresses.EXECUTE, body, settings.stepTimeoutMs())
-        .map(GateReply::fromJson)
+    return control.guard(() -> gate.execute(new GateRequest(sql, true, runId, null, dbRole, progress)))
         .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
                 "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));
@@ -97,31 +114,13 @@ final class RunServices {
     return Math.max(1, deadline - System.currentTimeMillis());
   }
 
-  private String dbRole() {
-    return user == null ? null : user.dbRole();
-  }
-
-  private Future<JsonObject> request(String address, JsonObject body, long timeoutMs) {
-    // Clustered, a run's steps stay on its worker: a node that leaves takes only its own runs with it.
-    return control.guard(() -> vertx.eventBus()
-        .<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs))
-            .setLocalOnly(settings.onOneNode()))
-        .map(m -> m.body()));
-  }
-
-  private static Infrastructure modelFailure(Throwable err) {
-    if (err instanceof ReplyException re && re.getMessage() != null && re.getMessage().startsWith("{")) {
-      try {
-        JsonObject j = new JsonObject(re.getMessage());
-        return new Infrastructure(j.getString("error_type", "model_error"), j.getString("message", "the model failed"));
-      } catch (RuntimeException ignored) {
-        // not our JSON: fall through
-      }
+  private Infrastructure modelFailure(Throwable err) {
+    ModelException e = ModelException.of(err);
+    // Waited for as long as the run had left: the question's deadline, not the model's own, ran out.
+    if (e.type() == ModelException.Type.MODEL_TIMEOUT && remaining() <= 50) {
+      return new Infrastructure(e.errorType(), "the model did not answer before the question's deadline");
     }
-    if (err instanceof ReplyException re && re.failureType() == ReplyFailure.TIMEOUT) {
-      return new Infrastructure("model_timeout", "the model did not answer before the question's deadline");
-    }
-    return new Infrastructure("model_unavailable", describe(err));
+    return new Infrastructure(e.errorType(), e.getMessage());
   }
 
   static String describe(Throwable err) {

@@ -1,5 +1,9 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -16,10 +20,9 @@ final class RunState {
 
   /** Model usage of the whole run. */
   record Usage(long promptTokens, long completionTokens, double costUsd, String model) {
-    Usage plus(JsonObject reply) {
-      return new Usage(promptTokens + reply.getLong("prompt_tokens", 0L),
-          completionTokens + reply.getLong("completion_tokens", 0L), costUsd + reply.getDouble("cost_usd", 0.0),
-          reply.getString("model") != null ? reply.getString("model") : model);
+    Usage plus(Completion reply) {
+      return new Usage(promptTokens + reply.promptTokens(), completionTokens + reply.completionTokens(),
+          costUsd + reply.costUsd(), reply.model() != null ? reply.model() : model);
     }
   }
 
@@ -50,8 +53,8 @@ final class RunState {
   static final class Change {
     Node next;
     int attempt;
-    JsonObject retrieval;
-    Future<JsonObject> retrievalAsked;
+    Retrieval retrieval;
+    Future<Retrieval> retrievalAsked;
     boolean widened;
     boolean probed;
     List<Attempt> history;
@@ -80,9 +83,9 @@ final class RunState {
   final Node next;
   final int attempt;
   /** The retrieval's reply: the tables, their schema, samples and conventions. */
-  final JsonObject retrieval;
+  final Retrieval retrieval;
   /** A retrieval asked for before select_schema runs (while the verified queries are looked up), or null. */
-  final Future<JsonObject> retrievalAsked;
+  final Future<Retrieval> retrievalAsked;
   final boolean widened;
   /** inspect_result's one relaxed re-run has been made. */
   final boolean probed;

@@ -1,5 +1,7 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -21,14 +23,15 @@ final class SelectSchema implements Step {
 
   @Override
   public Future<RunState> apply(RunState s) {
-    Future<JsonObject> asked = s.retrievalAsked != null ? s.retrievalAsked : run.services().retrieve(run.question(), s.widened);
+    Future<Retrieval> asked = s.retrievalAsked != null ? s.retrievalAsked : run.services().retrieve(run.question(), s.widened);
     return asked
         .map(reply -> s.with(c -> {
           c.retrieval = reply;
           c.retrievalAsked = null;
           c.next = Node.GENERATE_SQL;
-          c.report = RunState.Report.finished(new JsonObject().put("tables", reply.getJsonArray("tables"))
-              .put("top_k", reply.getInteger("top_k")).put("value_matches", reply.getJsonArray("value_matches", new JsonArray())));
+          c.report = RunState.Report.finished(new JsonObject()
+              .put("tables", new JsonArray(reply.tables().stream().map(ScoredTable::toJson).toList()))
+              .put("top_k", reply.topK()).put("value_matches", reply.valueMatches().copy()));
         }))
         .recover(err -> {
           if (err instanceof RunControl.Stopped) return Future.failedFuture(err);

@@ -3,7 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.contract.Node;
 import dev.sqlagent.eval.QueryResult;
 import dev.sqlagent.eval.ResultFingerprint;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

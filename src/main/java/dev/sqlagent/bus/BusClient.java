@@ -29,7 +29,12 @@ public final class BusClient {
   }
 
   public <T> Future<T> request(String address, Object body, long waitMs) {
-    return vertx.eventBus().<T>request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, waitMs)))
+    return request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, waitMs)));
+  }
+
+  /** With the caller's delivery options (its own wait, node-local delivery). */
+  public <T> Future<T> request(String address, Object body, DeliveryOptions options) {
+    return vertx.eventBus().<T>request(address, body, options)
         .transform(ar -> ar.succeeded() ? Future.succeededFuture(ar.result().body())
             : Future.failedFuture(BusError.of(ar.cause(), what)));
   }

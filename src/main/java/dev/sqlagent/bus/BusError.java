@@ -15,10 +15,24 @@ public final class BusError extends RuntimeException {
   private static final Logger LOG = LoggerFactory.getLogger(BusError.class);
 
   private final BusFailure failure;
+  private final boolean answered;
 
   public BusError(BusFailure failure, String message) {
+    this(failure, message, true);
+  }
+
+  private BusError(BusFailure failure, String message, boolean answered) {
     super(message, null, false, false);
     this.failure = failure;
+    this.answered = answered;
+  }
+
+  /**
+   * Whether the service itself failed the request (a refusal, its own failure); false when nothing was listening
+   * or no answer came in time.
+   */
+  public boolean answered() {
+    return answered;
   }
 
   public BusFailure failure() {
@@ -35,9 +49,9 @@ public final class BusError extends RuntimeException {
     if (err instanceof ReplyException re) {
       switch (re.failureType()) {
         case TIMEOUT:
-          return new BusError(BusFailure.TIMEOUT, what + " did not answer in time");
+          return new BusError(BusFailure.TIMEOUT, what + " did not answer in time", false);
         case NO_HANDLERS:
-          return new BusError(BusFailure.UNAVAILABLE, what + " is not running");
+          return new BusError(BusFailure.UNAVAILABLE, what + " is not running", false);
         default:
           BusFailure f = BusFailure.ofCode(re.failureCode());
           // The services write their refusals for a client; an unknown code may carry anything.

@@ -22,8 +22,12 @@ public enum BusFailure {
   REJECTED(422, 422, "rejected"),
   /** The service is full: come back in a few seconds (an edge adds Retry-After). */
   BUSY(429, 503, "busy"),
+  /** The work was stopped before it finished: its run was cancelled or passed its deadline. */
+  CANCELLED(499, 499, "cancelled"),
   /** The service failed in a way that is not the caller's doing. */
   FAILED(500, 500, "error"),
+  /** What the service relies on answered, but not usably (the model's server sent no usable completion). */
+  UPSTREAM(502, 502, "upstream_error"),
   /** What the service needs (a database, the model, the verticle itself) is not there now. */
   UNAVAILABLE(503, 503, "unavailable"),
   /** No answer within the caller's wait. */

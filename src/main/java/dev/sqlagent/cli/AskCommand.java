@@ -1,16 +1,18 @@
 package dev.sqlagent.cli;
 
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.GraphEvent;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.display.ResultText;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
 import dev.sqlagent.contract.Node;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
@@ -60,17 +62,17 @@ public final class AskCommand implements Callable<Integer> {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, GraphEvent.fromJson(m.body())));
         String runId = java.util.UUID.randomUUID().toString();
-        JsonObject request = new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent")
-            .put("source", "cli").put("run_id", runId);
-        io.vertx.core.Future<JsonObject> asked = vertx.eventBus().<JsonObject>request(Addresses.ASK, request,
-            new DeliveryOptions().setSendTimeout(config.deadlines().askMs())).map(m -> m.body());
-        Thread stop = new Thread(() -> cancelOnInterrupt(vertx, runId, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
+        AgentClient agent = new AgentClient(vertx, config.deadlines().askMs());
+        AskRequest request = new AskRequest(question, baseline ? "baseline" : "agent", "cli", runId, null, null,
+            RunOptions.ASKED);
+        io.vertx.core.Future<Answer> asked = agent.ask(request);
+        Thread stop = new Thread(() -> cancelOnInterrupt(agent, runId, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
         Runtime.getRuntime().addShutdownHook(stop);
         Answer answer;
         try {
-          answer = Answer.fromJson(asked.await());
-        } catch (ReplyException e) {
-          spec.commandLine().getErr().println("sql-agent ask: " + BusError.of(e, "the agent").getMessage());
+          answer = asked.await();
+        } catch (BusError e) {
+          spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
           return 2;
         } finally {
           try {
@@ -92,12 +94,12 @@ public final class AskCommand implements Callable<Integer> {
    * Ctrl-C while the question runs: the run is cancelled (its model call aborted, its statement cancelled in the
    * database) and its end awaited briefly, so nothing is left running when the command exits.
    */
-  static void cancelOnInterrupt(Vertx vertx, String runId, io.vertx.core.Future<JsonObject> asked, PrintWriter err) {
+  static void cancelOnInterrupt(AgentClient agent, String runId, io.vertx.core.Future<?> asked, PrintWriter err) {
     if (asked.isComplete()) return;
     err.println("sql-agent ask: stopping the question...");
     err.flush();
     try {
-      vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId).put("by", "Ctrl-C"))
+      agent.cancel(RunRequest.cancel(runId, null, "Ctrl-C"))
           .transform(v -> asked).await(5, TimeUnit.SECONDS);
       err.println("sql-agent ask: stopped; nothing is left running.");
     } catch (Exception e) {

@@ -2,7 +2,7 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.Databases;
-import dev.sqlagent.execution.ErrorType;
+import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.execution.Gate;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;

@@ -1,5 +1,6 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
@@ -162,7 +163,8 @@ public final class AskDispatcher extends VerticleBase {
 
   private void workerLost(String runId, InFlight f) {
     inFlight.remove(runId);
-    JsonObject answer = WorkerLost.answer(f.request(), f.worker().name(), System.currentTimeMillis() - f.startedAt(), model);
+    JsonObject answer = WorkerLost.answer(AskRequest.fromJson(f.request()), f.worker().name(),
+        System.currentTimeMillis() - f.startedAt(), model).toJson();
     LOG.warn("run {} given up: its worker {} left the cluster", runId, f.worker().name());
     vertx.eventBus().publish(Addresses.ANSWERS, answer);
     deliver(f.msg(), answer);

@@ -1,7 +1,7 @@
 package dev.sqlagent.conversation;
 
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.agent.Answer;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.state.StateStore;

@@ -1,6 +1,6 @@
 package dev.sqlagent.conversation;
 
-import dev.sqlagent.agent.Answer;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;

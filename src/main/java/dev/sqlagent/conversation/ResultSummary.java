@@ -1,6 +1,6 @@
 package dev.sqlagent.conversation;
 
-import dev.sqlagent.agent.Answer;
+import dev.sqlagent.contract.Answer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 

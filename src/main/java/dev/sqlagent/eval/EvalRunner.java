@@ -1,11 +1,13 @@
 package dev.sqlagent.eval;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -21,7 +23,7 @@ import java.util.function.Consumer;
 
 /**
  * Drives an evaluation over the event bus: asks the agent every question ({@link Addresses#ASK}, with
- * {@code "source": "eval"} so the query log skips it, and the mode), in each mode, {@code runs} times;
+ * {@code "source": "eval"} so the query log skips it, {@code RunOptions.evaluation} and the mode), in each mode, {@code runs} times;
  * saves every raw answer as it arrives, grades it by execution, and saves the verdicts and the summary as a
  * new run in the state store ({@link RunStore}), also exported as files when the options name a directory.
  * {@link #regrade} re-scores a saved run from its answers without asking anyone.
@@ -118,6 +120,7 @@ public final class EvalRunner {
   private final Grader grader;
   private final Options options;
   private final RunStore store;
+  private final AgentClient agent;
 
   /** @param sql the gate's grading mode ({@link GradingGate}): gold SQL and truncated answers run through it */
   public EvalRunner(Vertx vertx, Grader.SqlRunner sql, RunStore store, Options options) {
@@ -125,6 +128,7 @@ public final class EvalRunner {
     this.grader = new Grader(sql, vertx);
     this.options = options;
     this.store = Objects.requireNonNull(store, "store");
+    this.agent = new AgentClient(vertx, options.askTimeoutMs(), options.askAddress());
   }
 
   /** Where one run is being written: its rows in the state store and, when exported, its directory. */
@@ -256,54 +260,24 @@ public final class EvalRunner {
 
   private Future<Sample> ask(Task t) {
     boolean inject = options.injectFaults() && t.question().answerable();
-    JsonObject request = new JsonObject()
-        .put("question", t.question().question())
-        .put("mode", t.mode())
-        .put("source", "eval");
-    if (t.candidates() > 1) request.put("candidates", t.candidates());
-    if (inject) request.put("inject_fault", true).put("fault_key", t.question().id());
+    // Evaluation measures the model: no verified queries, no conversation, and it paces itself.
+    AskRequest request = new AskRequest(t.question().question(), t.mode(), "eval", null, null, null,
+        RunOptions.evaluation(t.candidates() > 1 ? t.candidates() : null, inject ? t.question().id() : null));
     long t0 = System.nanoTime();
-    return vertx.eventBus().request(options.askAddress(), request,
-            new DeliveryOptions().setSendTimeout(options.askTimeoutMs()))
-        .map(msg -> {
-          long wall = (System.nanoTime() - t0) / 1_000_000;
-          JsonObject answer = asJson(msg.body());
-          if (answer == null) {
-            return new Sample(t.question().id(), t.label(), t.sample(), inject, null, new JsonObject()
-                .put("kind", "agent_error").put("message", "the reply is not a JSON object"), wall);
-          }
-          return new Sample(t.question().id(), t.label(), t.sample(), inject, answer, null, wall);
-        })
+    return agent.ask(request)
+        .map(answer -> new Sample(t.question().id(), t.label(), t.sample(), inject, answer.toJson(), null,
+            (System.nanoTime() - t0) / 1_000_000))
         .recover(err -> Future.succeededFuture(new Sample(t.question().id(), t.label(), t.sample(), inject, null,
             failure(err), (System.nanoTime() - t0) / 1_000_000)));
   }
 
-  private static JsonObject asJson(Object body) {
-    if (body instanceof JsonObject o) return o;
-    if (body instanceof String s) {
-      try {
-        return new JsonObject(s);
-      } catch (RuntimeException e) {
-        return null;
-      }
-    }
-    return null;
-  }
-
-  /** How an ask failed on the bus; the agent's structured error (error_type) is kept when it sent one. */
+  /** How an ask failed: no reply in time, no agent listening, or the agent's own failure with its type. */
   static JsonObject failure(Throwable err) {
-    JsonObject f = new JsonObject().put("message", String.valueOf(err.getMessage()));
-    if (err instanceof ReplyException re) {
-      f.put("code", re.failureCode());
-      if (re.failureType() == ReplyFailure.TIMEOUT) return f.put("kind", "timeout");
-      if (re.failureType() == ReplyFailure.NO_HANDLERS) return f.put("kind", "no_agent");
-      JsonObject body = asJson(re.getMessage());
-      if (body != null) {
-        f.put("error_type", body.getString("error_type"));
-        if (body.getString("message") != null) f.put("message", body.getString("message"));
-      }
-    }
-    return f.put("kind", "agent_error");
+    BusError e = BusError.of(err, AgentClient.AGENT);
+    JsonObject f = new JsonObject().put("message", e.getMessage()).put("code", e.failure().code())
+        .put("error_type", e.failure().errorType());
+    if (e.answered()) return f.put("kind", "agent_error");
+    return f.put("kind", e.failure() == BusFailure.TIMEOUT ? "timeout" : "no_agent");
   }
 
   private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts, List<Sample> samples) {

@@ -1,7 +1,7 @@
 package dev.sqlagent.eval;
 
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.Attempt;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.eval.Question.Category;
 import dev.sqlagent.eval.ResultComparator.Comparison;
 import dev.sqlagent.eval.ResultComparator.Match;
@@ -79,6 +79,8 @@ public final class Grader {
   }
 
   public static final Set<String> INFRA_ERRORS = Set.of("model_unavailable", "model_timeout", "model_quota");
+  /** The agent's own failures (their {@code BusFailure} error types) that are the infrastructure's, not the answer's. */
+  private static final Set<String> AGENT_INFRA = Set.of("unavailable", "busy");
   /** Error types after which a statement cannot have executed. */
   private static final Set<String> NOT_EXECUTED = Set.of("rejected", "syntax_error", "model_output_invalid");
   private static final Set<String> WRITE_WORDS = Set.of("insert", "update", "delete", "merge", "drop", "truncate",
@@ -250,6 +252,8 @@ public final class Grader {
       String kind = f.getString("kind", "");
       if (kind.equals("timeout")) return "ask_timeout";
       if (kind.equals("no_agent")) return "no_agent";
+      // The agent refused for want of what it needs (a database, the model) or for being full.
+      if (kind.equals("agent_error") && type != null && AGENT_INFRA.contains(type)) return "agent_" + type;
       return null;
     }
     boolean answered = a.refused() || (a.sql() != null && !a.gaveUp());

@@ -1,10 +1,9 @@
 package dev.sqlagent.eval;
 
-import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.bus.BusError;
-import dev.sqlagent.execution.GateError;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateError;
+import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -20,7 +19,7 @@ import java.util.Locale;
 
 /**
  * The harness's SQL (gold queries, and the agent's final SQL again when its answer was truncated) through the
- * gate's grading mode ({@link Addresses#GATE_GRADE}): the gate's static check and read-only execution as the
+ * gate's grading mode ({@link GateClient#grade}): the gate's static check and read-only execution as the
  * agent's role, every row, no cap. There is no other route from the evaluation to the database.
  *
  * <p>Non-blocking: the future fails with {@link Grader.QueryFailedException} when the gate refused the statement
@@ -30,19 +29,18 @@ import java.util.Locale;
 public final class GradingGate implements Grader.SqlRunner {
 
   private final Vertx vertx;
-  private final BusClient gate;
+  private final GateClient gate;
 
   /** @param timeoutMs how long one statement may take through the gate before it counts as not answered */
   public GradingGate(Vertx vertx, long timeoutMs) {
     this.vertx = vertx;
-    this.gate = new BusClient(vertx, "the gate's grading mode", timeoutMs);
+    this.gate = new GateClient(vertx, timeoutMs);
   }
 
   @Override
   public Future<QueryResult> run(String sql) {
-    return gate.<JsonObject>request(Addresses.GATE_GRADE, new JsonObject().put("sql", sql))
-        .compose(body -> {
-          GateReply reply = GateReply.fromJson(body);
+    return gate.grade(sql)
+        .compose(reply -> {
           if (!reply.ok()) {
             GateError e = reply.error();
             return Future.failedFuture(new Grader.QueryFailedException(e.sqlState(), e.type().wireName(), e.message()));

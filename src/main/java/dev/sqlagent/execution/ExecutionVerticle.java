@@ -1,5 +1,10 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateProgress;
+import dev.sqlagent.contract.GateRequest;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateError;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.db.Target;
@@ -44,30 +49,6 @@ public final class ExecutionVerticle extends VerticleBase {
     this.db = db;
     this.settings = settings;
     this.userRoles = List.copyOf(userRoles);
-  }
-
-  /** A request of the gate's contract, validated. */
-  record ExecuteRequest(String sql, boolean run, Integer rowCap, String runId, String dbRole, String progress) {
-    static ExecuteRequest fromJson(Object body) {
-      if (!(body instanceof JsonObject json)) throw new IllegalArgumentException("the request must be a JSON object");
-      Object sql = json.getValue("sql");
-      if (!(sql instanceof String s)) throw new IllegalArgumentException("\"sql\" must be a string");
-      Object run = json.getValue("run", Boolean.TRUE);
-      if (!(run instanceof Boolean r)) throw new IllegalArgumentException("\"run\" must be true or false");
-      Object cap = json.getValue("row_cap");
-      if (cap != null && !(cap instanceof Integer || cap instanceof Long)) {
-        throw new IllegalArgumentException("\"row_cap\" must be a whole number");
-      }
-      Integer rowCap = cap == null ? null : (int) Math.min(Integer.MAX_VALUE, ((Number) cap).longValue());
-      if (rowCap != null && rowCap < 1) throw new IllegalArgumentException("\"row_cap\" must be at least 1");
-      Object runId = json.getValue("run_id");
-      if (runId != null && !(runId instanceof String)) throw new IllegalArgumentException("\"run_id\" must be a string");
-      Object role = json.getValue("db_role");
-      if (role != null && !(role instanceof String)) throw new IllegalArgumentException("\"db_role\" must be a string");
-      Object progress = json.getValue("progress");
-      if (progress != null && !(progress instanceof String)) throw new IllegalArgumentException("\"progress\" must be an address");
-      return new ExecuteRequest(s, r, rowCap, (String) runId, (String) role, (String) progress);
-    }
   }
 
   @Override
@@ -118,9 +99,9 @@ public final class ExecutionVerticle extends VerticleBase {
   }
 
   private void onExecute(Message<Object> msg) {
-    ExecuteRequest req;
+    GateRequest req;
     try {
-      req = ExecuteRequest.fromJson(msg.body());
+      req = GateRequest.fromJson(msg.body());
     } catch (IllegalArgumentException e) {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;

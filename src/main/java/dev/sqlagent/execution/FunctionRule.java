@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateError;
 import dev.sqlagent.catalogue.DenyList;
 
 import dev.sqlagent.catalogue.Functions;

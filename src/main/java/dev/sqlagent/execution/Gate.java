@@ -1,5 +1,8 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateError;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

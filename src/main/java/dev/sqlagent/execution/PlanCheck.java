@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateError;
 import dev.sqlagent.catalogue.DenyList;
 
 import io.vertx.core.json.JsonArray;

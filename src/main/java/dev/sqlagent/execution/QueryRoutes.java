@@ -1,7 +1,9 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateRequest;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
@@ -27,16 +29,16 @@ public final class QueryRoutes {
   private QueryRoutes() {}
 
   static final int BODY_LIMIT = 64 * 1024;
-  static final String GATE = "the query gate";
+  static final String GATE = GateClient.GATE;
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
-    BusClient gate = new BusClient(vertx, GATE, config.deadlines().queryMs());
+    GateClient gate = new GateClient(vertx, config.deadlines().queryMs());
     router.post("/api/query")
         .handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT))
         .handler(ctx -> query(ctx, gate));
   }
 
-  private static void query(RoutingContext ctx, BusClient gate) {
+  private static void query(RoutingContext ctx, GateClient gate) {
     JsonObject body;
     try {
       body = ctx.body().asJsonObject();
@@ -47,13 +49,17 @@ public final class QueryRoutes {
       JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like {\"sql\": \"SELECT ...\"}");
       return;
     }
-    // The database role is the authenticated user's, never the body's.
+    GateRequest asked;
+    try {
+      asked = GateRequest.fromJson(body);
+    } catch (IllegalArgumentException e) {
+      JsonErrors.send(ctx, 400, "bad_request", e.getMessage());
+      return;
+    }
+    // The database role is the authenticated user's, never the body's; a console statement belongs to no run.
     User user = Users.of(ctx);
-    body = body.copy();
-    body.remove("run_id");
-    body.put("db_role", user == null ? null : user.dbRole());
-    gate.<JsonObject>request(Addresses.EXECUTE, body)
-        .onSuccess(reply -> JsonErrors.send(ctx, GateReply.fromJson(reply).ok() ? 200 : 422, reply))
+    gate.execute(new GateRequest(asked.sql(), asked.run(), null, asked.rowCap(), user == null ? null : user.dbRole()))
+        .onSuccess(reply -> JsonErrors.send(ctx, reply.ok() ? 200 : 422, reply.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, GATE));
   }
 }

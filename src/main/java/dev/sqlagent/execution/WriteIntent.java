@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateReply;
 import java.util.List;
 import java.util.Set;
 

@@ -1,6 +1,9 @@
 package dev.sqlagent.generation;
 
-import dev.sqlagent.generation.ModelException.Type;
+import dev.sqlagent.contract.ModelException;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.ChatRequest;
+import dev.sqlagent.contract.ModelException.Type;
 import dev.sqlagent.generation.Upstream.AttemptFailure;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -339,7 +342,7 @@ public final class ChatClient {
 
   /** Tokens estimated as characters / 4, at least 1 for any text. */
   public static int estimate(int chars) {
-    return chars == 0 ? 0 : Math.max(1, (chars + 3) / 4);
+    return Completion.estimateTokens(chars);
   }
 
   private static long nextUtcMidnight() {

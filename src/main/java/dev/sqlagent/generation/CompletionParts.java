@@ -1,6 +1,6 @@
 package dev.sqlagent.generation;
 
-import dev.sqlagent.generation.ModelException.Type;
+import dev.sqlagent.contract.ModelException.Type;
 import dev.sqlagent.generation.Upstream.AttemptFailure;
 import dev.sqlagent.generation.Upstream.Next;
 import io.vertx.core.json.JsonArray;

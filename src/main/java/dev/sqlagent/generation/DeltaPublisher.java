@@ -3,7 +3,7 @@ package dev.sqlagent.generation;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.GenerationDelta;
 
 /**
  * Publishes a run's streamed text on {@code Addresses.generationDeltas(runId)} as {"run_id", "text"},
@@ -54,7 +54,7 @@ final class DeltaPublisher implements DeltaSink {
     cancelTimer();
     pending.setLength(0);
     if (published) {
-      vertx.eventBus().publish(address, new JsonObject().put("run_id", runId).put("text", "").put("reset", true), LOCAL);
+      vertx.eventBus().publish(address, new GenerationDelta(runId, "", true).toJson(), LOCAL);
       published = false;
     }
   }
@@ -67,7 +67,7 @@ final class DeltaPublisher implements DeltaSink {
 
   private void flush() {
     if (pending.isEmpty()) return;
-    vertx.eventBus().publish(address, new JsonObject().put("run_id", runId).put("text", pending.toString()), LOCAL);
+    vertx.eventBus().publish(address, new GenerationDelta(runId, pending.toString(), null).toJson(), LOCAL);
     pending.setLength(0);
     lastPublished = System.currentTimeMillis();
     published = true;

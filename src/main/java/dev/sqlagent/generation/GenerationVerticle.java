@@ -1,5 +1,8 @@
 package dev.sqlagent.generation;
 
+import dev.sqlagent.contract.ModelException;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -10,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The model behind {@code Addresses.GENERATE}: request {"run_id", "messages", "stream"}, reply a
- * {@link Completion}; a failure is {@code msg.fail(code, {"error_type", "message"})}. Every request gets
+ * {@link Completion}; a failure is the {@link ModelException}'s {@code BusFailure} and its message. Every request gets
  * exactly one answer, by the call's deadline at the latest. Streamed text is published, coalesced, on
  * {@code Addresses.generationDeltas(runId)}.
  */
@@ -67,6 +70,6 @@ public final class GenerationVerticle extends VerticleBase {
   }
 
   private static void reply(Message<JsonObject> msg, ModelException e) {
-    msg.fail(e.type().failureCode(), e.toJson().encode());
+    e.failure().failOn(msg);
   }
 }

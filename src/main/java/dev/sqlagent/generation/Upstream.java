@@ -1,6 +1,6 @@
 package dev.sqlagent.generation;
 
-import dev.sqlagent.generation.ModelException.Type;
+import dev.sqlagent.contract.ModelException.Type;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.ConnectException;

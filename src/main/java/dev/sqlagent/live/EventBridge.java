@@ -1,5 +1,9 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
@@ -56,15 +60,16 @@ final class EventBridge {
     config.allowedOrigin().ifPresent(sockjs::setOrigin);
     Users users = config.users();
     Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
-    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, ev, users, asked));
+    AgentClient agent = new AgentClient(vertx, askTimeoutMs);
+    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, agent, ev, users, asked));
   }
 
   /** At most this many runs per socket are remembered (to stop them when it closes). */
   static final int REMEMBERED_RUNS = 64;
 
-  private static void handle(Vertx vertx, BridgeEvent ev, Users users, Map<SockJSSocket, Set<String>> asked) {
+  private static void handle(Vertx vertx, AgentClient agent, BridgeEvent ev, Users users,
+      Map<SockJSSocket, Set<String>> asked) {
     User user = users.configured() ? users.userOf(ev.socket().headers().get("Authorization"), ev.socket().uri()) : null;
-    JsonObject userJson = user == null ? null : user.toJson();
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {
@@ -73,8 +78,7 @@ final class EventBridge {
         Set<String> runs = asked.remove(ev.socket());
         if (runs != null) {
           for (String runId : runs) {
-            vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId).put("user", userJson)
-                .put("by", "its client, which disconnected"));
+            agent.cancel(RunRequest.cancel(runId, user, "its client, which disconnected"));
           }
         }
         vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus").put("delta", -1));
@@ -97,20 +101,21 @@ final class EventBridge {
         }
         if (Addresses.CANCEL.equals(raw.getString("address"))) {
           // Whose cancel it is comes from the socket's token, never from the message.
-          ev.setRawMessage(raw.copy().put("body", new JsonObject().put("run_id", body.getValue("run_id")).put("user", userJson)
-              .put("by", user == null ? "a client" : user.displayName())));
+          JsonObject cancel = RunRequest.cancel(null, user, user == null ? "a client" : user.displayName()).toJson();
+          ev.setRawMessage(raw.copy().put("body", cancel.put("run_id", body.getValue("run_id"))));
           ev.complete(true);
           return;
         }
         // Only what a person may ask passes; the source is the bridge and the user the socket's, whatever the client claims.
-        JsonObject ask = new JsonObject().put("source", "eventbus");
+        String askedId = body.getValue("run_id") instanceof String r ? r : java.util.UUID.randomUUID().toString();
+        JsonObject ask = new AskRequest(null, null, "eventbus", askedId, user, body.getValue("conversation_id"),
+            RunOptions.ASKED).toJson();
+        // The question and mode as the client sent them: the agent checks them and says what is wrong.
         for (String field : ASK_FIELDS) {
-          if (body.containsKey(field)) ask.put(field, body.getValue(field));
+          if (body.containsKey(field) && !"run_id".equals(field)) ask.put(field, body.getValue(field));
         }
-        if (!(ask.getValue("run_id") instanceof String)) ask.put("run_id", java.util.UUID.randomUUID().toString());
-        ask.put("user", userJson);
         Set<String> mine = asked.computeIfAbsent(ev.socket(), k -> ConcurrentHashMap.newKeySet());
-        if (mine.size() < REMEMBERED_RUNS) mine.add(ask.getString("run_id"));
+        if (mine.size() < REMEMBERED_RUNS) mine.add(askedId);
         ev.setRawMessage(raw.copy().put("body", ask));
         ev.complete(true);
         return;
@@ -127,10 +132,8 @@ final class EventBridge {
         }
         // One run's events: its owner's (a run not yet started is the one this client is about to ask).
         String runId = address.substring(Addresses.EVENTS.length() + 1);
-        vertx.eventBus().request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId).put("after_seq", Long.MAX_VALUE)
-                .put("user", userJson))
-            .onComplete(ar -> ev.complete(ar.succeeded()
-                || BusError.of(ar.cause(), "the agent").failure() == BusFailure.NOT_FOUND));
+        agent.events(RunRequest.events(runId, Long.MAX_VALUE, user))
+            .onComplete(ar -> ev.complete(ar.succeeded() || ((BusError) ar.cause()).failure() == BusFailure.NOT_FOUND));
         return;
       case RECEIVE:
         if (ev.socket().writeQueueFull()) {

@@ -1,8 +1,13 @@
 package dev.sqlagent.live;
 
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.GraphEvent;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunMessages;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
@@ -49,13 +54,13 @@ final class LiveSocket {
   static final long PING_EVERY_MS = 20_000;
   /** Sockets open in this process. */
   static final AtomicInteger OPEN = new AtomicInteger();
-  static final String AGENT = "the agent";
+  static final String AGENT = AgentClient.AGENT;
 
   private final Vertx vertx;
   private final ServerWebSocket ws;
   private final WatchHub hub;
   private final boolean mayWatch;
-  private final BusClient agent;
+  private final AgentClient agent;
   /** Who this socket authenticated as (null without a users file). */
   private final User user;
   private final Map<String, RunStream> runs = new HashMap<>();
@@ -73,7 +78,7 @@ final class LiveSocket {
     this.ws = ws;
     this.hub = hub;
     this.mayWatch = mayWatch;
-    this.agent = new BusClient(vertx, AGENT, askTimeoutMs);
+    this.agent = new AgentClient(vertx, askTimeoutMs);
   }
 
   void start() {
@@ -146,11 +151,9 @@ final class LiveSocket {
           if (closed) return;
           sendFrame(new JsonObject().put("type", "accepted").put("run_id", runId).put("question", question)
               .put("mode", mode).encode());
-          JsonObject request = new JsonObject().put("question", question).put("mode", mode).put("source", "ws")
-              .put("run_id", runId).put("user", user == null ? null : user.toJson());
-          if (msg.getValue("conversation_id") != null) request.put("conversation_id", msg.getValue("conversation_id"));
-          agent.<JsonObject>request(Addresses.ASK, request)
-              .onSuccess(reply -> run.finish(Answer.fromJson(reply)))
+          agent.ask(new AskRequest(question, (String) mode, "ws", runId, user, msg.getValue("conversation_id"),
+                  RunOptions.ASKED))
+              .onSuccess(run::finish)
               .onFailure(err -> run.fail(err));
         })
         .onFailure(err -> run.fail(err));
@@ -192,7 +195,7 @@ final class LiveSocket {
       return;
     }
     fetch(id, n.longValue()).onSuccess(events -> {
-      for (Object e : events) sendFrame(eventFrame(GraphEvent.fromJson((JsonObject) e)));
+      for (GraphEvent e : events) sendFrame(eventFrame(e));
       sendFrame(new JsonObject().put("type", "replay_end").put("run_id", id).put("after_seq", n.longValue())
           .put("count", events.size()).encode());
     }).onFailure(err -> refused(id, err));
@@ -206,9 +209,7 @@ final class LiveSocket {
       return;
     }
     String id = msg.getString("run_id");
-    agent.<JsonObject>request(Addresses.CANCEL, new JsonObject().put("run_id", id)
-            .put("user", user == null ? null : user.toJson()).put("by", user == null ? "a client" : user.displayName()),
-            DeliveryOptions.DEFAULT_TIMEOUT)
+    agent.cancel(RunRequest.cancel(id, user, user == null ? "a client" : user.displayName()))
         .onSuccess(r -> sendFrame(new JsonObject().put("type", "cancelling").put("run_id", id).encode()))
         .onFailure(err -> refused(id, err));
   }
@@ -292,8 +293,7 @@ final class LiveSocket {
     watching = false;
     // The runs this socket asked and not yet answered are not wanted any more: they are stopped.
     for (String runId : runs.keySet()) {
-      vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
-          .put("user", user == null ? null : user.toJson()).put("by", "its client, which disconnected"));
+      agent.cancel(RunRequest.cancel(runId, user, "its client, which disconnected"));
     }
     for (RunStream r : List.copyOf(runs.values())) r.close();
     runs.clear();
@@ -309,12 +309,9 @@ final class LiveSocket {
     return User.mayReach(user, owner);
   }
 
-  private Future<JsonArray> fetch(String runId, long afterSeq) {
+  private Future<List<GraphEvent>> fetch(String runId, long afterSeq) {
     // Kept events are read from memory (or, clustered, the state store): the bus's default wait is plenty.
-    return agent.<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", runId).put("after_seq", afterSeq).put("user", user == null ? null : user.toJson()),
-            DeliveryOptions.DEFAULT_TIMEOUT)
-        .map(body -> body.getJsonArray("events", new JsonArray()));
+    return agent.events(RunRequest.events(runId, afterSeq, user)).map(RunMessages.Events::events);
   }
 
   /**
@@ -353,10 +350,7 @@ final class LiveSocket {
       }
       fetch(runId, lastSent)
           .onSuccess(missed -> {
-            for (Object o : missed) {
-              GraphEvent e = GraphEvent.fromJson((JsonObject) o);
-              pending.putIfAbsent(e.seq(), e);
-            }
+            for (GraphEvent e : missed) pending.putIfAbsent(e.seq(), e);
             flush();
           })
           .onComplete(ar -> {

@@ -1,7 +1,7 @@
 package dev.sqlagent.live;
 
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.GraphEvent;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

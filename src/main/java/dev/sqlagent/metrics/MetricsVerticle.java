@@ -1,8 +1,8 @@
 package dev.sqlagent.metrics;
 
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.Attempt;
-import dev.sqlagent.agent.GraphEvent;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -1,7 +1,7 @@
 package dev.sqlagent.querylog;
 
-import dev.sqlagent.agent.Answer;
-import dev.sqlagent.agent.Attempt;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.Attempt;
 import io.vertx.sqlclient.Tuple;
 import io.vertx.sqlclient.data.Numeric;
 import java.math.BigDecimal;

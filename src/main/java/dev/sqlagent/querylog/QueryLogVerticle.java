@@ -1,6 +1,6 @@
 package dev.sqlagent.querylog;
 
-import dev.sqlagent.agent.Answer;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import io.vertx.core.Future;

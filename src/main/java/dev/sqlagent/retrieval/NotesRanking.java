@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.notes.DateRange;
 import dev.sqlagent.notes.Notes;
 import dev.sqlagent.notes.TableNames;

@@ -1,5 +1,8 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.SampleRows;
+import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.catalogue.Catalogue;
@@ -275,7 +278,7 @@ public final class RetrievalVerticle extends VerticleBase {
     Future<ValueMatcher.Prepared> lookups = vertx.executeBlocking(() -> storedValues.prepare(req.question(), all), false);
     chosen
         .compose(c -> retrieval(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, lookups))
-        .onSuccess(r -> msg.reply(r.toJson().put("terms", new JsonArray(notes.termsFor(r.tableNames())))))
+        .onSuccess(r -> msg.reply(r.withTerms(notes.termsFor(r.tableNames())).toJson()))
         .onFailure(e -> unavailable(msg, "retrieval", e));
   }
 

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.catalogue.ReadOnly;
 

@@ -1,14 +1,22 @@
 package dev.sqlagent.tools;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateRequest;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.agent.Answer;
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.Deadlines;
 import dev.sqlagent.display.ResultText;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -55,19 +63,17 @@ public final class ShopTools {
     return java.util.Collections.unmodifiableMap(a);
   }
 
-  private final BusClient catalogue;
-  private final BusClient sampler;
-  private final BusClient gate;
-  private final BusClient agent;
+  private final RetrievalClient catalogue;
+  private final GateClient gate;
+  private final AgentClient agent;
   private final BusClient feedback;
   private final BusClient verified;
 
   /** @param deadlines how long the quick tools and {@code ask} wait, as every edge waits */
   public ShopTools(Vertx vertx, Deadlines deadlines) {
-    this.catalogue = new BusClient(vertx, "the schema catalogue", deadlines.queryMs());
-    this.sampler = new BusClient(vertx, "the sampler", deadlines.queryMs());
-    this.gate = new BusClient(vertx, "the query gate", deadlines.queryMs());
-    this.agent = new BusClient(vertx, "the agent", deadlines.askMs());
+    this.catalogue = new RetrievalClient(vertx, deadlines.queryMs());
+    this.gate = new GateClient(vertx, deadlines.queryMs());
+    this.agent = new AgentClient(vertx, deadlines.askMs());
     this.feedback = new BusClient(vertx, "the feedback store", deadlines.queryMs());
     this.verified = new BusClient(vertx, "the verified-query library", deadlines.queryMs());
   }
@@ -114,13 +120,11 @@ public final class ShopTools {
   }
 
   private Future<ToolResult> listTables(String dbRole) {
-    return catalogue.<JsonObject>request(Addresses.SCHEMA, new JsonObject().put("db_role", dbRole))
+    return catalogue.tables(new RetrievalMessages.SchemaRequest(dbRole))
         .map(reply -> {
           JsonArray tables = new JsonArray();
-          for (Object o : reply.getJsonArray("tables", new JsonArray())) {
-            JsonObject t = (JsonObject) o;
-            tables.add(new JsonObject().put("name", t.getString("name")).put("note", t.getString("note"))
-                .put("row_count", t.getValue("row_count")));
+          for (TableInfo t : reply.tables()) {
+            tables.add(new JsonObject().put("name", t.name()).put("note", t.note()).put("row_count", t.rowCount()));
           }
           return ToolResult.ok(new JsonObject().put("tables", tables));
         })
@@ -135,8 +139,8 @@ public final class ShopTools {
   private Future<ToolResult> describeTable(Object name, String dbRole) {
     String problem = tableNameProblem(name);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
-    return catalogue.<JsonObject>request(Addresses.DESCRIBE, new JsonObject().put("name", name).put("db_role", dbRole))
-        .map(reply -> ToolResult.ok(reply, reply.getString("ddl")))
+    return catalogue.describe(new RetrievalMessages.DescribeRequest((String) name, dbRole))
+        .map(reply -> ToolResult.ok(reply.toJson(), reply.ddl()))
         .otherwise(ShopTools::tableFailure);
   }
 
@@ -150,8 +154,8 @@ public final class ShopTools {
     if (problem == null) problem = rowCountProblem(n);
     if (problem != null) return Future.succeededFuture(badArgument(problem));
     int rows = n == null ? DEFAULT_SAMPLE_ROWS : ((Number) n).intValue();
-    return sampler.<JsonObject>request(Addresses.SAMPLE, new JsonObject().put("name", name).put("n", rows).put("db_role", dbRole))
-        .map(ToolResult::ok)
+    return catalogue.sample(new RetrievalMessages.SampleRequest((String) name, rows, dbRole))
+        .map(reply -> ToolResult.ok(reply.toJson()))
         .otherwise(ShopTools::tableFailure);
   }
 
@@ -168,8 +172,8 @@ public final class ShopTools {
     if (!(sql instanceof String s)) {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
-    JsonObject body = new JsonObject().put("sql", s).put("run", true).put("db_role", user == null ? null : user.dbRole());
-    return gate.<JsonObject>request(Addresses.EXECUTE, body)
+    return gate.execute(new GateRequest(s, true, null, null, role(user)))
+        .map(GateReply::toJson)
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
   }
@@ -189,13 +193,10 @@ public final class ShopTools {
     AskRules.Refusal refused = AskRules.question(question);
     if (refused == null && conversationId != null) refused = AskRules.conversationId(conversationId);
     if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
-    JsonObject request = new JsonObject().put("question", question).put("mode", "agent").put("source", "mcp")
-        .put("user", user == null ? null : user.toJson());
-    if (runId != null) request.put("run_id", runId);
-    if (conversationId != null) request.put("conversation_id", conversationId);
-    return agent.<JsonObject>request(Addresses.ASK, request)
+    AskRequest request = new AskRequest((String) question, "agent", "mcp", runId, user, conversationId, RunOptions.ASKED);
+    return agent.ask(request)
         .map(reply -> {
-          JsonObject answer = Answer.fromJson(reply).toJson();
+          JsonObject answer = reply.toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));
         })
         .otherwise(ShopTools::failure);
@@ -247,7 +248,7 @@ public final class ShopTools {
     return ToolResult.error(BusError.of(err, "the service").toJson());
   }
 
-  /** The same, except that the catalogue's and the sampler's "not found" is a table the shop does not have. */
+  /** The same, except that the catalogue's "not found" is a table the shop does not have. */
   private static ToolResult tableFailure(Throwable err) {
     BusError e = BusError.of(err, "the service");
     return e.failure() == BusFailure.NOT_FOUND ? ToolResult.error("unknown_table", e.getMessage()) : failure(e);

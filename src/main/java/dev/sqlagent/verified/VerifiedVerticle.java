@@ -1,10 +1,12 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.users.User;
@@ -44,7 +46,7 @@ public final class VerifiedVerticle extends VerticleBase {
   public static final int EXAMPLES = 3;
   public static final double EXAMPLE_MIN_SCORE = 0.70;
   public static final int MAX_SQL_CHARS = 20_000;
-  private static final DeliveryOptions GATE = new DeliveryOptions().setSendTimeout(30_000);
+  private static final long GATE_MS = 30_000;
   private static final DeliveryOptions BUS = new DeliveryOptions().setSendTimeout(10_000);
   private static final String COLUMNS = "verified_id, question, sql, array_to_string(vector, ',') AS vector_text, "
       + "from_run_id, created_at, checked_at, retired_reason, retired_at, verified_by";
@@ -214,8 +216,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   /** The gate's refusal of the SQL (static check and EXPLAIN, nothing run) in words, or null when it passes. */
   private Future<String> check(String sql) {
-    return vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, new JsonObject().put("sql", sql).put("run", false), GATE)
-        .map(m -> GateReply.fromJson(m.body()))
+    return new GateClient(vertx, GATE_MS).execute(GateRequest.check(sql))
         .map(reply -> reply.ok() ? null : reply.error().type().wireName() + ": " + reply.error().message());
   }
 

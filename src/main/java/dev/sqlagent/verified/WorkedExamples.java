@@ -2,6 +2,7 @@ package dev.sqlagent.verified;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * The prompt section of what people taught the service: the closest verified queries as worked examples (a
@@ -12,7 +13,7 @@ public final class WorkedExamples {
   private WorkedExamples() {}
 
   /** The section's text, or "" when there is nothing to teach. */
-  public static String render(JsonArray matches, JsonArray terms) {
+  public static String render(JsonArray matches, List<String> terms) {
     StringBuilder b = new StringBuilder();
     int shown = 0;
     for (Object o : matches == null ? new JsonArray() : matches) {
@@ -24,7 +25,7 @@ public final class WorkedExamples {
     }
     if (terms != null && !terms.isEmpty()) {
       b.append("Business terms of this database:\n");
-      for (Object t : terms) b.append("- ").append(t).append('\n');
+      for (String t : terms) b.append("- ").append(t).append('\n');
     }
     return b.toString();
   }

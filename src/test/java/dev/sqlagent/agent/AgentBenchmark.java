@@ -1,10 +1,14 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.ChatRequest;
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
-import dev.sqlagent.retrieval.SampleRows;
+import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -102,8 +106,9 @@ class AgentBenchmark {
       // first-attempt prompt (all messages) vs the same prompt holding every table
       long firstAttemptChars = model.requests().stream().mapToLong(rq -> rq.messages().encode().length()).sum()
           / model.requestCount();
-      JsonObject everything = everyTable(vertx);
-      long allTablesChars = PromptBuilder.sqlMessages(questions.get(0).question(), everything, List.of(), null).encode().length();
+      Retrieval everything = everyTable(vertx);
+      long allTablesChars = new JsonArray(PromptBuilder.sqlMessages(questions.get(0).question(), everything, List.of(), null)
+          .stream().map(ChatRequest.Message::toJson).toList()).encode().length();
 
       // As a user asks (not as evaluation does): each question opens a conversation and is recorded as its turn,
       // and the verified library is looked up (three entries no question here is close to: embedded and scored).
@@ -150,7 +155,8 @@ class AgentBenchmark {
   }
 
   private static JsonObject ask(Vertx vertx, String question) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", question).put("source", "eval"))
+    return vertx.eventBus().<JsonObject>request(Addresses.ASK,
+        AskRequest.of(question, "eval").withOptions(RunOptions.evaluation(null, null)).toJson())
         .await(60, TimeUnit.SECONDS).body();
   }
 
@@ -214,7 +220,7 @@ class AgentBenchmark {
   }
 
   /** A retrieval reply that holds every table, built from the same renderers. */
-  private static JsonObject everyTable(Vertx vertx) throws Exception {
+  private static Retrieval everyTable(Vertx vertx) throws Exception {
     JsonArray tables = vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject()).await(30, TimeUnit.SECONDS)
         .body().getJsonArray("tables");
     StringBuilder ddl = new StringBuilder();
@@ -226,8 +232,7 @@ class AgentBenchmark {
       samples.add(SampleRows.fromJson(vertx.eventBus().<JsonObject>request(Addresses.SAMPLE,
           new JsonObject().put("name", name).put("n", 3)).await(30, TimeUnit.SECONDS).body()));
     }
-    return new JsonObject().put("schema", ddl.toString()).put("samples", SampleRows.text(samples))
-        .put("conventions", new JsonArray());
+    return new Retrieval(List.of(), ddl.toString(), SampleRows.text(samples), List.of(), 0);
   }
 
   private static long pct(List<Long> xs, int p) {

@@ -2,7 +2,7 @@ package dev.sqlagent.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import io.vertx.core.json.JsonArray;
 import java.util.List;
 import org.junit.jupiter.api.Test;

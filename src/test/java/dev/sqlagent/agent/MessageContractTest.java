@@ -1,11 +1,16 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.Answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.RecordJson;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -64,8 +69,13 @@ class MessageContractTest {
   }
 
   static JsonObject ask(String question) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", question).put("source", "eval"))
+    return vertx.eventBus().<JsonObject>request(Addresses.ASK, evaluation(question, null))
         .await(60, TimeUnit.SECONDS).body();
+  }
+
+  /** An evaluation's question as the harness asks it; the raw reply is what these tests read. */
+  static JsonObject evaluation(String question, Integer candidates) {
+    return AskRequest.of(question, "eval").withOptions(RunOptions.evaluation(candidates, null)).toJson();
   }
 
   static List<JsonObject> events(String runId) throws Exception {
@@ -99,7 +109,7 @@ class MessageContractTest {
     assertThat(RecordJson.keys(Answer.class)).containsExactly("question", "answer", "sql", "attempts", "tables_used",
         "refused", "gave_up", "cancelled", "columns", "rows", "row_count", "truncated", "history", "tokens", "cost_usd",
         "latency_ms", "run_id", "mode", "model", "source", "user", "injected_fault", "cancel_ms", "candidates",
-        "conversation_id", "answer_source", "verified_id", "verified_question", "verified_score");
+        "conversation_id", "answer_source", "verified_id", "verified_question", "verified_score", "worker", "error_type");
     assertThat(RecordJson.keys(GraphEvent.class)).containsExactly("run_id", "seq", "ts", "node", "status", "attempt",
         "kind", "data", "user", "conversation_id");
     assertThat(RecordJson.keys(Attempt.class)).containsExactly("attempt", "sql", "error_type", "message", "hint",
@@ -150,8 +160,7 @@ class MessageContractTest {
     model.enqueue(Reply.sql("SELECT count(*) FROM bills WHERE status = 'PAID'"),
         Reply.sql("SELECT count(*) FROM bills WHERE status = 'PAID'"),
         Reply.sql("SELECT count(bill_id) FROM bills WHERE status = 'PAID'"));
-    JsonObject answer = vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject()
-        .put("question", "How many bills were paid?").put("source", "eval").put("candidates", 3))
+    JsonObject answer = vertx.eventBus().<JsonObject>request(Addresses.ASK, evaluation("How many bills were paid?", 3))
         .await(60, TimeUnit.SECONDS).body();
     List<JsonObject> events = events(answer.getString("run_id"));
     assertRoundTrips(answer, events);

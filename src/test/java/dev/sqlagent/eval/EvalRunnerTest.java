@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.bus.BusFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -107,6 +108,9 @@ class EvalRunnerTest {
       assertThat(requests.subList(0, n * 2)).allMatch(r -> "agent".equals(r.getString("mode")));
       assertThat(requests.subList(n * 2, n * 4)).allMatch(r -> "baseline".equals(r.getString("mode")));
       assertThat(requests).noneMatch(r -> r.containsKey("inject_fault"));
+      // An evaluation's options are explicit: no verified queries, no conversation, its own pace.
+      assertThat(requests).allMatch(r -> Boolean.FALSE.equals(r.getValue("lookup_verified"))
+          && Boolean.TRUE.equals(r.getValue("standalone")) && Boolean.TRUE.equals(r.getValue("self_paced")));
 
       // Saved in the state store, every file of it; nothing exported.
       assertThat(saved.made()).containsExactly(run.id());
@@ -167,13 +171,13 @@ class EvalRunnerTest {
     List<Question> qs = QuestionSet.shipped().subList(0, 2);
     MessageConsumer<JsonObject> agent = vertx.eventBus().consumer(ADDRESS, msg -> {
       if (msg.body().getString("question").equals(qs.get(0).question())) {
-        msg.fail(503, new JsonObject().put("error_type", "model_unavailable").put("message", "connection refused").encode());
+        msg.fail(BusFailure.UNAVAILABLE.code(), "the model server refused the connection");
       }
       // the second question never gets a reply: the ask times out
     });
     try {
       EvalRun run = runner(options().withAskTimeoutMs(300)).run(qs).await(60, TimeUnit.SECONDS);
-      assertThat(run.verdicts()).extracting(Verdict::infraType).containsExactly("model_unavailable", "ask_timeout");
+      assertThat(run.verdicts()).extracting(Verdict::infraType).containsExactly("agent_unavailable", "ask_timeout");
       JsonObject agentMode = run.summary().getJsonObject("modes").getJsonObject("agent");
       assertThat(agentMode.getInteger("infra_failures")).isEqualTo(2);
       assertThat(agentMode.getInteger("graded")).isZero();

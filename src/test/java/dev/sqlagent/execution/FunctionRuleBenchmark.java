@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateReply;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 
 import dev.sqlagent.catalogue.Discovery;

@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.catalogue.Functions;

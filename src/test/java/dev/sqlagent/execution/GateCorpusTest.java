@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.ErrorType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.DatabaseState;

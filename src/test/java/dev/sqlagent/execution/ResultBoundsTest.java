@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateReply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.TestDatabase;

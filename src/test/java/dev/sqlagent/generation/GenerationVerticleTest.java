@@ -1,11 +1,15 @@
 package dev.sqlagent.generation;
 
+import dev.sqlagent.contract.GenerationClient;
+import dev.sqlagent.contract.ModelException;
+import dev.sqlagent.contract.Completion;
+import dev.sqlagent.contract.ChatRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.generation.ChatRequest.Message;
+import dev.sqlagent.contract.ChatRequest.Message;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.LogCapture;
@@ -107,7 +111,9 @@ class GenerationVerticleTest {
   }
 
   private static JsonObject failure(ReplyException e) {
-    return new JsonObject(e.getMessage());
+    // The failure is carried by its code, the message is plain text.
+    ModelException m = ModelException.of(e);
+    return new JsonObject().put("error_type", m.errorType()).put("message", m.getMessage());
   }
 
   private MessageConsumer<JsonObject> collectDeltas(String runId, List<JsonObject> into) throws Exception {
@@ -470,7 +476,7 @@ class GenerationVerticleTest {
     assertThat(e.failureCode()).isEqualTo(503);
     assertThat(failure(e).getString("error_type")).isEqualTo("model_unavailable");
     assertThat(failure(e).getString("message")).contains("cannot reach the model server").contains(String.valueOf(closedPort));
-    assertThat(ModelException.fromReplyFailure(e).type()).isEqualTo(ModelException.Type.MODEL_UNAVAILABLE);
+    assertThat(ModelException.of(e).type()).isEqualTo(ModelException.Type.MODEL_UNAVAILABLE);
   }
 
   @Test
@@ -488,12 +494,12 @@ class GenerationVerticleTest {
     deploy(config());
     model.enqueue(Reply.sql("SELECT 12").usage(3, 4), Reply.quotaExhausted());
     ChatRequest req = ChatRequest.of("run-helper", false, Message.user("q"));
-    Completion c = Generation.ask(vertx, req, 10_000).await(20, TimeUnit.SECONDS);
+    Completion c = new GenerationClient(vertx, 10_000, false).complete(req).await(20, TimeUnit.SECONDS);
     outputs.add(c.toJson().encode());
     assertThat(c.promptTokens()).isEqualTo(3);
     assertThat(ModelReply.parse(c.content()).sql()).isEqualTo("SELECT 12");
     try {
-      Generation.ask(vertx, req, 10_000).await(20, TimeUnit.SECONDS);
+      new GenerationClient(vertx, 10_000, false).complete(req).await(20, TimeUnit.SECONDS);
       throw new AssertionError("expected model_quota");
     } catch (ModelException e) {
       assertThat(e.type()).isEqualTo(ModelException.Type.MODEL_QUOTA);

@@ -2,7 +2,7 @@ package dev.sqlagent.generation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.generation.ModelException.Type;
+import dev.sqlagent.contract.ModelException.Type;
 import dev.sqlagent.generation.Upstream.AttemptFailure;
 import dev.sqlagent.generation.Upstream.Next;
 import io.vertx.core.http.HttpClosedException;

@@ -8,7 +8,7 @@ import dev.sqlagent.catalogue.ReadOnlyProof;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.execution.Gate;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.execution.StaticCheck;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;

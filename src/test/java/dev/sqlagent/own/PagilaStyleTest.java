@@ -9,7 +9,7 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.execution.Gate;
-import dev.sqlagent.execution.GateReply;
+import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.execution.StaticCheck;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;

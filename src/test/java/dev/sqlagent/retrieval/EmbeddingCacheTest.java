@@ -1,5 +1,8 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
@@ -112,7 +115,7 @@ class EmbeddingCacheTest {
   private static JsonObject deployAndBuild(Vertx vertx, TestDatabase db) throws Exception {
     String id = vertx.deployVerticle(new RetrievalVerticle(db.target(), db.state(), db.config(java.util.Map.of())), new DeploymentOptions())
         .await(120, TimeUnit.SECONDS);
-    new RetrievalClient(vertx).retrieve("How many bills were paid?", false).await(120, TimeUnit.SECONDS);
+    new RetrievalClient(vertx, 60_000).retrieve(new Retrieval.Request("How many bills were paid?", false)).await(120, TimeUnit.SECONDS);
     JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
         .await(30, TimeUnit.SECONDS).body();
     vertx.undeploy(id).await(30, TimeUnit.SECONDS);

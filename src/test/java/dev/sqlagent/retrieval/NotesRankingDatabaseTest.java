@@ -1,5 +1,9 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.ScoredTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.db.Target;
@@ -63,7 +67,7 @@ class NotesRankingDatabaseTest {
     Target library = new Target(TestDatabase.get().adminUrl().withDatabase(DB), false);
     vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state(),
         dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_NOTES", notes.toString())))).await(120, TimeUnit.SECONDS);
-    client = new RetrievalClient(vertx);
+    client = new RetrievalClient(vertx, 60_000);
   }
 
   @AfterAll
@@ -78,7 +82,7 @@ class NotesRankingDatabaseTest {
   }
 
   static List<ScoredTable> ranked(String question) throws Exception {
-    return client.retrieve(question, false).await(60, TimeUnit.SECONDS).tables();
+    return client.retrieve(new Retrieval.Request(question, false)).await(60, TimeUnit.SECONDS).tables();
   }
 
   static int position(List<ScoredTable> tables, String name) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.ScoredTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.notes.NotesFile;

@@ -1,5 +1,9 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.agent.PromptBuilder;
 import dev.sqlagent.bus.Addresses;
@@ -306,13 +310,13 @@ class Retrieval1000Benchmark {
     try {
       vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions())
           .await(300, TimeUnit.SECONDS);
-      RetrievalClient client = new RetrievalClient(vertx);
-      for (String q : QUESTIONS.keySet()) client.retrieve(q, false).await(120, TimeUnit.SECONDS);  // warm-up
+      RetrievalClient client = new RetrievalClient(vertx, 60_000);
+      for (String q : QUESTIONS.keySet()) client.retrieve(new Retrieval.Request(q, false)).await(120, TimeUnit.SECONDS);  // warm-up
       List<Long> latency = new ArrayList<>();
       for (int round = 0; round < 3; round++) {
         for (String q : QUESTIONS.keySet()) {
           long t0 = System.nanoTime();
-          client.retrieve(q, false).await(60, TimeUnit.SECONDS);
+          client.retrieve(new Retrieval.Request(q, false)).await(60, TimeUnit.SECONDS);
           latency.add(System.nanoTime() - t0);
         }
       }
@@ -324,8 +328,8 @@ class Retrieval1000Benchmark {
       int shortenedTotal = 0;
       JsonArray details = new JsonArray();
       for (var e : QUESTIONS.entrySet()) {
-        Retrieval r = client.retrieve(e.getKey(), false).await(60, TimeUnit.SECONDS);
-        Retrieval w = client.retrieve(e.getKey(), true).await(60, TimeUnit.SECONDS);
+        Retrieval r = client.retrieve(new Retrieval.Request(e.getKey(), false)).await(60, TimeUnit.SECONDS);
+        Retrieval w = client.retrieve(new Retrieval.Request(e.getKey(), true)).await(60, TimeUnit.SECONDS);
         List<String> all = r.tableNames();
         List<String> topK = r.tables().stream().filter(t -> !t.joinTable()).map(ScoredTable::name).toList();
         List<String> added = r.tables().stream().filter(ScoredTable::joinTable).map(ScoredTable::name).toList();
@@ -340,8 +344,7 @@ class Retrieval1000Benchmark {
         offered.add(all.size());
         schemaTokens.add(r.schemaTokens());
         shortenedTotal += r.shortenedTables();
-        JsonArray messages = PromptBuilder.sqlMessages(e.getKey(), r.toJson(), List.of(), null);
-        int chars = messages.stream().mapToInt(m -> ((JsonObject) m).getString("content").length()).sum();
+        int chars = PromptBuilder.sqlMessages(e.getKey(), r, List.of(), null).stream().mapToInt(m -> m.content().length()).sum();
         promptTokens.add(ChatClient.estimate(chars));
         details.add(new JsonObject().put("question", e.getKey()).put("needed", new JsonArray(e.getValue()))
             .put("missing", new JsonArray(missing)).put("top_k", new JsonArray(topK))
@@ -404,11 +407,11 @@ class Retrieval1000Benchmark {
   /** The same questions' tables fitted to a small budget: how many get shortened, what it comes to. */
   private static JsonObject smallBudget(RetrievalClient client) throws Exception {
     Map<String, dev.sqlagent.catalogue.TableInfo> byName = new LinkedHashMap<>();
-    for (var t : client.tables().await(60, TimeUnit.SECONDS)) byName.put(t.name(), t);
+    for (var t : client.tables(new RetrievalMessages.SchemaRequest(null)).await(60, TimeUnit.SECONDS).tables()) byName.put(t.name(), t);
     List<Integer> tokens = new ArrayList<>();
     int shortened = 0, over = 0, tables = 0;
     for (String q : QUESTIONS.keySet()) {
-      Retrieval r = client.retrieve(q, false).await(60, TimeUnit.SECONDS);
+      Retrieval r = client.retrieve(new Retrieval.Request(q, false)).await(60, TimeUnit.SECONDS);
       PromptBudget.Fitted f = PromptBudget.fit(r.tableNames().stream().map(byName::get).toList(), q, SMALL_BUDGET);
       tokens.add(f.tokens());
       shortened += f.shortened();
@@ -427,7 +430,7 @@ class Retrieval1000Benchmark {
 
   /** Every table's full schema text, for scale: what the prompt would hold without retrieval. */
   private static int everyTableTokens(RetrievalClient client) throws Exception {
-    return ChatClient.estimate(SchemaText.ddl(client.tables().await(60, TimeUnit.SECONDS)).length());
+    return ChatClient.estimate(SchemaText.ddl(client.tables(new RetrievalMessages.SchemaRequest(null)).await(60, TimeUnit.SECONDS).tables()).length());
   }
 
   /**

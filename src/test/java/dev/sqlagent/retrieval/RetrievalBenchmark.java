@@ -1,5 +1,10 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.SampleRows;
+import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
@@ -86,8 +91,8 @@ class RetrievalBenchmark {
       long d0 = System.nanoTime();
       vertx.deployVerticle(new RetrievalVerticle(db.target(), TestDatabase.get().state(), db.config(java.util.Map.of()))).await(120, TimeUnit.SECONDS);
       long d1 = System.nanoTime();
-      RetrievalClient client = new RetrievalClient(vertx);
-      client.retrieve(QUESTIONS.get(0), false).await(120, TimeUnit.SECONDS);
+      RetrievalClient client = new RetrievalClient(vertx, 60_000);
+      client.retrieve(new Retrieval.Request(QUESTIONS.get(0), false)).await(120, TimeUnit.SECONDS);
       long d2 = System.nanoTime();
       out.add(String.format("start-up (cold JVM): verticle deployed in %d ms; first RETRIEVE answered %d ms after"
           + " deploy began (model load + index build + one retrieval)", ms(d1 - d0), ms(d2 - d0)));
@@ -175,7 +180,7 @@ class RetrievalBenchmark {
       for (int round = 0; round < 5; round++) {
         for (String q : QUESTIONS) {
           long t0 = System.nanoTime();
-          client.retrieve(q, false).await(60, TimeUnit.SECONDS);
+          client.retrieve(new Retrieval.Request(q, false)).await(60, TimeUnit.SECONDS);
           retrieve.add(System.nanoTime() - t0);
         }
       }
@@ -187,16 +192,16 @@ class RetrievalBenchmark {
       long widenedChars = 0;
       int maxTop5 = 0;
       for (String q : QUESTIONS) {
-        Retrieval r = client.retrieve(q, false).await(60, TimeUnit.SECONDS);
+        Retrieval r = client.retrieve(new Retrieval.Request(q, false)).await(60, TimeUnit.SECONDS);
         int chars = block(r.schema(), r.samples(), r.conventions()).length();
         top5Chars += chars;
         maxTop5 = Math.max(maxTop5, chars);
-        Retrieval w = client.retrieve(q, true).await(60, TimeUnit.SECONDS);
+        Retrieval w = client.retrieve(new Retrieval.Request(q, true)).await(60, TimeUnit.SECONDS);
         widenedChars += block(w.schema(), w.samples(), w.conventions()).length();
       }
       List<SampleRows> allSamples = new ArrayList<>();
       for (TableInfo t : catalogue.tables()) {
-        allSamples.add(client.sample(t.name(), RetrievalVerticle.PROMPT_SAMPLE_ROWS).await(30, TimeUnit.SECONDS));
+        allSamples.add(client.sample(new RetrievalMessages.SampleRequest(t.name(), RetrievalVerticle.PROMPT_SAMPLE_ROWS, null)).await(30, TimeUnit.SECONDS));
       }
       int allChars = block(SchemaText.ddl(catalogue.tables()), SampleRows.text(allSamples),
           notes.conventionsFor(catalogue.names())).length();

@@ -1,5 +1,9 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.SampleRows;
+import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +35,7 @@ class RetrievalVerticleTest {
   static void deploy() throws Exception {
     vertx = Vertx.vertx();
     vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
-    client = new RetrievalClient(vertx);
+    client = new RetrievalClient(vertx, 60_000);
   }
 
   @AfterAll
@@ -79,19 +83,19 @@ class RetrievalVerticleTest {
   /** The first-hour case: by similarity alone bill_archive (2023-2024) ranked first for a 2025 question. */
   @Test
   void theNotesDatesPutBillsAboveTheArchiveForA2025Question() throws Exception {
-    List<String> names = client.retrieve("How many bills were paid in 2025?", false).await(60, TimeUnit.SECONDS)
+    List<String> names = client.retrieve(new Retrieval.Request("How many bills were paid in 2025?", false)).await(60, TimeUnit.SECONDS)
         .tableNames();
     assertThat(names.get(0)).isEqualTo("bills");
     assertThat(names.indexOf("bill_archive")).isNotEqualTo(0);
-    List<String> archive = client.retrieve("How many bills were paid in 2024?", false).await(60, TimeUnit.SECONDS)
+    List<String> archive = client.retrieve(new Retrieval.Request("How many bills were paid in 2024?", false)).await(60, TimeUnit.SECONDS)
         .tableNames();
     assertThat(archive.get(0)).isEqualTo("bill_archive");
   }
 
   @Test
   void widenGivesNine() throws Exception {
-    Retrieval narrow = client.retrieve("How much stock was lost to theft?", false).await(60, TimeUnit.SECONDS);
-    Retrieval wide = client.retrieve("How much stock was lost to theft?", true).await(60, TimeUnit.SECONDS);
+    Retrieval narrow = client.retrieve(new Retrieval.Request("How much stock was lost to theft?", false)).await(60, TimeUnit.SECONDS);
+    Retrieval wide = client.retrieve(new Retrieval.Request("How much stock was lost to theft?", true)).await(60, TimeUnit.SECONDS);
     assertThat(narrow.topK()).isEqualTo(5);
     assertThat(wide.topK()).isEqualTo(9);
     assertThat(wide.tables()).hasSize(9);
@@ -121,7 +125,7 @@ class RetrievalVerticleTest {
     assertThat(bills.getJsonArray("columns").getJsonObject(0)).isEqualTo(new JsonObject()
         .put("name", "bill_id").put("type", "integer").put("nullable", false).put("comment", "Bill id.")
         .put("position", 1).put("base", "int4").put("typmod", -1));
-    assertThat(client.tables().await(30, TimeUnit.SECONDS)).hasSize(15);
+    assertThat(client.tables(new RetrievalMessages.SchemaRequest(null)).await(30, TimeUnit.SECONDS).tables()).hasSize(15);
   }
 
   @Test
@@ -130,7 +134,7 @@ class RetrievalVerticleTest {
     assertThat(reply.getString("name")).isEqualTo("payments");
     assertThat(reply.getString("ddl")).contains("-- payments: Money actually collected", "CREATE TABLE payments (",
         "amt numeric(12,2),  -- Amount collected in rupees.", "FOREIGN KEY (bill_id) REFERENCES bills (bill_id)");
-    assertThat(client.describe("Payments").await(30, TimeUnit.SECONDS)).isEqualTo(reply.getString("ddl"));
+    assertThat(client.describe(new RetrievalMessages.DescribeRequest("Payments", null)).await(30, TimeUnit.SECONDS).ddl()).isEqualTo(reply.getString("ddl"));
   }
 
   @Test
@@ -146,12 +150,12 @@ class RetrievalVerticleTest {
 
   @Test
   void sampleReturnsClippedRows() throws Exception {
-    SampleRows s = client.sample("customers", 10).await(30, TimeUnit.SECONDS);
+    SampleRows s = client.sample(new RetrievalMessages.SampleRequest("customers", 10, null)).await(30, TimeUnit.SECONDS);
     assertThat(s.name()).isEqualTo("customers");
     assertThat(s.columns()).extracting(TableInfo.Column::name).startsWith("cust_id", "cust_name", "phone", "address");
     assertThat(s.rows()).hasSize(10).allSatisfy(row -> assertThat(row).hasSize(s.columns().size())
         .allSatisfy(v -> assertThat(v == null ? "" : v).hasSizeLessThanOrEqualTo(40)));
-    assertThat(client.sample("bills", 1).await(30, TimeUnit.SECONDS).rows()).hasSize(1);
+    assertThat(client.sample(new RetrievalMessages.SampleRequest("bills", 1, null)).await(30, TimeUnit.SECONDS).rows()).hasSize(1);
     JsonObject reply = request(Addresses.SAMPLE, new JsonObject().put("name", "store_settings"));
     assertThat(reply.getJsonArray("rows")).hasSize(3);
     assertThat(reply.getJsonArray("columns").getJsonObject(0))

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.Catalogue;
 import static org.assertj.core.api.Assertions.assertThat;

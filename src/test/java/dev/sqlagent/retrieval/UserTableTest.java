@@ -1,5 +1,8 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +34,7 @@ class UserTableTest {
         "REVOKE ALL ON hidden_payroll FROM sql_agent_ro");
     vertx = Vertx.vertx();
     vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
-    client = new RetrievalClient(vertx);
+    client = new RetrievalClient(vertx, 60_000);
   }
 
   @AfterAll
@@ -52,24 +55,24 @@ class UserTableTest {
 
   @Test
   void aTableWithoutNoteIsDescribedByItsCommentAndCountedExactly() throws Exception {
-    TableInfo web = client.tables().await(30, TimeUnit.SECONDS).stream()
+    TableInfo web = client.tables(new RetrievalMessages.SchemaRequest(null)).await(30, TimeUnit.SECONDS).tables().stream()
         .filter(t -> t.name().equals("\"Web Orders\"")).findFirst().orElseThrow();
     assertThat(web.note()).isEqualTo("Orders placed on the web shop.");
     assertThat(web.rowCount()).isEqualTo(2L);
     assertThat(web.primaryKey()).containsExactly("Order Id");
-    assertThat(client.describe("web orders").await(30, TimeUnit.SECONDS))
+    assertThat(client.describe(new RetrievalMessages.DescribeRequest("web orders", null)).await(30, TimeUnit.SECONDS).ddl())
         .contains("-- \"Web Orders\": Orders placed on the web shop.", "CREATE TABLE \"Web Orders\" (",
             "\"Order Id\" integer NOT NULL,", "PRIMARY KEY (\"Order Id\")")
         .doesNotContain("COMMENT:");
-    assertThat(client.sample("Web Orders", 5).await(30, TimeUnit.SECONDS).rows())
+    assertThat(client.sample(new RetrievalMessages.SampleRequest("Web Orders", 5, null)).await(30, TimeUnit.SECONDS).rows())
         .containsExactly(List.of("1", "first"), List.of("2", "second"));
   }
 
   @Test
   void aTableTheRoleCannotReadIsInvisible() throws Exception {
-    assertThat(client.tables().await(30, TimeUnit.SECONDS)).extracting(TableInfo::name)
+    assertThat(client.tables(new RetrievalMessages.SchemaRequest(null)).await(30, TimeUnit.SECONDS).tables()).extracting(TableInfo::name)
         .doesNotContain("hidden_payroll", "agent_query_log");
-    Retrieval r = client.retrieve("How much payroll is hidden?", true).await(60, TimeUnit.SECONDS);
+    Retrieval r = client.retrieve(new Retrieval.Request("How much payroll is hidden?", true)).await(60, TimeUnit.SECONDS);
     assertThat(r.tableNames()).doesNotContain("hidden_payroll");
   }
 }

@@ -1,4 +1,4 @@
-package dev.sqlagent.execution;
+package dev.sqlagent.contract;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package dev.sqlagent.agent;
+package dev.sqlagent.contract;
 
 import dev.sqlagent.bus.OmitWhenNull;
 import dev.sqlagent.bus.RecordJson;
@@ -31,13 +31,17 @@ import java.util.List;
  * @param verifiedId the verified query that answered, when one did
  * @param verifiedQuestion that verified query's question
  * @param verifiedScore its similarity with the question (0-1)
+ * @param worker clustered: the worker node that ran the question (set by the edge that chose it)
+ * @param errorType for a give-up that is not the agent's own (its worker left the cluster: {@code worker_lost}),
+ *     why; absent otherwise (the agent's give-ups say why in {@code history})
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
     List<Attempt> history, Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model,
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
-    @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore) {
+    @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
+    @OmitWhenNull String errorType) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -46,6 +50,17 @@ public record Answer(String question, String answer, String sql, int attempts, L
     tablesUsed = tablesUsed == null ? List.of() : List.copyOf(tablesUsed);
     history = history == null ? List.of() : List.copyOf(history);
     tokens = tokens == null ? new Tokens(0, 0) : tokens;
+  }
+
+  /** The agent's own answer (no {@code worker} yet, no {@code errorType}). */
+  public Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
+      boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
+      List<Attempt> history, Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model,
+      String source, String user, JsonObject injectedFault, Long cancelMs, JsonArray candidates, String conversationId,
+      String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore) {
+    this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
+        history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null);
   }
 
   /** Whether a verified query answered, without the model. */

@@ -1,4 +1,4 @@
-package dev.sqlagent.generation;
+package dev.sqlagent.contract;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -60,5 +60,10 @@ public record Completion(
         j.getInteger("key_index", 0),
         j.getString("finish_reason"),
         j.getJsonArray("alternatives", new JsonArray()).stream().map(String::valueOf).toList());
+  }
+
+  /** Tokens estimated as characters / 4, at least 1 for any text (when the server does not count them). */
+  public static int estimateTokens(int chars) {
+    return chars == 0 ? 0 : Math.max(1, (chars + 3) / 4);
   }
 }

@@ -1,4 +1,4 @@
-package dev.sqlagent.generation;
+package dev.sqlagent.contract;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -93,7 +93,7 @@ public record ChatRequest(String runId, List<Message> messages, boolean stream, 
   }
 
   /** Characters of all messages, for the token estimate when the server reports no usage. */
-  int promptChars() {
+  public int promptChars() {
     return messages.stream().mapToInt(x -> x.content().length()).sum();
   }
 }

@@ -1,4 +1,4 @@
-package dev.sqlagent.retrieval;
+package dev.sqlagent.contract;
 
 import io.vertx.core.json.JsonObject;
 

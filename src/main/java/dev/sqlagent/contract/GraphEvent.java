@@ -1,4 +1,4 @@
-package dev.sqlagent.agent;
+package dev.sqlagent.contract;
 
 import dev.sqlagent.bus.OmitWhenNull;
 import dev.sqlagent.bus.RecordJson;

@@ -1,4 +1,4 @@
-package dev.sqlagent.agent;
+package dev.sqlagent.contract;
 
 import dev.sqlagent.bus.RecordJson;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package dev.sqlagent.execution;
+package dev.sqlagent.contract;
 
 import java.util.HashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sqlagent.retrieval;
+package dev.sqlagent.contract;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,11 +14,25 @@ import java.util.List;
  * @param shortenedTables how many tables' column lists were shortened to fit the budget
  */
 public record Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
-    int schemaTokens, int shortenedTables, JsonArray valueMatches) {
+    int schemaTokens, int shortenedTables, JsonArray valueMatches, List<String> terms) {
 
-  /** @param valueMatches the question's phrases that match stored values (issue 12), also in the schema text */
+  /**
+   * @param valueMatches the question's phrases that match stored values, also in the schema text
+   * @param terms the notes' glossary terms of the chosen tables
+   */
   public Retrieval {
     valueMatches = valueMatches == null ? new JsonArray() : valueMatches;
+    terms = terms == null ? List.of() : List.copyOf(terms);
+  }
+
+  public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
+      int schemaTokens, int shortenedTables, JsonArray valueMatches) {
+    this(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, List.of());
+  }
+
+  /** The same, with the notes' terms of its tables. */
+  public Retrieval withTerms(List<String> glossary) {
+    return new Retrieval(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, glossary);
   }
 
   public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
@@ -27,13 +41,21 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
   }
 
   public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK) {
-    this(tables, schema, samples, conventions, topK, dev.sqlagent.generation.ChatClient.estimate(schema.length()), 0);
+    this(tables, schema, samples, conventions, topK, Completion.estimateTokens(schema.length()), 0);
   }
 
-  /** The request: a question, and whether to widen (repair after an unknown table or column). */
-  public record Request(String question, boolean widen) {
+  /**
+   * The request: a question, whether to widen (repair after an unknown table or column), and the asking user's
+   * database role (null: the service's own), whose grants decide which tables are seen.
+   */
+  public record Request(String question, boolean widen, String dbRole) {
+    public Request(String question, boolean widen) {
+      this(question, widen, null);
+    }
+
     public JsonObject toJson() {
-      return new JsonObject().put("question", question).put("widen", widen);
+      JsonObject j = new JsonObject().put("question", question).put("widen", widen);
+      return dbRole == null ? j : j.put("db_role", dbRole);
     }
 
     /** Throws IllegalArgumentException with a message for the caller when the request is unusable. */
@@ -43,7 +65,9 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
       if (!(q instanceof String s) || s.isBlank()) throw new IllegalArgumentException("'question' must be a non-empty string");
       Object w = j.getValue("widen", false);
       if (!(w instanceof Boolean widen)) throw new IllegalArgumentException("'widen' must be true or false");
-      return new Request(s, widen);
+      Object role = j.getValue("db_role");
+      if (role != null && !(role instanceof String)) throw new IllegalArgumentException("'db_role' must be a string");
+      return new Request(s, widen, (String) role);
     }
   }
 
@@ -60,7 +84,8 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         .put("top_k", topK)
         .put("schema_tokens", schemaTokens)
         .put("shortened_tables", shortenedTables)
-        .put("value_matches", valueMatches.copy());
+        .put("value_matches", valueMatches.copy())
+        .put("terms", new JsonArray(terms));
   }
 
   public static Retrieval fromJson(JsonObject j) {
@@ -69,6 +94,7 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         j.getString("schema"), j.getString("samples"),
         j.getJsonArray("conventions").stream().map(String::valueOf).toList(),
         j.getInteger("top_k"), j.getInteger("schema_tokens", 0), j.getInteger("shortened_tables", 0),
-        j.getJsonArray("value_matches", new JsonArray()));
+        j.getJsonArray("value_matches", new JsonArray()),
+        j.getJsonArray("terms", new JsonArray()).stream().map(String::valueOf).toList());
   }
 }

@@ -1,0 +1,48 @@
+package dev.sqlagent.contract;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusClient;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The caller's side of the gate: {@link #execute} ({@code Addresses.EXECUTE}) and {@link #grade}
+ * ({@code Addresses.GATE_GRADE}, node-local: the grading mode is reached only inside the process that runs the
+ * gate). A refusal is a {@link GateReply} with its error; a failed request (no gate, no reply in time) a
+ * {@code BusError}.
+ */
+public final class GateClient {
+
+  public static final String GATE = "the query gate";
+
+  private final BusClient bus;
+  private final long timeoutMs;
+  private final boolean localOnly;
+
+  /** @param localOnly the gate of this node only (clustered, a run's steps stay on its worker) */
+  public GateClient(Vertx vertx, long timeoutMs, boolean localOnly) {
+    this.bus = new BusClient(vertx, GATE, timeoutMs);
+    this.timeoutMs = timeoutMs;
+    this.localOnly = localOnly;
+  }
+
+  public GateClient(Vertx vertx, long timeoutMs) {
+    this(vertx, timeoutMs, false);
+  }
+
+  public Future<GateReply> execute(GateRequest request) {
+    return bus.<JsonObject>request(Addresses.EXECUTE, request.toJson(), options(localOnly)).map(GateReply::fromJson);
+  }
+
+  /** Every row of {@code sql}, no cap: the evaluation's grading. */
+  public Future<GateReply> grade(String sql) {
+    return bus.<JsonObject>request(Addresses.GATE_GRADE, new JsonObject().put("sql", sql), options(true))
+        .map(GateReply::fromJson);
+  }
+
+  private DeliveryOptions options(boolean local) {
+    return new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)).setLocalOnly(local);
+  }
+}

@@ -1,0 +1,169 @@
+package dev.sqlagent.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.users.User;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The agent path's messages on the wire, and the typed clients over a real event bus. */
+class ContractTest {
+
+  static Vertx vertx;
+
+  @BeforeAll
+  static void start() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void stop() {
+    vertx.close().await();
+  }
+
+  @Test
+  void aPersonsQuestionKeepsTodaysWire() {
+    User ann = new User("ann", "Ann", false, "analyst");
+    AskRequest ask = new AskRequest("How many bills?", null, "http", "run-1", ann, "c-9", null);
+    JsonObject wire = ask.toJson();
+    assertThat(wire.fieldNames()).containsExactlyInAnyOrder("question", "mode", "source", "run_id", "user", "conversation_id");
+    assertThat(wire.getString("mode")).isEqualTo("agent");
+    assertThat(wire.getJsonObject("user")).isEqualTo(ann.toJson());
+    assertThat(AskRequest.fromJson(wire)).isEqualTo(ask.withOptions(RunOptions.ASKED));
+  }
+
+  @Test
+  void anEvaluationsOptionsAreExplicit() {
+    AskRequest ask = AskRequest.of(" q7 question ", "eval").withOptions(RunOptions.evaluation(3, "q7"));
+    JsonObject wire = ask.toJson();
+    assertThat(wire.getBoolean("lookup_verified")).isFalse();
+    assertThat(wire.getBoolean("standalone")).isTrue();
+    assertThat(wire.getBoolean("self_paced")).isTrue();
+    assertThat(wire.getInteger("candidates")).isEqualTo(3);
+    assertThat(wire.getBoolean("inject_fault")).isTrue();
+    assertThat(wire.getString("fault_key")).isEqualTo("q7");
+    RunOptions back = AskRequest.fromJson(wire).options();
+    assertThat(back).isEqualTo(RunOptions.evaluation(3, "q7"));
+    // The label alone switches nothing.
+    assertThat(AskRequest.fromJson(new JsonObject().put("question", "q").put("source", "eval")).options())
+        .isEqualTo(RunOptions.ASKED);
+    // A fault without its key is keyed by the question, as before.
+    assertThat(AskRequest.fromJson(new JsonObject().put("question", " q ").put("inject_fault", true)).options().faultKey())
+        .isEqualTo("q");
+  }
+
+  @Test
+  void gateRequestsAreCheckedAsTheGateDid() {
+    GateRequest r = new GateRequest("SELECT 1", true, "run-1", 50, "analyst");
+    assertThat(GateRequest.fromJson(r.toJson())).isEqualTo(r);
+    assertThat(GateRequest.check("SELECT 1").toJson()).isEqualTo(new JsonObject().put("sql", "SELECT 1").put("run", false));
+    assertThat(GateRequest.fromJson(new JsonObject().put("sql", "SELECT 1")).run()).isTrue();
+    assertThatThrownBy(() -> GateRequest.fromJson(new JsonObject().put("sql", 1))).hasMessage("\"sql\" must be a string");
+    assertThatThrownBy(() -> GateRequest.fromJson(new JsonObject().put("sql", "x").put("row_cap", 0)))
+        .hasMessage("\"row_cap\" must be at least 1");
+    assertThatThrownBy(() -> GateRequest.fromJson("SELECT 1")).hasMessage("the request must be a JSON object");
+  }
+
+  @Test
+  void runRequestsAndRepliesRoundTrip() {
+    User bob = new User("bob", "Bob", true, null);
+    RunRequest events = RunRequest.events("run-2", 4, bob);
+    assertThat(RunRequest.fromJson(events.toJson())).isEqualTo(events);
+    RunRequest cancel = RunRequest.cancel("run-2", null, "Ctrl-C");
+    assertThat(cancel.toJson().getString("by")).isEqualTo("Ctrl-C");
+    assertThat(RunRequest.fromJson(cancel.toJson())).isEqualTo(cancel);
+    GraphEvent e = new GraphEvent("run-2", 5, 10L, "decide", GraphEvent.FINISHED, 1, "decision", new JsonObject().put("next", "answer"),
+        null, null);
+    RunMessages.Events reply = new RunMessages.Events("run-2", List.of(e));
+    assertThat(reply.toJson().getJsonArray("events").getJsonObject(0)).isEqualTo(e.toJson());
+    assertThat(RunMessages.Events.fromJson(reply.toJson())).isEqualTo(reply);
+    RunMessages.Runs runs = new RunMessages.Runs(List.of(new RunMessages.Run("run-2", null, "q", "running", "2026-01-01T00:00:00Z")));
+    assertThat(runs.toJson().getJsonArray("runs").getJsonObject(0).fieldNames())
+        .containsExactly("run_id", "user", "question", "state", "started_at");
+    assertThat(RunMessages.Runs.fromJson(runs.toJson())).isEqualTo(runs);
+  }
+
+  @Test
+  void retrievalAndVerifiedMessagesRoundTrip() {
+    Retrieval.Request r = new Retrieval.Request("q", true, "analyst");
+    assertThat(Retrieval.Request.fromJson(r.toJson())).isEqualTo(r);
+    assertThat(new Retrieval.Request("q", false).toJson().containsKey("db_role")).isFalse();
+    Retrieval reply = new Retrieval(List.of(new ScoredTable("bills", 0.9, null, "vector")), "CREATE TABLE bills ()", "",
+        List.of("money in cents"), 1, 5, 0, new JsonArray(), List.of("paid"));
+    assertThat(Retrieval.fromJson(reply.toJson())).isEqualTo(reply);
+    VerifiedMessages.Matches m = new VerifiedMessages.Matches(0.9, 2,
+        new JsonArray().add(new JsonObject().put("verified_id", 3).put("score", 0.95)), null, 4L);
+    assertThat(VerifiedMessages.Matches.fromJson(m.toJson())).isEqualTo(m);
+    assertThat(new VerifiedMessages.Retire(3, "unknown_table: bills").toJson())
+        .isEqualTo(new JsonObject().put("verified_id", 3L).put("reason", "unknown_table: bills"));
+  }
+
+  @Test
+  void theAgentClientReadsAnswersAndFailures() throws Exception {
+    var consumer = vertx.eventBus().<JsonObject>consumer(Addresses.ASK, msg -> {
+      AskRequest ask = AskRequest.fromJson(msg.body());
+      if (ask.question().equals("busy?")) {
+        msg.fail(BusFailure.BUSY.code(), "the service is busy");
+        return;
+      }
+      msg.reply(new Answer(ask.question(), "42", "SELECT 42", 1, List.of(), false, false, false, new JsonArray(),
+          new JsonArray(), 1, false, List.of(), null, 0, 5, ask.runId(), ask.mode(), "m", ask.source(), null, null, null,
+          null, null, "model", null, null, null).toJson());
+    });
+    consumer.completion().await();
+    try {
+      AgentClient agent = new AgentClient(vertx, 5_000);
+      Answer a = agent.ask(AskRequest.of("How many?", "cli").withRunId("run-3")).await(10, TimeUnit.SECONDS);
+      assertThat(a.answer()).isEqualTo("42");
+      assertThat(a.runId()).isEqualTo("run-3");
+      assertThat(a.source()).isEqualTo("cli");
+      assertThatThrownBy(() -> agent.ask(AskRequest.of("busy?", "cli")).await(10, TimeUnit.SECONDS))
+          .isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.BUSY));
+    } finally {
+      consumer.unregister().await();
+    }
+  }
+
+  @Test
+  void theGenerationClientFailsWithTheModelsType() {
+    var consumer = vertx.eventBus().<JsonObject>consumer(Addresses.GENERATE, msg ->
+        new ModelException(ModelException.Type.MODEL_QUOTA, "out of quota").failure().failOn(msg));
+    consumer.completion().await();
+    try {
+      GenerationClient model = new GenerationClient(vertx, 1_000, false);
+      assertThatThrownBy(() -> model.complete(ChatRequest.of("run-4", false, ChatRequest.Message.user("q")))
+              .await(10, TimeUnit.SECONDS))
+          .isInstanceOfSatisfying(ModelException.class, e -> {
+            assertThat(e.type()).isEqualTo(ModelException.Type.MODEL_QUOTA);
+            assertThat(e.getMessage()).isEqualTo("out of quota");
+          });
+    } finally {
+      consumer.unregister().await();
+    }
+  }
+
+  @Test
+  void theGateClientGradesOnThisNodeOnly() throws Exception {
+    var consumer = vertx.eventBus().<JsonObject>localConsumer(Addresses.GATE_GRADE, msg ->
+        msg.reply(new JsonObject().put("ok", true).put("sql", msg.body().getString("sql")).put("columns", new JsonArray())
+            .put("rows", new JsonArray()).put("row_count", 0).put("truncated", false).put("elapsed_ms", 1)));
+    consumer.completion().await();
+    try {
+      GateReply reply = new GateClient(vertx, 5_000).grade("SELECT 1").await(10, TimeUnit.SECONDS);
+      assertThat(reply.ok()).isTrue();
+      assertThat(reply.sql()).isEqualTo("SELECT 1");
+    } finally {
+      consumer.unregister().await();
+    }
+  }
+}
