@@ -14,6 +14,13 @@ public final class Addresses {
    */
   public static final String GATE_GRADE = "sqlagent.execution.grade";
 
+  // --- the catalogue ---------------------------------------------------------------------------
+  /**
+   * Published each time a process's catalogue holds a new snapshot: {version, read_at, tables, fingerprint, node}.
+   * Retrieval re-embeds what changed; clustered, another node's catalogue reads again when its fingerprint differs.
+   */
+  public static final String CATALOGUE_CHANGED = "sqlagent.catalogue.changed";
+
   // --- retrieval ------------------------------------------------------------------------------
   /** Request {question, widen}, reply {tables, schema, samples, conventions, top_k}. */
   public static final String RETRIEVE = "sqlagent.retrieval.select";
