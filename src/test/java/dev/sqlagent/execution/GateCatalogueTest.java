@@ -7,8 +7,6 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.DatabaseCopy;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -44,9 +42,7 @@ class GateCatalogueTest {
   }
 
   static void admin(String... statements) throws Exception {
-    try (Connection c = DatabaseCopy.admin(copy); Statement s = c.createStatement()) {
-      for (String sql : statements) s.execute(sql);
-    }
+    DatabaseCopy.exec(copy, statements);
   }
 
   static JsonObject run(String sql) throws Exception {

@@ -10,8 +10,6 @@ import dev.sqlagent.testing.DatabaseCopy;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -47,9 +45,7 @@ class CatalogueFollowTest {
   }
 
   static void admin(String... statements) throws Exception {
-    try (Connection c = DatabaseCopy.admin(copy); Statement s = c.createStatement()) {
-      for (String sql : statements) s.execute(sql);
-    }
+    DatabaseCopy.exec(copy, statements);
   }
 
   static JsonObject status() throws Exception {
