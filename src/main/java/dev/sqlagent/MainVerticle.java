@@ -2,6 +2,8 @@ package dev.sqlagent;
 
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.agent.FirstSqlMutator;
+import dev.sqlagent.catalogue.CatalogueHolder;
+import dev.sqlagent.catalogue.CatalogueVerticle;
 import dev.sqlagent.cluster.AskDispatcher;
 import dev.sqlagent.cluster.Cluster;
 import dev.sqlagent.cluster.ClusterStatus;
@@ -85,15 +87,17 @@ public final class MainVerticle extends VerticleBase {
     Role role = cluster == null ? Role.ALL : cluster.role();
     // Each verticle gets its settings, built once from the checked configuration, through its constructor.
     String node = cluster == null ? null : cluster.nodeId();
+    // The one catalogue of this process: the gate, retrieval, the schema snapshot and health take its snapshots.
+    CatalogueHolder catalogue = CatalogueHolder.open(vertx, target, config.schemas());
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> steps = List.of(
-        () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles()),
-        () -> new RetrievalVerticle(target, state, config, node),
+        () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles(), catalogue),
+        () -> new RetrievalVerticle(target, state, config, node, catalogue),
         () -> new GenerationVerticle(ChatClientOptions.from(config)));
     // Duties for exactly one node of a cluster.
     List<Supplier<Deployable>> oneNode = List.of(
         () -> new QueryLogVerticle(state.logOptions(), QueryLogVerticle.Limits.from(config), cluster == null),
-        () -> new SchemaSnapshotVerticle(target, state, config.schemas()),
+        () -> new SchemaSnapshotVerticle(target, state, config.schemas(), catalogue),
         () -> new ConversationVerticle(state, config.conversationDays()),
         () -> new VerifiedVerticle(target, state, config.verifiedThreshold()));
     Future<String> deployed = Future.succeededFuture();
@@ -102,6 +106,8 @@ public final class MainVerticle extends VerticleBase {
       deployed = deployAll(List.of(() -> new MetricsVerticle(cluster.name()), () -> new ClusterStatus(cluster, config.deadlines())));
       if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new JournalWriter(state)));
     }
+    // First of this node's own: its first read fails the start when the agent role cannot read the catalogue.
+    deployed = deployed.compose(id -> vertx.deployVerticle(new CatalogueVerticle(catalogue)));
     if (role.worker()) deployed = deployed.compose(id -> deployAll(steps));
     deployed = deployed.compose(id -> cluster == null ? deployAll(oneNode)
         : vertx.deployVerticle(new SingletonLease(cluster, oneNode)));
@@ -112,7 +118,7 @@ public final class MainVerticle extends VerticleBase {
             () -> new SchemaRefreshAll(cluster))));
     http = new HttpVerticle(config);
     return deployed
-        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state, config)))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state, config, catalogue)))
         .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state)))
         .compose(id -> vertx.deployVerticle(http))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));

@@ -16,11 +16,18 @@ public final class Addresses {
 
   /**
    * Where the gate reports, for one request of a run, that the statement passed its checks and is about to run
-   * ({@code execution.GateProgress}); it waits for the reply before it sends the statement. Node-local.
+   * ({@code contract.GateProgress}); it waits for the reply before it sends the statement. Node-local.
    */
   public static String gateProgress(String runId, int call) {
     return "sqlagent.execution.progress." + runId + "." + call;
   }
+
+  // --- the catalogue ---------------------------------------------------------------------------
+  /**
+   * Published each time a process's catalogue holds a new snapshot: {version, read_at, tables, fingerprint, node}.
+   * Retrieval re-embeds what changed; clustered, another node's catalogue reads again when its fingerprint differs.
+   */
+  public static final String CATALOGUE_CHANGED = "sqlagent.catalogue.changed";
 
   // --- retrieval ------------------------------------------------------------------------------
   /** Request {question, widen}, reply {tables, schema, samples, conventions, top_k}. */
@@ -31,10 +38,11 @@ public final class Addresses {
   public static final String DESCRIBE = "sqlagent.retrieval.describe";
   /** A few rows of one table: request {name, n}, reply {name, columns, rows}, values clipped. */
   public static final String SAMPLE = "sqlagent.retrieval.sample";
-  /** Discover the target again and re-embed what changed: request {} → the RETRIEVAL_STATUS body plus elapsed_ms. */
+  /**
+   * Discover the target again (a new catalogue version) and re-embed what changed: request {} → the RETRIEVAL_STATUS
+   * body plus elapsed_ms, gate_tables and catalogue (the version now held).
+   */
   public static final String SCHEMA_REFRESH = "sqlagent.retrieval.refresh";
-  /** The gate reads the visible tables again (after a schema refresh): request {} → {"tables": n}. */
-  public static final String GATE_RELOAD = "sqlagent.execution.reload";
   /** Retrieval's index: request {} → {"built": bool, "tables": n, "built_at": ISO-8601 instant or null}. */
   public static final String RETRIEVAL_STATUS = "sqlagent.retrieval.status";
   /** Published by retrieval each time its index is (re)built, with the same body as RETRIEVAL_STATUS. */
@@ -150,7 +158,7 @@ public final class Addresses {
     return RUNS + ".on." + nodeId;
   }
 
-  /** Retrieval (and, after it, the gate) of one worker node: the same body and reply as {@link #SCHEMA_REFRESH}. */
+  /** The catalogue and retrieval of one worker node: the same body and reply as {@link #SCHEMA_REFRESH}. */
   public static String schemaRefreshOn(String nodeId) {
     return SCHEMA_REFRESH + ".on." + nodeId;
   }

@@ -36,6 +36,19 @@ public record Catalogue(String database, List<TableInfo> tables, Set<String> hid
     return new Catalogue(database, tables, hidden, underlying, found);
   }
 
+  /**
+   * What a user's database role may read, read as that role: {@code readable} and {@code hidden} relations
+   * ({@code schema.relname}; hidden ones bare too when on the search path) and the relations a query on the readable
+   * ones scans without naming them, as for the agent role.
+   */
+  public record Visibility(Set<String> readable, Set<String> hidden, Set<String> underlying) {}
+
+  /** This catalogue narrowed to what {@code role} may read: its tables, hidden and underlying relations; the same functions. */
+  public Catalogue seenBy(Visibility role) {
+    return new Catalogue(database, tables.stream().filter(t -> role.readable().contains(t.schema() + "." + t.relname()))
+        .toList(), role.hidden(), role.underlying(), functions);
+  }
+
   /** Known tables only, for tests and tools. */
   public static Catalogue of(List<TableInfo> tables) {
     return new Catalogue("", tables, Set.of());

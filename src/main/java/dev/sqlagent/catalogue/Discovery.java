@@ -16,8 +16,8 @@ import java.util.Set;
 
 /**
  * The one definition of what the agent can see in the target, read from pg_catalog as the agent role (so it
- * is true of whatever database and role the service is given). Gate, retrieval, {@code /api/schema}, MCP,
- * drift and health all work from what this returns.
+ * is true of whatever database and role the service is given). In the service it is read by the catalogue
+ * ({@link CatalogueHolder}) only; gate, retrieval, {@code /api/schema}, MCP, drift and health work from its snapshots.
  *
  * <p>In scope: every schema outside the system ones ({@code pg_*}, {@code information_schema}), or only
  * {@code SQLAGENT_SCHEMAS}. Visible: tables, partitioned tables (as one relation: partitions are hidden),
@@ -83,6 +83,11 @@ public final class Discovery {
       + " SELECT n.nspname::text AS schema, c.relname::text AS relname FROM reach r JOIN pg_class c ON c.oid = r.oid"
       + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE r.oid NOT IN (SELECT oid FROM visible)";
 
+  /** Which relations in scope the current role may read (the user's role's view: {@link #visibilityOn}). */
+  private static final String VISIBILITY = "SELECT n.nspname::text AS schema, c.relname::text AS relname,"
+      + " pg_table_is_visible(c.oid) AS on_path, " + READABLE + " AS readable"
+      + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + SCOPE + " AND " + RELATION;
+
   private final Pool pool;
   private final List<String> schemas;
 
@@ -120,16 +125,57 @@ public final class Discovery {
    * change before rolling it back this way).
    */
   public Future<Catalogue> readOn(SqlConnection conn) {
+    return readOn(conn, true);
+  }
+
+  /**
+   * The relations, columns and keys as they are now, without the functions (so {@link Functions#NONE}) and without
+   * counting never-analysed tables (their row count is the planner's or unknown): what drift and the table count
+   * need, at a fraction of the reads.
+   */
+  public Future<Catalogue> readShape() {
+    return ReadOnly.run(pool, conn -> readOn(conn, false));
+  }
+
+  private Future<Catalogue> readOn(SqlConnection conn, boolean full) {
     Tuple scope = Tuple.of(schemas.isEmpty() ? null : schemas.toArray(new String[0]));
     return conn.preparedQuery("SELECT current_database()").execute()
         .compose(db -> conn.preparedQuery(RELATIONS).execute(scope)
             .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
                     .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
-                        .compose(underlying -> functions(conn)
-                            .compose(functions -> exactCounts(conn, relations, functions)
+                        .compose(underlying -> (full ? functions(conn) : Future.succeededFuture(Functions.NONE))
+                            .compose(functions -> (full ? exactCounts(conn, relations, functions)
+                                    : Future.succeededFuture(Map.<Long, Long>of()))
                                 .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
                                     .withUnderlying(underlyingNames(underlying)).withFunctions(functions))))))));
+  }
+
+  /**
+   * What {@code conn}'s current role (a user's database role, inside the caller's transaction) may read: two
+   * catalogue reads, no columns, keys, counts or functions (those are the agent role's snapshot's).
+   */
+  public Future<Catalogue.Visibility> visibilityOn(SqlConnection conn) {
+    Tuple scope = Tuple.of(schemas.isEmpty() ? null : schemas.toArray(new String[0]));
+    return conn.preparedQuery(VISIBILITY).execute(scope)
+        .compose(relations -> conn.preparedQuery(UNDERLYING).execute(scope).map(underlying -> {
+          Set<String> readable = new HashSet<>();
+          Set<String> hidden = new HashSet<>();
+          for (Row r : relations) {
+            if (Boolean.TRUE.equals(r.getBoolean("readable"))) {
+              readable.add(r.getString("schema") + "." + r.getString("relname"));
+            } else {
+              hide(hidden, r);
+            }
+          }
+          return new Catalogue.Visibility(readable, hidden, underlyingNames(underlying));
+        }));
+  }
+
+  /** A relation in scope the role may not read: by {@code schema.relname}, and bare when the search path finds it. */
+  private static void hide(Set<String> hidden, Row r) {
+    hidden.add(r.getString("schema") + "." + r.getString("relname"));
+    if (Boolean.TRUE.equals(r.getBoolean("on_path"))) hidden.add(r.getString("relname"));
   }
 
   /** The functions a query could reach ({@link Functions}): six catalogue reads, sent together. */
@@ -230,8 +276,7 @@ public final class Discovery {
     Set<String> hidden = new HashSet<>();
     for (Row r : relations) {
       if (!Boolean.TRUE.equals(r.getBoolean("readable"))) {
-        hidden.add(r.getString("schema") + "." + r.getString("relname"));
-        if (Boolean.TRUE.equals(r.getBoolean("on_path"))) hidden.add(r.getString("relname"));
+        hide(hidden, r);
         continue;
       }
       boolean bare = Boolean.TRUE.equals(r.getBoolean("on_path")) && sameName.get(r.getString("relname")) == 1;

@@ -1,27 +1,26 @@
 package dev.sqlagent.drift;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.CatalogueHolder;
+import dev.sqlagent.catalogue.CatalogueSnapshot;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes the schema snapshot each time retrieval's index is built: it listens for
  * {@link Addresses#RETRIEVAL_BUILT} and also asks {@link Addresses#RETRIEVAL_STATUS} (every 2 s until the
- * index is built, then every 30 s), so the snapshot always describes the schema the index was built from.
+ * index is built, then every 30 s), so the snapshot always describes the schema the index was built from: the
+ * catalogue snapshot the index was built from when this process holds it (the status names it by its fingerprint),
+ * else the catalogue's look at the target now (clustered, the index may be another node's).
  * {@code sql-agent drift} and the readiness check compare the live schema with it.
  */
 public final class SchemaSnapshotVerticle extends VerticleBase {
@@ -33,25 +32,31 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   private final Target target;
   private final SnapshotStore store;
   private final List<String> schemas;
-  private Pool pool;
-  private Discovery discovery;
+  private CatalogueHolder catalogue;
+  private boolean ownsCatalogue;
   private String snapshotFor;
   private boolean writing;
   private long timer = -1;
 
   /** @param schemas the schemas offered (empty: every readable one), as retrieval discovers them */
   public SchemaSnapshotVerticle(Target target, StateStore state, List<String> schemas) {
+    this(target, state, schemas, null);
+  }
+
+  /** @param catalogue the process's catalogue (null: one of this verticle's own) */
+  public SchemaSnapshotVerticle(Target target, StateStore state, List<String> schemas, CatalogueHolder catalogue) {
     this.target = target;
     this.store = new SnapshotStore(state);
     this.schemas = List.copyOf(schemas);
+    this.catalogue = catalogue;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
-        .with(new PoolOptions().setMaxSize(1).setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS))
-        .connectingTo(target.roOptions()).using(vertx).build();
-    discovery = new Discovery(pool, schemas);
+    if (catalogue == null) {
+      catalogue = CatalogueHolder.open(vertx, target, schemas);
+      ownsCatalogue = true;
+    }
     return vertx.executeBlocking(() -> store.read(target.key()).map(SchemaShape::indexBuiltAt).orElse(null), false)
         .otherwise(e -> {
           LOG.warn("schema snapshot: {}", e.getMessage());
@@ -67,7 +72,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     if (timer != -1) vertx.cancelTimer(timer);
-    return pool.close();
+    return ownsCatalogue ? catalogue.close() : Future.succeededFuture();
   }
 
   private void poll() {
@@ -90,12 +95,20 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
     }
   }
 
+  /** The catalogue the index was built from, when this process holds it (same fingerprint), else the target now. */
+  private Future<Catalogue> indexedCatalogue(JsonObject built) {
+    CatalogueSnapshot held = catalogue.snapshot();
+    Long fingerprint = built == null ? null : built.getLong("fingerprint");
+    if (held != null && fingerprint != null && fingerprint == held.fingerprint()) return Future.succeededFuture(held.catalogue());
+    return catalogue.look();
+  }
+
   private void onStatus(JsonObject status) {
     if (status == null || !status.getBoolean("built", false) || writing) return;
     String builtAt = Objects.requireNonNullElse(status.getString("built_at"), "unknown");
     if (builtAt.equals(snapshotFor) || notNewer(builtAt, snapshotFor)) return;
     writing = true;
-    discovery.read().map(cat -> SchemaReader.shape(target.key(), cat))
+    indexedCatalogue(status.getJsonObject("catalogue")).map(cat -> SchemaReader.shape(target.key(), cat))
         .compose(shape -> vertx.executeBlocking(() -> {
           store.write(target.key(), shape.withIndexBuiltAt(builtAt));
           LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",

@@ -7,6 +7,7 @@ import dev.sqlagent.contract.GateError;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.db.Target;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -37,6 +38,8 @@ public final class ExecutionVerticle extends VerticleBase {
   private final Target db;
   private final Gate.Settings settings;
   private final List<String> userRoles;
+  /** The process's catalogue; null: the gate reads one of its own. */
+  private final CatalogueHolder catalogue;
   private Gate gate;
 
   /** Without users' database roles (no users file). */
@@ -46,22 +49,27 @@ public final class ExecutionVerticle extends VerticleBase {
 
   /** @param userRoles the database roles users switch to ({@code Users.dbRoles()}): checked at start */
   public ExecutionVerticle(Target db, Gate.Settings settings, List<String> userRoles) {
+    this(db, settings, userRoles, null);
+  }
+
+  /**
+   * @param catalogue the process's catalogue: the gate takes each query's tables from its current snapshot, so a
+   *     schema refresh reaches the gate with nothing to reload (null: a catalogue of the gate's own)
+   */
+  public ExecutionVerticle(Target db, Gate.Settings settings, List<String> userRoles, CatalogueHolder catalogue) {
     this.db = db;
     this.settings = settings;
     this.userRoles = List.copyOf(userRoles);
+    this.catalogue = catalogue;
   }
 
   @Override
   public Future<?> start() {
-    return Gate.start(vertx, db, settings)
+    return Gate.start(vertx, db, settings, catalogue)
         .compose(g -> {
           gate = g;
           // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.
           vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> gate.stop(m.body().getString("run_id")));
-          // A schema refresh: the gate's tables follow the new discovery before the refresh is answered.
-          vertx.eventBus().<JsonObject>consumer(Addresses.GATE_RELOAD, m -> gate.reloadSchema()
-              .onSuccess(v -> m.reply(new JsonObject().put("tables", gate.schema().tables().size())))
-              .onFailure(e -> m.fail(BusFailure.UNAVAILABLE.code(), "the gate could not re-read the visible tables: " + e.getMessage())));
           return UserRoles.check(gate, userRoles, db.role())
               .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion())
               .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion());

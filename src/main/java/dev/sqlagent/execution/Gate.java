@@ -3,6 +3,8 @@ package dev.sqlagent.execution;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateError;
 import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.catalogue.CatalogueHolder;
+import dev.sqlagent.catalogue.CatalogueSnapshot;
 import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -36,7 +38,7 @@ public final class Gate {
   /** Names of the gate's prepared statements: unique in the process, deallocated by each query's reset. */
   private static final String PREPARED_NAME = "sql_agent_gate_";
   private static final java.util.concurrent.atomic.AtomicLong PREPARED = new java.util.concurrent.atomic.AtomicLong();
-  /** An unknown table may be a new one: the catalogue is read again when older than this. */
+  /** An unknown table may be a new one: the catalogue is asked to read again when its snapshot is older than this. */
   private static final double SCHEMA_REFRESH_SECONDS = 30;
 
   /** The gate's limits (from the service configuration). */
@@ -75,45 +77,52 @@ public final class Gate {
   private final Vertx vertx;
   private final Settings settings;
   private final ReadOnlyExecutor executor;
-  private volatile StaticCheck check;
+  /** Where the visible tables come from: each submission uses the snapshot it started with, to its end. */
+  private final CatalogueHolder catalogue;
   /**
    * The columns of statements described lately, by role and bounded text: a guess for a repeat, always checked
    * against the statement's description before anything runs ({@link #guessed}).
    */
   private final TextCache<List<ResultShape.Column>> shapes = new TextCache<>(1024, 8_000, 512_000);
-  /** Users' database roles' static checks, read once per role (again after a schema reload). */
-  private final java.util.Map<String, Future<StaticCheck>> roleChecks = new java.util.concurrent.ConcurrentHashMap<>();
-
-  private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, VisibleSchema schema) {
+  private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, CatalogueHolder catalogue) {
     this.vertx = vertx;
     this.settings = settings;
     this.executor = executor;
-    this.check = settings.check(schema);
+    this.catalogue = catalogue;
   }
 
-  /** Opens the read-only pool, reads the visible tables from the catalogue as that role, warms up the parser. */
+  /**
+   * Opens the read-only pool, reads the visible tables from the catalogue as that role (a catalogue of its own,
+   * read through the gate's pool), warms up the parser.
+   */
   public static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, Settings settings) {
-    return start(vertx, readOnlyRole, new io.vertx.core.net.NetClientOptions(), settings);
+    return start(vertx, readOnlyRole, new io.vertx.core.net.NetClientOptions(), settings, null);
   }
 
   /** The same for the target: its connect options and its connect_timeout. */
   public static Future<Gate> start(Vertx vertx, dev.sqlagent.db.Target target, Settings settings) {
-    return start(vertx, target.roOptions(), target.url().netOptions(), settings);
+    return start(vertx, target, settings, null);
+  }
+
+  /** The same with the process's catalogue (null: one of its own). */
+  public static Future<Gate> start(Vertx vertx, dev.sqlagent.db.Target target, Settings settings, CatalogueHolder catalogue) {
+    return start(vertx, target.roOptions(), target.url().netOptions(), settings, catalogue);
   }
 
   private static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net,
-                                    Settings settings) {
+                                    Settings settings, CatalogueHolder shared) {
     ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, readOnlyRole, net, settings.poolSize(),
         settings.statementTimeoutMs(), settings.lockTimeoutMs());
+    CatalogueHolder catalogue = shared != null ? shared : CatalogueHolder.over(vertx, executor.pool(), settings.schemas());
     return vertx.executeBlocking(() -> {
           StaticCheck.warmUp();
           return null;
         }, false)
-        .compose(v -> VisibleSchema.load(executor.pool(), settings.schemas()))
-        .map(schema -> {
-          LOG.info("gate ready: {} visible tables, row cap {}, max plan cost {}", schema.tables().size(),
-              settings.rowCap(), settings.maxPlanCost());
-          return new Gate(vertx, settings, executor, schema);
+        .compose(v -> catalogue.current())
+        .map(snapshot -> {
+          LOG.info("gate ready: {} visible tables (catalogue version {}), row cap {}, max plan cost {}",
+              snapshot.catalogue().tables().size(), snapshot.version(), settings.rowCap(), settings.maxPlanCost());
+          return new Gate(vertx, settings, executor, catalogue);
         })
         .recover(err -> executor.close().transform(x -> Future.failedFuture(err)));
   }
@@ -122,8 +131,9 @@ public final class Gate {
     return settings;
   }
 
+  /** The visible tables of the catalogue's current snapshot. */
   public VisibleSchema schema() {
-    return check.schema();
+    return agentCheck(catalogue.snapshot()).schema();
   }
 
   /** The executor, for tests that bypass the static check on purpose. */
@@ -192,13 +202,13 @@ public final class Gate {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     Stages stages = new Stages();
-    return checkFor(dbRole).compose(forRole -> staticCheck(sql, forRole)
+    CatalogueSnapshot snapshot = catalogue.snapshot();
+    return checkFor(snapshot, dbRole).compose(forRole -> staticCheck(sql, snapshot, forRole, dbRole == null)
         .compose(checked -> {
           StaticCheck.Verdict verdict = checked.verdict();
           if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
           stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
-          return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole,
-              forRole == null ? check.schema() : forRole.schema(), progress);
+          return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole, checked.by().schema(), progress);
         }))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
@@ -224,56 +234,52 @@ public final class Gate {
         null, sql);
   }
 
-  /** Reads the visible tables again (after a schema refresh). */
-  public Future<Void> reloadSchema() {
-    return VisibleSchema.load(executor.pool(), settings.schemas()).map(fresh -> {
-      check = settings.check(fresh);
-      roleChecks.clear();
-      return null;
-    });
+  /** A static check derived from a catalogue snapshot: these settings, as this role (null: the agent role). */
+  private record CheckKey(Settings settings, String role) {}
+
+  /** The static check of the agent role's own view of {@code snapshot}, made once per snapshot. */
+  private StaticCheck agentCheck(CatalogueSnapshot snapshot) {
+    return snapshot.derive(new CheckKey(settings, null), s -> settings.check(VisibleSchema.from(s.catalogue())));
   }
 
   /**
-   * The static check as a user's database role sees the target: only the tables that role may read are known,
-   * so a query on any other is refused as {@code unknown_table} with the role's own table list. Null for no role.
+   * The static check of {@code snapshot} as a user's database role sees the target: only the tables that role may
+   * read are known, so a query on any other is refused as {@code unknown_table} with the role's own table list.
+   * The agent role's own for no role. Made once per snapshot and role; a role's view that could not be read is
+   * read again next time.
    */
-  private Future<StaticCheck> checkFor(String dbRole) {
-    if (dbRole == null) return Future.succeededFuture(null);
-    Future<StaticCheck> known = roleChecks.get(dbRole);
-    if (known == null || known.failed()) {
-      known = executor.inReadOnlyTransaction(null, dbRole,
-              conn -> new dev.sqlagent.catalogue.Discovery(executor.pool(), settings.schemas()).readOn(conn))
-          .map(cat -> settings.check(VisibleSchema.from(cat)));
-      roleChecks.put(dbRole, known);
-    }
-    return known;
+  private Future<StaticCheck> checkFor(CatalogueSnapshot snapshot, String dbRole) {
+    if (dbRole == null) return Future.succeededFuture(agentCheck(snapshot));
+    return snapshot.deriveFuture(new CheckKey(settings, dbRole),
+        s -> s.forRole(dbRole).map(cat -> settings.check(VisibleSchema.from(cat))));
   }
 
-  /** The static check's verdict and, for a refusal, whether the statement asked for a write. */
-  private record Checked(StaticCheck.Verdict verdict, boolean write) {
+  /** The static check's verdict, the check that gave it and, for a refusal, whether the statement asked for a write. */
+  private record Checked(StaticCheck.Verdict verdict, boolean write, StaticCheck by) {
     static Checked of(StaticCheck check, String sql) {
       StaticCheck.Verdict verdict = check.checkAndRemember(sql);
-      return new Checked(verdict, !verdict.passed() && WriteIntent.of(sql));
+      return new Checked(verdict, !verdict.passed() && WriteIntent.of(sql), check);
     }
   }
 
   /**
    * The static check, on a worker thread (JSqlParser can take milliseconds); a text this check already passed
    * (a repeat, a re-run, a candidate voted twice) has its verdict handed out again at once, on the event loop.
+   * For the agent role ({@code mayRefresh}), an unknown table in a snapshot older than
+   * {@link #SCHEMA_REFRESH_SECONDS} may be a new one: the catalogue reads again and the query is checked against
+   * the new snapshot as a whole.
    */
-  private Future<Checked> staticCheck(String sql, StaticCheck forRole) {
-    StaticCheck.Verdict known = (forRole != null ? forRole : check).remembered(sql);
-    if (known != null) return Future.succeededFuture(new Checked(known, false));
-    if (forRole != null) return vertx.executeBlocking(() -> Checked.of(forRole, sql), false);
-    StaticCheck current = check;
-    return vertx.executeBlocking(() -> Checked.of(current, sql), false).compose(checked -> {
+  private Future<Checked> staticCheck(String sql, CatalogueSnapshot snapshot, StaticCheck check, boolean mayRefresh) {
+    StaticCheck.Verdict known = check.remembered(sql);
+    if (known != null) return Future.succeededFuture(new Checked(known, false, check));
+    return vertx.executeBlocking(() -> Checked.of(check, sql), false).compose(checked -> {
       StaticCheck.Verdict verdict = checked.verdict();
       boolean unknownTable = !verdict.passed() && verdict.error().type() == ErrorType.UNKNOWN_TABLE;
-      if (!unknownTable || current.schema().ageSeconds() < SCHEMA_REFRESH_SECONDS) return Future.succeededFuture(checked);
-      return VisibleSchema.load(executor.pool(), settings.schemas()).compose(fresh -> {
-        StaticCheck updated = settings.check(fresh);
-        check = updated;
-        roleChecks.clear();
+      if (!mayRefresh || !unknownTable || snapshot.ageSeconds() < SCHEMA_REFRESH_SECONDS) {
+        return Future.succeededFuture(checked);
+      }
+      return catalogue.refresh().compose(fresh -> {
+        StaticCheck updated = agentCheck(fresh);
         return vertx.executeBlocking(() -> Checked.of(updated, sql), false);
       });
     });
@@ -568,13 +574,14 @@ public final class Gate {
   Future<GateReply> grade(String sql, int maxRows, long maxBytes) {
     long t0 = System.nanoTime();
     Stages stages = new Stages();
-    return staticCheck(sql, null).compose(checked -> {
+    CatalogueSnapshot snapshot = catalogue.snapshot();
+    return staticCheck(sql, snapshot, agentCheck(snapshot), true).compose(checked -> {
       StaticCheck.Verdict verdict = checked.verdict();
       if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
       stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
       RowBound.Bounded whole = RowBound.none(sql, verdict.lexed().tokens());
       stages.passed(new JsonObject().put("grading", true).put("max_rows", maxRows).put("capped", false).put("sql", whole.sql()));
-      VisibleSchema schema = check.schema();
+      VisibleSchema schema = checked.by().schema();
       return executor.inReadOnlyTransaction(conn -> describe(conn, whole.executed()).compose(columns -> {
             String shaped = ResultShape.shaped(whole.executed(), columns, false, maxRows + 1);
             int prefix = ResultShape.prefix(columns, false).length();

@@ -1,11 +1,8 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.catalogue.Catalogue;
-import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.Functions;
 import dev.sqlagent.retrieval.SchemaText;
-import io.vertx.core.Future;
-import io.vertx.sqlclient.Pool;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,8 +16,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The tables a query may use: what discovery found when the gate started (read as the agent's role, so it
- * is true of whatever database the service points at), with their columns for hints. Relations the role
+ * The tables a query may use: what one catalogue snapshot holds (read as the agent's role, so it is true of
+ * whatever database the service points at, or narrowed to a user's role), with their columns for hints. Relations the role
  * cannot read are remembered as hidden, so a query naming one is told plainly that it is not available.
  */
 public final class VisibleSchema {
@@ -44,7 +41,6 @@ public final class VisibleSchema {
   private final Set<String> underlying;
   private final Functions functions;
   private final Set<String> escapeNames;
-  private final long loadedAtNanos = System.nanoTime();
 
   private VisibleSchema(List<Table> tables, Set<String> hidden, Set<String> underlying, Functions functions) {
     this.tables = List.copyOf(tables);
@@ -61,11 +57,6 @@ public final class VisibleSchema {
   /** A schema from known tables, for tests and tools; {@code hidden} holds bare or qualified names. */
   public static VisibleSchema of(List<Table> tables, Set<String> hidden) {
     return new VisibleSchema(tables, hidden, Set.of(), Functions.NONE);
-  }
-
-  /** Reads the catalogue through {@code pool}, which must be connected as the agent's role: the one discovery. */
-  public static Future<VisibleSchema> load(Pool pool, List<String> schemas) {
-    return new Discovery(pool, schemas).read().map(VisibleSchema::from);
   }
 
   /** The gate's view of what discovery found. */
@@ -106,10 +97,6 @@ public final class VisibleSchema {
   /** A table that exists but is not the agent's to read. */
   public boolean isHidden(String schema, String name) {
     return schema == null ? hidden.contains(name) : hidden.contains(schema + "." + name);
-  }
-
-  public double ageSeconds() {
-    return (System.nanoTime() - loadedAtNanos) / 1e9;
   }
 
   /** "Tables you can query: a, b, c." */

@@ -4,7 +4,7 @@ import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Catalogue;
-import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.ReadOnlyProof;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.Drift;
@@ -70,7 +70,8 @@ public final class HealthVerticle extends VerticleBase {
   private final SnapshotStore snapshots;
   private List<String> schemas;
   private boolean writableAllowed;
-  private Discovery discovery;
+  /** The process's catalogue (null until start when none was handed over: then one over the health pool). */
+  private CatalogueHolder catalogue;
   private Pool statePool;
   private long timeoutMs;
   private String modelName;
@@ -87,10 +88,16 @@ public final class HealthVerticle extends VerticleBase {
   private final AppConfig config;
 
   public HealthVerticle(Target target, StateStore state, AppConfig config) {
+    this(target, state, config, null);
+  }
+
+  /** @param catalogue the process's catalogue, which reads the target for the tables and drift checks */
+  public HealthVerticle(Target target, StateStore state, AppConfig config, CatalogueHolder catalogue) {
     this.target = target;
     this.state = state;
     this.config = config;
     this.snapshots = new SnapshotStore(state);
+    this.catalogue = catalogue;
   }
 
   @Override
@@ -111,7 +118,7 @@ public final class HealthVerticle extends VerticleBase {
         .connectingTo(state.ownerOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
     schemas = config.schemas();
     writableAllowed = config.allowWritableRole();
-    discovery = new Discovery(roPool, schemas);
+    if (catalogue == null) catalogue = CatalogueHolder.over(vertx, roPool, schemas);
     web = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(connectMs).setIdleTimeout((int) timeoutMs)
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
 
@@ -228,9 +235,12 @@ public final class HealthVerticle extends VerticleBase {
     });
   }
 
-  /** One discovery per run of the checks: at 1,000 tables it is the costliest read of a probe. */
+  /**
+   * One look at the target per run of the checks, by the catalogue (at 1,000 tables it is the costliest read of a
+   * probe): the target as it is now, which drift compares with the schema the index was built from.
+   */
   private Future<Catalogue> catalogueForThisRun() {
-    if (probeCatalogue == null) probeCatalogue = discovery.read();
+    if (probeCatalogue == null) probeCatalogue = catalogue.look();
     return probeCatalogue;
   }
 

@@ -6,7 +6,8 @@ import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.catalogue.Catalogue;
-import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.CatalogueHolder;
+import dev.sqlagent.catalogue.CatalogueSnapshot;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.config.AppConfig;
@@ -19,7 +20,6 @@ import dev.sqlagent.values.ValueMatch;
 import dev.sqlagent.values.ValueMatcher;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -36,9 +36,11 @@ import org.slf4j.LoggerFactory;
  * The schema side of the agent, over the event bus: which tables a question needs (RETRIEVE), every
  * visible table (SCHEMA), one table as CREATE TABLE (DESCRIBE) and a few of its rows (SAMPLE).
  *
- * <p>The catalogue is discovered at start and again on {@link Addresses#SCHEMA_REFRESH} (at 1,000 tables a
- * discovery is too much work for every question); the embedding index is built in the background so the
- * HTTP edge does not wait for the model, and RETRIEVE waits for it. A refresh embeds only what changed.
+ * <p>The tables come from the process's catalogue ({@link CatalogueHolder}): its snapshot at start, and each new
+ * version after it ({@link Addresses#CATALOGUE_CHANGED}); {@link Addresses#SCHEMA_REFRESH} asks the catalogue to
+ * read again (at 1,000 tables a discovery is too much work for every question). The embedding index is built in
+ * the background so the HTTP edge does not wait for the model, and RETRIEVE waits for it. A new version embeds
+ * only what changed.
  */
 public final class RetrievalVerticle extends VerticleBase {
 
@@ -72,17 +74,22 @@ public final class RetrievalVerticle extends VerticleBase {
   private RoleValues roleValues;
   /** The prompt's sample rows, kept a few minutes per role and table. */
   private SampleCache sampleCache;
-  /** Users' database roles' views of the catalogue. */
-  private RoleViews roles;
-  private Discovery discovery;
+  /** The process's catalogue; read by a holder of this verticle's own when none was handed over. */
+  private CatalogueHolder catalogue;
+  private boolean ownsCatalogue;
+  /** The snapshot followed, and its catalogue with the notes. */
+  private CatalogueSnapshot snapshot;
   private Catalogue current;
-  private Future<Catalogue> refreshing;
+  /** The last follow of a new snapshot: the next waits for it. */
+  private Future<Void> following;
   private TableNotes notes;
   private TableSelector selector;
   private Future<Void> indexReady;
   /** The model, loading from the start, alongside discovery and the cached vectors. */
   private Future<Long> modelLoaded;
   private String indexBuiltAt;
+  /** The catalogue snapshot the index was last built from. */
+  private CatalogueSnapshot indexedFrom;
   private int indexedTables;
   private JsonObject lastBuild;
   /** The foreign-key graph of the catalogue it was built from (join-path completion). */
@@ -101,10 +108,16 @@ public final class RetrievalVerticle extends VerticleBase {
 
   /** @param clusterNode clustered: this worker's node id (refreshes come on its own address); null on a single node */
   public RetrievalVerticle(Target target, StateStore state, AppConfig config, String clusterNode) {
+    this(target, state, config, clusterNode, null);
+  }
+
+  /** @param catalogue the process's catalogue (null: one of this verticle's own) */
+  public RetrievalVerticle(Target target, StateStore state, AppConfig config, String clusterNode, CatalogueHolder catalogue) {
     this.target = target;
     this.state = state;
     this.config = config;
     this.clusterNode = clusterNode;
+    this.catalogue = catalogue;
   }
 
   @Override
@@ -115,9 +128,10 @@ public final class RetrievalVerticle extends VerticleBase {
         .connectingTo(target.roOptions()).using(vertx).build();
     storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
         ValueLimits.defaults(config.statementTimeoutMs()));
-    List<String> schemas = config.schemas();
-    discovery = new Discovery(pool, schemas);
-    roles = new RoleViews(pool, schemas);
+    if (catalogue == null) {
+      catalogue = CatalogueHolder.open(vertx, target, config.schemas());
+      ownsCatalogue = true;
+    }
     roleValues = new RoleValues(pool, storedValues);
     sampleCache = new SampleCache((role, tables) -> SampleReader.readAll(pool, role, tables, PROMPT_SAMPLE_ROWS),
         System::currentTimeMillis);
@@ -130,7 +144,11 @@ public final class RetrievalVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> TableNotes.forTarget(notesFile, target.demo()), false)
         .compose(loaded -> {
           notes = loaded;
-          return discover();  // fail the deployment now if the role cannot read the catalogue
+          // fail the deployment now if the role cannot read the catalogue
+          return catalogue.current().map(first -> {
+            snapshot = first;
+            return current = annotated(first);
+          });
         })
         .compose(first -> {
           // A notes file that names what is not there is a mistake to fix now, not a silent no-op.
@@ -143,9 +161,11 @@ public final class RetrievalVerticle extends VerticleBase {
         })
         .compose(first -> {
           indexReady = buildIndex(first);
+          following = indexReady.otherwiseEmpty();
           storedValues.refresh(first, true);  // in the background: questions do not wait for it
           var bus = vertx.eventBus();
-          return Future.all(
+          return Future.all(List.of(
+              bus.<JsonObject>consumer(Addresses.CATALOGUE_CHANGED, m -> follow(catalogue.snapshot(), false)).completion(),
               bus.<Object>consumer(Addresses.RETRIEVE, this::onRetrieve).completion(),
               bus.<Object>consumer(Addresses.SCHEMA, this::onSchema).completion(),
               bus.<Object>consumer(Addresses.DESCRIBE, this::onDescribe).completion(),
@@ -153,7 +173,7 @@ public final class RetrievalVerticle extends VerticleBase {
               // Clustered, the edges refresh every worker, each on its own address.
               bus.<Object>consumer(clusterNode == null ? Addresses.SCHEMA_REFRESH : Addresses.schemaRefreshOn(clusterNode),
                   this::onRefresh).completion(),
-              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion());
+              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion()));
         })
         // A failed start is not stopped: let the model finish loading before the failure is reported.
         .recover(e -> modelLoaded.otherwiseEmpty().transform(x -> Future.failedFuture(e)));
@@ -163,7 +183,8 @@ public final class RetrievalVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     return Future.all(indexReady == null ? Future.succeededFuture() : indexReady.otherwiseEmpty(),
-        modelLoaded == null ? Future.succeededFuture() : modelLoaded.otherwiseEmpty());
+        modelLoaded == null ? Future.succeededFuture() : modelLoaded.otherwiseEmpty(),
+        ownsCatalogue ? catalogue.close() : Future.succeededFuture());
   }
 
   /**
@@ -172,6 +193,7 @@ public final class RetrievalVerticle extends VerticleBase {
    */
   private Future<Void> buildIndex(Catalogue first) {
     long t0 = System.nanoTime();
+    CatalogueSnapshot of = snapshot;
     Future<JsonObject> indexed = vertx.executeBlocking(() -> {
       if (selector == null) {
         selector = new TableSelector(state == null ? EmbeddingStore.NONE : new StateEmbeddingStore(state));
@@ -194,6 +216,7 @@ public final class RetrievalVerticle extends VerticleBase {
           lastBuild = built;
           indexBuiltAt = java.time.Instant.now().toString();
           indexedTables = first.tables().size();
+          indexedFrom = of;
           vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus());  // the schema snapshot is taken now
           return null;
         });
@@ -202,18 +225,25 @@ public final class RetrievalVerticle extends VerticleBase {
   /** {@link Addresses#RETRIEVAL_STATUS}: whether the index is built, over how many tables, since when. */
   private JsonObject indexStatus() {
     JsonObject j = new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt)
-        .put("stored_values", storedValues.status());
+        .put("stored_values", storedValues.status()).put("catalogue", indexedFrom == null ? null : indexedFrom.toJson());
     return lastBuild == null ? j : j.put("last_build", lastBuild.copy());
   }
 
-  /** The catalogue as last discovered. */
-  private Future<Catalogue> catalogue() {
-    return Future.succeededFuture(current);
+  /** What {@link #annotated} derives from a snapshot, with these notes. */
+  private record Annotated(TableNotes notes) {}
+
+  /** A user's role's view of a snapshot, with these notes. */
+  private record AnnotatedFor(TableNotes notes, String role) {}
+
+  /** A snapshot's catalogue with the notes, made once per snapshot. */
+  private Catalogue annotated(CatalogueSnapshot s) {
+    return s.derive(new Annotated(notes), x -> notes.annotate(x.catalogue()));
   }
 
-  /** The catalogue as a user's database role sees it (null: the agent role's own). */
+  /** The catalogue followed, as a user's database role sees it (null: the agent role's own), with the notes. */
   private Future<Catalogue> catalogue(String role) {
-    return catalogue().compose(cat -> roles.view(cat, role));
+    if (role == null) return Future.succeededFuture(current);
+    return snapshot.deriveFuture(new AnnotatedFor(notes, role), s -> s.forRole(role).map(notes::annotate));
   }
 
   /** The user's database role a request carries ({@code db_role}), if any. */
@@ -221,36 +251,36 @@ public final class RetrievalVerticle extends VerticleBase {
     return body != null && body.getValue("db_role") instanceof String r ? r : null;
   }
 
-  /** Discovers the target again (one discovery at a time: concurrent refreshes share it). */
-  private Future<Catalogue> discover() {
-    if (refreshing == null) {
-      refreshing = discovery.read().map(notes::annotate)
-          .onSuccess(cat -> current = cat)
-          .onComplete(ar -> refreshing = null);
-    }
-    return refreshing;
+  /**
+   * Follows the catalogue to {@code next}: embeds what changed and reads the stored values again, one follow at a
+   * time. A snapshot already followed (or older) changes nothing; one of the same shape is only taken, unless
+   * {@code always} (an asked-for refresh, which also reads the values again).
+   */
+  private Future<Void> follow(CatalogueSnapshot next, boolean always) {
+    following = following.transform(previous -> {
+      if (next == null || next.version() <= snapshot.version()) return Future.succeededFuture();
+      boolean same = next.fingerprint() == snapshot.fingerprint();
+      snapshot = next;
+      current = annotated(next);
+      if (same && !always) return Future.succeededFuture();
+      Future<Void> values = storedValues.refresh(current, false);  // read again from the target: values drift with the schema
+      return (indexReady = buildIndex(current)).compose(v -> values);
+    });
+    return following;
   }
 
   /**
-   * {@link Addresses#SCHEMA_REFRESH}: discover again, embed what changed, read the stored values again, reload
-   * this process's gate, then reply the index status (its {@code stored_values} the new ones).
+   * {@link Addresses#SCHEMA_REFRESH}: the catalogue reads again (the gate of this process takes each query's tables
+   * from it, so it follows at once), this verticle embeds what changed and reads the stored values again, then
+   * replies the index status (its {@code stored_values} the new ones, {@code gate_tables} and {@code catalogue} the
+   * snapshot now held).
    */
   private void onRefresh(Message<Object> msg) {
     long t0 = System.nanoTime();
-    indexReady.otherwiseEmpty()
-        .compose(v -> discover())
-        .compose(cat -> {
-          Future<Void> values = storedValues.refresh(cat, false);  // read again from the target: values drift with the schema
-          return (indexReady = buildIndex(cat))
-              // The gate follows before the refresh is answered, so the caller's next query sees the new tables.
-              // The gate of this process: clustered, each worker's retrieval reloads its own.
-              .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.GATE_RELOAD, new JsonObject(),
-                      new DeliveryOptions().setLocalOnly(true))
-                  .map(m -> m.body().getInteger("tables")).otherwise((Integer) null))
-              .compose(gateTables -> values.map(gateTables));
-        })
-        .onSuccess(gateTables -> msg.reply(indexStatus().put("gate_tables", gateTables)
-            .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
+    catalogue.refresh()
+        .compose(next -> follow(next, true).map(next))
+        .onSuccess(next -> msg.reply(indexStatus().put("gate_tables", next.catalogue().tables().size())
+            .put("catalogue", next.toJson()).put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
         .onFailure(e -> unavailable(msg, "schema refresh", e));
   }
 

@@ -9,8 +9,6 @@ import dev.sqlagent.testing.TcpProxy;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -48,9 +46,7 @@ class GateRepeatTest {
   }
 
   static void admin(String... statements) throws Exception {
-    try (Connection c = DatabaseCopy.admin(copy); Statement s = c.createStatement()) {
-      for (String sql : statements) s.execute(sql);
-    }
+    DatabaseCopy.exec(copy, statements);
   }
 
   static JsonObject submit(String sql, boolean run) throws Exception {

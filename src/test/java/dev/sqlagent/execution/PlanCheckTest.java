@@ -31,7 +31,8 @@ class PlanCheckTest {
   static void start() throws Exception {
     vertx = Vertx.vertx();
     executor = new ReadOnlyExecutor(vertx, TestDatabase.get().target().roOptions(), 1, 5000, 1000);
-    schema = VisibleSchema.load(executor.pool(), java.util.List.of()).await(30, TimeUnit.SECONDS);
+    schema = VisibleSchema.from(dev.sqlagent.catalogue.CatalogueHolder.over(vertx, executor.pool(), java.util.List.of())
+        .current().await(30, TimeUnit.SECONDS).catalogue());
     asAdmin = new ReadOnlyExecutor(vertx, SafetyLayersTest.adminOptions(TestDatabase.get()), 1, 5000, 1000);
   }
 

@@ -4,6 +4,7 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.demo.DemoShop;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -32,6 +33,13 @@ public final class DatabaseCopy {
     DemoShop demo = demo(copy.database());
     demo.rebuild();
     demo.grantRole();
+  }
+
+  /** Runs {@code statements} on the copy as the superuser, one after another. */
+  public static void exec(Target copy, String... statements) throws SQLException {
+    try (Connection c = admin(copy); Statement s = c.createStatement()) {
+      for (String sql : statements) s.execute(sql);
+    }
   }
 
   /** A superuser connection to the copy. */

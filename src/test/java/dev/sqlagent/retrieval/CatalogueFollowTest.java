@@ -1,0 +1,89 @@
+package dev.sqlagent.retrieval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.catalogue.CatalogueHolder;
+import dev.sqlagent.catalogue.CatalogueSnapshot;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.testing.DatabaseCopy;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Retrieval follows the process's catalogue: a new version read for any reason (not only a schema refresh sent
+ * to retrieval; the gate may ask for one) is embedded when retrieval sees its news, and a version of the same
+ * shape is taken without rebuilding the index.
+ */
+class CatalogueFollowTest {
+
+  static Vertx vertx;
+  static Target copy;
+  static CatalogueHolder catalogue;
+
+  @BeforeAll
+  static void deploy() throws Exception {
+    copy = DatabaseCopy.of("catalogue_follow");
+    admin("DROP TABLE IF EXISTS public.follow_probe");
+    vertx = Vertx.vertx();
+    catalogue = CatalogueHolder.open(vertx, copy, List.of());
+    vertx.deployVerticle(new RetrievalVerticle(copy, TestDatabase.get().state(), TestDatabase.get().config(Map.of()), null,
+        catalogue)).await(60, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    vertx.close().await(30, TimeUnit.SECONDS);
+    admin("DROP TABLE IF EXISTS public.follow_probe");
+  }
+
+  static void admin(String... statements) throws Exception {
+    DatabaseCopy.exec(copy, statements);
+  }
+
+  static JsonObject status() throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject()).await(30, TimeUnit.SECONDS).body();
+  }
+
+  static List<String> schemaNames() throws Exception {
+    return vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject()).await(30, TimeUnit.SECONDS).body()
+        .getJsonArray("tables").stream().map(o -> ((JsonObject) o).getString("name")).toList();
+  }
+
+  static JsonObject builtFrom(long version) throws Exception {
+    long until = System.currentTimeMillis() + 60_000;
+    JsonObject s = status();
+    while (System.currentTimeMillis() < until) {
+      s = status();
+      if (s.getBoolean("built") && s.getJsonObject("catalogue").getLong("version") == version) return s;
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the index was not built from catalogue version " + version + ": " + s.encode());
+  }
+
+  @Test
+  void aNewVersionIsEmbeddedAndOneOfTheSameShapeIsOnlyTaken() throws Exception {
+    JsonObject first = builtFrom(catalogue.snapshot().version());
+    admin("CREATE TABLE public.follow_probe (probe_id int PRIMARY KEY, label text)",
+        "GRANT SELECT ON public.follow_probe TO " + copy.role());
+    CatalogueSnapshot added = catalogue.refresh().await(30, TimeUnit.SECONDS);
+    JsonObject rebuilt = builtFrom(added.version());
+    assertThat(rebuilt.getInteger("tables")).isEqualTo(first.getInteger("tables") + 1);
+    assertThat(rebuilt.getString("built_at")).isNotEqualTo(first.getString("built_at"));
+    assertThat(schemaNames()).contains("follow_probe");
+
+    CatalogueSnapshot same = catalogue.refresh().await(30, TimeUnit.SECONDS);
+    assertThat(same.fingerprint()).isEqualTo(added.fingerprint());
+    Thread.sleep(500);  // its news has reached retrieval by now
+    JsonObject after = status();
+    assertThat(after.getString("built_at")).as("no rebuild for the same shape").isEqualTo(rebuilt.getString("built_at"));
+    assertThat(after.getJsonObject("catalogue").getLong("version")).isEqualTo(added.version());
+  }
+}
