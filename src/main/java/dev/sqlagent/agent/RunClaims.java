@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Run ids, claimed in the state store as each run starts ({@code run_claims}, db/run_claims.sql). A client may name
+ * Run ids, claimed in the state store as each run starts ({@code run_claims}, db/state/run_claims.sql). A client may name
  * its run; an id that named a run before, on this node or another, still going or long answered, is refused rather
  * than a second run being grafted onto the first's events, query-log row and feedback. The agent's memory refuses
  * the ids of its recent runs at once; this refuses the rest.

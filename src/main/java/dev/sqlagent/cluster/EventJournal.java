@@ -8,7 +8,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.List;
 
-/** The state store's {@code run_events} table (db/cluster.sql): runs' events, as written, in order. */
+/** The state store's {@code run_events} table (db/state/cluster.sql): runs' events, as written, in order. */
 final class EventJournal {
 
   private static final String APPEND = "INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
