@@ -4,17 +4,15 @@ import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
@@ -45,7 +43,7 @@ public final class ConversationVerticle extends VerticleBase {
   public static final int MAX_COMMENT_CHARS = 2_000;
   private static final long SWEEP_MS = 3_600_000L;
 
-  private final StateStore state;
+  private final StateDatabase state;
   /** Days a conversation is kept after its last turn (SQLAGENT_CONVERSATION_DAYS). */
   private final int days;
   private Pool pool;
@@ -57,14 +55,14 @@ public final class ConversationVerticle extends VerticleBase {
   private final Map<String, Future<?>> writingConversations = new HashMap<>();
   private final Map<String, Future<?>> writingRuns = new HashMap<>();
 
-  public ConversationVerticle(StateStore state, int days) {
+  public ConversationVerticle(StateDatabase state, int days) {
     this.state = state;
     this.days = days;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(state.ownerOptions()).using(vertx).build();
+    pool = state.owner();
     vertx.setPeriodic(0, SWEEP_MS, id -> sweep());
     var bus = vertx.eventBus();
     return Future.all(List.of(
@@ -77,7 +75,7 @@ public final class ConversationVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return pool.close();
+    return Future.succeededFuture();  // the state store's pool is borrowed: the service closes it
   }
 
   /** Deletes the conversations whose last turn is older than the retention (their turns go with them). */

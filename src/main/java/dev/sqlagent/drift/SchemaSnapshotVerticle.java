@@ -3,7 +3,7 @@ package dev.sqlagent.drift;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -31,7 +31,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   static final long POLL_AFTER_BUILT_MS = 30_000;
 
   private final Target target;
-  private final SnapshotStore store;
+  private final SnapshotRepository store;
   private final List<String> schemas;
   private Pool pool;
   private Discovery discovery;
@@ -40,9 +40,9 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   private long timer = -1;
 
   /** @param schemas the schemas offered (empty: every readable one), as retrieval discovers them */
-  public SchemaSnapshotVerticle(Target target, StateStore state, List<String> schemas) {
+  public SchemaSnapshotVerticle(Target target, StateDatabase state, List<String> schemas) {
     this.target = target;
-    this.store = new SnapshotStore(state);
+    this.store = new SnapshotRepository(state);
     this.schemas = List.copyOf(schemas);
   }
 
@@ -52,7 +52,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
         .with(new PoolOptions().setMaxSize(1).setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS))
         .connectingTo(target.roOptions()).using(vertx).build();
     discovery = new Discovery(pool, schemas);
-    return vertx.executeBlocking(() -> store.read(target.key()).map(SchemaShape::indexBuiltAt).orElse(null), false)
+    return store.read(target.key()).map(found -> found.map(SchemaShape::indexBuiltAt).orElse(null))
         .otherwise(e -> {
           LOG.warn("schema snapshot: {}", e.getMessage());
           return null;
@@ -96,12 +96,9 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
     if (builtAt.equals(snapshotFor) || notNewer(builtAt, snapshotFor)) return;
     writing = true;
     discovery.read().map(cat -> SchemaReader.shape(target.key(), cat))
-        .compose(shape -> vertx.executeBlocking(() -> {
-          store.write(target.key(), shape.withIndexBuiltAt(builtAt));
-          LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
-              shape.tables().size(), shape.columnCount(), store.where(target.key()), builtAt);
-          return null;
-        }, false))
+        .compose(shape -> store.write(target.key(), shape.withIndexBuiltAt(builtAt))
+            .onSuccess(v -> LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
+                shape.tables().size(), shape.columnCount(), store.where(target.key()), builtAt)))
         .onSuccess(p -> snapshotFor = builtAt)
         .onFailure(e -> LOG.warn("schema snapshot could not be written (will retry): {}", e.getMessage()))
         .onComplete(ar -> writing = false);

@@ -6,7 +6,7 @@ import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.execution.GateReply;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -16,9 +16,7 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
@@ -50,7 +48,7 @@ public final class VerifiedVerticle extends VerticleBase {
       + "from_run_id, created_at, checked_at, retired_reason, retired_at, verified_by";
 
   private final Target target;
-  private final StateStore state;
+  private final StateDatabase state;
   /**
    * Similarity at or above which a verified query answers without the model (SQLAGENT_VERIFIED_THRESHOLD; why its
    * default is 0.94 is said where the setting is declared, {@code AppConfig}).
@@ -64,7 +62,7 @@ public final class VerifiedVerticle extends VerticleBase {
   /** The store's state the library was loaded at (see {@link #refreshed}). */
   private String loadedVersion;
 
-  public VerifiedVerticle(Target target, StateStore state, double threshold) {
+  public VerifiedVerticle(Target target, StateDatabase state, double threshold) {
     this.target = target;
     this.state = state;
     this.threshold = threshold;
@@ -72,7 +70,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(state.ownerOptions()).using(vertx).build();
+    pool = state.owner();
     var bus = vertx.eventBus();
     return refreshed()
         .compose(loaded -> {
@@ -94,7 +92,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return pool.close();
+    return Future.succeededFuture();  // the state store's pool is borrowed: the service closes it
   }
 
   /** A change made here: kept at once, and the next {@link #refreshed} reloads (the store's stamp moved too). */

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.db.Target;
@@ -61,7 +62,7 @@ class NotesRankingDatabaseTest {
         """);
     vertx = Vertx.vertx();
     Target library = new Target(TestDatabase.get().adminUrl().withDatabase(DB), false);
-    vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state(),
+    vertx.deployVerticle(new RetrievalVerticle(library, StateDatabase.open(vertx, TestDatabase.get().state(), 2),
         dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_NOTES", notes.toString())))).await(120, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx);
   }

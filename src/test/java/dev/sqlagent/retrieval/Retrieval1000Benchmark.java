@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.agent.PromptBuilder;
 import dev.sqlagent.bus.Addresses;
@@ -304,7 +305,7 @@ class Retrieval1000Benchmark {
 
     Vertx vertx = Vertx.vertx();
     try {
-      vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions())
+      vertx.deployVerticle(new RetrievalVerticle(target, StateDatabase.open(vertx, state, 2), AppConfig.load(java.util.Map.of())), new DeploymentOptions())
           .await(300, TimeUnit.SECONDS);
       RetrievalClient client = new RetrievalClient(vertx);
       for (String q : QUESTIONS.keySet()) client.retrieve(q, false).await(120, TimeUnit.SECONDS);  // warm-up
@@ -469,7 +470,7 @@ class Retrieval1000Benchmark {
       Promise<JsonObject> built = Promise.promise();
       vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> built.tryComplete(m.body()));
       long t0 = System.nanoTime();
-      vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
+      vertx.deployVerticle(new RetrievalVerticle(target, StateDatabase.open(vertx, state, 2), AppConfig.load(java.util.Map.of())), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
       long deployed = System.nanoTime();
       JsonObject status = built.future().await(600, TimeUnit.SECONDS);
       long ready = System.nanoTime();

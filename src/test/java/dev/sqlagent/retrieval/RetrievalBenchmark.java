@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
@@ -84,7 +85,7 @@ class RetrievalBenchmark {
 
       // Start-up, cold: the first deployment in this JVM loads the model.
       long d0 = System.nanoTime();
-      vertx.deployVerticle(new RetrievalVerticle(db.target(), TestDatabase.get().state(), db.config(java.util.Map.of()))).await(120, TimeUnit.SECONDS);
+      vertx.deployVerticle(new RetrievalVerticle(db.target(), StateDatabase.open(vertx, TestDatabase.get().state(), 2), db.config(java.util.Map.of()))).await(120, TimeUnit.SECONDS);
       long d1 = System.nanoTime();
       RetrievalClient client = new RetrievalClient(vertx);
       client.retrieve(QUESTIONS.get(0), false).await(120, TimeUnit.SECONDS);
