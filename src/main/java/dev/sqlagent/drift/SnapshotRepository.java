@@ -49,6 +49,6 @@ public final class SnapshotRepository {
   }
 
   public Future<Void> write(String target, SchemaShape shape) {
-    return state.owner().preparedQuery(WRITE).execute(Tuple.of(target, shape.toJson().encode())).mapEmpty();
+    return state.owner().preparedQuery(WRITE).execute(Tuple.of(target, shape.toJson())).mapEmpty();
   }
 }
