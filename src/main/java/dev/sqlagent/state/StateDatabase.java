@@ -54,18 +54,19 @@ public final class StateDatabase {
   public static StateDatabase open(Vertx vertx, StateStore store, int size) {
     if (size < 1) throw new IllegalArgumentException("the state store's pool needs at least one connection, not " + size);
     NetClientOptions net = new NetClientOptions().setConnectTimeout(5_000);
-    Pool owner = PgBuilder.pool().with(net)
-        .with(new PoolOptions().setMaxSize(size).setName("sql-agent-state")
-            .setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS)
-            .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS))
+    Pool owner = PgBuilder.pool().with(net).with(options(size, OWNER_APPLICATION))
         .connectingTo(store.ownerOptions()).using(vertx).build();
     // No reconnect attempts: a query-log write that cannot connect fails at once and the writer buffers and retries.
-    Pool log = PgBuilder.pool().with(net)
-        .with(new PoolOptions().setMaxSize(LOG_SIZE).setName("sql-agent-log")
-            .setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS)
-            .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS))
+    Pool log = PgBuilder.pool().with(net).with(options(LOG_SIZE, LOG_APPLICATION))
         .connectingTo(new PgConnectOptions(store.logOptions()).setReconnectAttempts(0)).using(vertx).build();
     return new StateDatabase(store, owner, log, size);
+  }
+
+  /** A wait for a free connection is bounded (10 s); a connection idle for a minute is closed. */
+  private static PoolOptions options(int size, String name) {
+    return new PoolOptions().setMaxSize(size).setName(name)
+        .setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS)
+        .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS);
   }
 
   /** The store's owner: every table but the query log. */

@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * Everything the service writes goes here, never to the target. Its owner ({@code SQLAGENT_STATE_URL}, or
  * the embedded server's superuser) creates the tables and the INSERT-only log role; the service writes
  * snapshots, embeddings and runs as the owner and the query log only as {@code sql_agent_log}.
+ *
+ * <p>This is the store's address and its set-up (blocking JDBC: migration, the log role's proofs, the command
+ * line's reports). While the service runs, its connections are {@link StateDatabase}'s two pools.
  */
 public record StateStore(PgUrl owner, String logPassword) {
 
@@ -60,14 +63,14 @@ public record StateStore(PgUrl owner, String logPassword) {
   }
 
   public PgConnectOptions ownerOptions() {
-    return owner.options("sql-agent-state");
+    return owner.options(StateDatabase.OWNER_APPLICATION);
   }
 
   public PgConnectOptions logOptions() {
-    return logUrl().options("sql-agent-log");
+    return logUrl().options(StateDatabase.LOG_APPLICATION);
   }
 
-  /** Blocking. */
+  /** Blocking: set-up and the command line only; the service uses {@link StateDatabase#owner()}. */
   public Connection ownerConnection() throws SQLException {
     return owner.connect("sql-agent-state");
   }
