@@ -37,7 +37,7 @@ public final class EmbeddingRepository implements EmbeddingStore {
   /** The vectors stored for those hashes (missing hashes are simply absent). */
   public Future<Map<String, float[]>> find(String model, Collection<String> sha256s) {
     if (sha256s.isEmpty()) return Future.succeededFuture(new HashMap<>());
-    return pool.preparedQuery(LOAD).execute(Tuple.of(model, sha256s.toArray(new String[0]))).map(rows -> {
+    return pool.preparedQuery(LOAD).execute(Tuple.of(model, (Object) sha256s.toArray(new String[0]))).map(rows -> {
       Map<String, float[]> found = new HashMap<>();
       for (Row r : rows) found.put(r.getString(0), parse(r.getString(1)));
       return found;
@@ -59,16 +59,25 @@ public final class EmbeddingRepository implements EmbeddingStore {
     });
   }
 
-  /** Blocking: from a worker only (the index build's). */
+  /** Blocking: from a worker only (the index build's); the pool's I/O stays on its event loop meanwhile. */
   @Override
   public Map<String, float[]> load(String model, Collection<String> sha256s) throws Exception {
-    return find(model, sha256s).await(WAIT_SECONDS, TimeUnit.SECONDS);
+    return waitFor(find(model, sha256s));
   }
 
   /** Blocking: from a worker only (the index build's). */
   @Override
   public int save(String model, Map<String, float[]> vectors) throws Exception {
-    return add(model, vectors).await(WAIT_SECONDS, TimeUnit.SECONDS);
+    return waitFor(add(model, vectors));
+  }
+
+  /** Future.await() refuses Vert.x worker threads, so the worker waits on the result as a plain Java future. */
+  private static <T> T waitFor(Future<T> result) throws Exception {
+    try {
+      return result.toCompletionStage().toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
   }
 
   /** "0.1,-2.5e-05,..." as floats. */
