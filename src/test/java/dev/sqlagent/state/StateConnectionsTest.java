@@ -61,6 +61,7 @@ class StateConnectionsTest {
           }
           merge(most, connections(db, database));
         }
+        System.out.println("state store backends at most, by application_name: " + most);
         assertThat(most.getOrDefault(StateDatabase.OWNER_APPLICATION, 0)).as("owner connections seen: %s", most)
             .isPositive().isLessThanOrEqualTo(POOL);
         assertThat(most.getOrDefault(StateDatabase.LOG_APPLICATION, 0)).as("log-role connections seen: %s", most)
