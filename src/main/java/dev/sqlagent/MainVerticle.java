@@ -16,6 +16,7 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.conversation.ConversationVerticle;
 import dev.sqlagent.verified.VerifiedVerticle;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
 import dev.sqlagent.eval.EvalRunsVerticle;
@@ -51,6 +52,8 @@ public final class MainVerticle extends VerticleBase {
   private final FirstSqlMutator faultInjector;
   private final Cluster cluster;
   private volatile HttpVerticle http;
+  /** The state store's pools, opened once here and lent to every verticle below. */
+  private StateDatabase stateDb;
 
   public MainVerticle(AppConfig config, Target target, StateStore state) {
     this(config, target, state, true);
@@ -87,41 +90,49 @@ public final class MainVerticle extends VerticleBase {
     Role role = cluster == null ? Role.ALL : cluster.role();
     // Each verticle gets its settings, built once from the checked configuration, through its constructor.
     String node = cluster == null ? null : cluster.nodeId();
+    StateDatabase stateDb = StateDatabase.open(vertx, state, config.statePoolSize());
+    this.stateDb = stateDb;
     // The one catalogue of this process: the gate, retrieval, the schema snapshot and health take its snapshots.
     CatalogueHolder catalogue = CatalogueHolder.open(vertx, target, config.schemas());
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> steps = List.of(
         () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles(), catalogue),
-        () -> new RetrievalVerticle(target, state, config, node, catalogue),
+        () -> new RetrievalVerticle(target, stateDb, config, node, catalogue),
         () -> new GenerationVerticle(ChatClientOptions.from(config)));
     // Duties for exactly one node of a cluster.
     List<Supplier<Deployable>> oneNode = List.of(
-        () -> new QueryLogVerticle(state.logOptions(), QueryLogVerticle.Limits.from(config), cluster == null),
-        () -> new SchemaSnapshotVerticle(target, state, config.schemas(), catalogue),
-        () -> new ConversationVerticle(state, config.conversationDays()),
-        () -> new VerifiedVerticle(target, state, config.verifiedThreshold()));
+        () -> new QueryLogVerticle(stateDb, QueryLogVerticle.Limits.from(config), cluster == null),
+        () -> new SchemaSnapshotVerticle(target, stateDb, config.schemas(), catalogue),
+        () -> new ConversationVerticle(stateDb, config.conversationDays()),
+        () -> new VerifiedVerticle(target, stateDb, config.verifiedThreshold()));
     Future<String> deployed = Future.succeededFuture();
     if (cluster != null) {
       LOG.info("{}: {} node {}", cluster.settings().describe(), role.label(), cluster.nodeId());
       deployed = deployAll(List.of(() -> new MetricsVerticle(cluster.name()), () -> new ClusterStatus(cluster, config.deadlines())));
-      if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new JournalWriter(state)));
+      if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new JournalWriter(stateDb)));
     }
     // First of this node's own: its first read fails the start when the agent role cannot read the catalogue.
     deployed = deployed.compose(id -> vertx.deployVerticle(new CatalogueVerticle(catalogue)));
     if (role.worker()) deployed = deployed.compose(id -> deployAll(steps));
     deployed = deployed.compose(id -> cluster == null ? deployAll(oneNode)
         : vertx.deployVerticle(new SingletonLease(cluster, oneNode)));
-    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, state, node, faultInjector)));
+    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, stateDb, node, faultInjector)));
     if (!withHttp) return deployed;
     deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle()))
-        : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(state),
+        : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(stateDb),
             () -> new SchemaRefreshAll(cluster))));
     http = new HttpVerticle(config);
     return deployed
-        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, state, config, catalogue)))
-        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(state)))
+        .compose(id -> vertx.deployVerticle(new HealthVerticle(target, stateDb, config, catalogue)))
+        .compose(id -> vertx.deployVerticle(new EvalRunsVerticle(stateDb)))
         .compose(id -> vertx.deployVerticle(http))
         .onSuccess(id -> LOG.info("sql-agent listening on http://{}:{}", config.httpHost(), http.actualPort()));
+  }
+
+  /** After every verticle it deployed is undeployed (their last writes done): the state store's pools close. */
+  @Override
+  public Future<?> stop() {
+    return stateDb == null ? Future.succeededFuture() : stateDb.close();
   }
 
   private Future<String> deployAll(List<Supplier<Deployable>> verticles) {

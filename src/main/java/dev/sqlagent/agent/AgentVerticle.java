@@ -15,7 +15,7 @@ import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;
 import dev.sqlagent.querylog.AnswerKeeper;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -43,9 +43,9 @@ public final class AgentVerticle extends VerticleBase {
   private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
 
   private final FirstSqlMutator mutator;
-  private final StateStore state;
-  /** The ids of runs started, in the state store (see {@link RunClaims}). */
-  private RunClaims claims;
+  private final StateDatabase state;
+  /** The ids of runs started, in the state store (see {@link RunClaimsRepository}). */
+  private RunClaimsRepository claims;
   private final AgentSettings settings;
   /** Most tokens of a conversation's earlier turns in a follow-up's prompt (SQLAGENT_CONVERSATION_BUDGET). */
   private final int conversationBudget;
@@ -91,7 +91,7 @@ public final class AgentVerticle extends VerticleBase {
    * @param clusterNode clustered: this worker's node id (questions come on its own address); null on a single node
    * @param mutator a fault injector: evaluation only, null otherwise
    */
-  public AgentVerticle(AppConfig config, StateStore state, String clusterNode, FirstSqlMutator mutator) {
+  public AgentVerticle(AppConfig config, StateDatabase state, String clusterNode, FirstSqlMutator mutator) {
     this.state = state;
     this.mutator = mutator;
     this.clusterNode = clusterNode;
@@ -105,7 +105,7 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    claims = new RunClaims(vertx, state);
+    claims = new RunClaimsRepository(state.owner());
     // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
     // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
     // store, where any edge replays them (dev.sqlagent.cluster).
@@ -125,7 +125,7 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return claims.close();
+    return Future.succeededFuture();  // the run claims borrow the state store's pool: the service closes it
   }
 
   /** Clustered: the run's events are in the state store before its answer goes out. */

@@ -7,7 +7,10 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.Drift;
 import dev.sqlagent.drift.SchemaReader;
 import dev.sqlagent.drift.SchemaShape;
-import dev.sqlagent.drift.SnapshotStore;
+import dev.sqlagent.drift.SnapshotRepository;
+import dev.sqlagent.state.StateDatabase;
+import io.vertx.core.Vertx;
+import java.util.concurrent.TimeUnit;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.List;
@@ -54,15 +57,21 @@ public final class DriftCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (Databases db = Databases.open(config, false)) {
-      return check(db.target(), config.schemas(), new SnapshotStore(db.state()), json, out, err);
+      Vertx vertx = Vertx.vertx(config.vertxOptions());
+      try {
+        return check(db.target(), config.schemas(), new SnapshotRepository(StateDatabase.open(vertx, db.state(), 1)),
+            json, out, err);
+      } finally {
+        vertx.close().await(30, TimeUnit.SECONDS);  // and the state store's pool with it
+      }
     } finally {
       out.flush();
       err.flush();
     }
   }
 
-  /** The comparison itself: prints what moved and returns the exit code. Blocking (JDBC, discovery). */
-  public static int check(Target target, List<String> schemas, SnapshotStore store, boolean json, PrintStream out,
+  /** The comparison itself: prints what moved and returns the exit code. Blocking (waits for the store, discovery). */
+  public static int check(Target target, List<String> schemas, SnapshotRepository store, boolean json, PrintStream out,
       PrintStream err) throws Exception {
     PrintWriter o = new PrintWriter(out, true);
     PrintWriter e = new PrintWriter(err, true);
@@ -75,10 +84,10 @@ public final class DriftCommand implements Callable<Integer> {
   }
 
   /** As above, printing to writers (picocli's). */
-  public static int check(Target target, List<String> schemas, SnapshotStore store, boolean json, PrintWriter out,
+  public static int check(Target target, List<String> schemas, SnapshotRepository store, boolean json, PrintWriter out,
       PrintWriter err) throws Exception {
     String key = target.key();
-    Optional<SchemaShape> snapshot = store.read(key);
+    Optional<SchemaShape> snapshot = store.read(key).await(30, TimeUnit.SECONDS);
     if (snapshot.isEmpty()) {
       err.println("sql-agent drift: no schema snapshot for " + target + " (expected " + store.where(key)
           + "). The service writes one when its schema index is built: start it once (sql-agent serve), then run drift again.");

@@ -5,6 +5,7 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.execution.Gate;
 import dev.sqlagent.verified.VerifiedVerticle;
@@ -70,7 +71,8 @@ public final class VerifiedCommand implements Callable<Integer> {
       Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         vertx.deployVerticle(new ExecutionVerticle(db.target(), Gate.Settings.from(config), config.users().dbRoles()))
-            .compose(id -> vertx.deployVerticle(new VerifiedVerticle(db.target(), db.state(), config.verifiedThreshold())))
+            .compose(id -> vertx.deployVerticle(new VerifiedVerticle(db.target(),
+                StateDatabase.open(vertx, db.state(), config.statePoolSize()), config.verifiedThreshold())))
             .await(2, TimeUnit.MINUTES);
         int code = work.run(vertx, out, err);
         out.flush();

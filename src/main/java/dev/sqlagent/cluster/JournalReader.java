@@ -3,17 +3,13 @@ package dev.sqlagent.cluster;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,26 +23,17 @@ public final class JournalReader extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(JournalReader.class);
 
-  private final StateStore state;
-  private Pool pool;
-  private EventJournal journal;
+  private final StateDatabase state;
+  private JournalRepository journal;
 
-  public JournalReader(StateStore state) {
+  public JournalReader(StateDatabase state) {
     this.state = state;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
-        .with(new PoolOptions().setMaxSize(2).setName("sql-agent-run-events-read"))
-        .connectingTo(state.ownerOptions()).using(vertx).build();
-    journal = new EventJournal(pool);
+    journal = new JournalRepository(state.owner());
     return vertx.eventBus().<JsonObject>localConsumer(Addresses.RUN_EVENTS, this::runEvents).completion();
-  }
-
-  @Override
-  public Future<?> stop() {
-    return pool.close();
   }
 
   /** A run's kept events after the asked seq, and whose run it is. */

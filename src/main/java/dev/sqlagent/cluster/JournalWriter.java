@@ -1,16 +1,12 @@
 package dev.sqlagent.cluster;
 
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -28,9 +24,8 @@ public final class JournalWriter extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(JournalWriter.class);
   private static final long PRUNE_EVERY_MS = 3_600_000;
 
-  private final StateStore state;
-  private Pool pool;
-  private EventJournal journal;
+  private final StateDatabase state;
+  private JournalRepository journal;
   private List<JsonObject> buffer = new ArrayList<>();
   /** Waiting for the events now in the buffer, and for those being written. */
   private List<Promise<Void>> waitingForBuffer = new ArrayList<>();
@@ -38,16 +33,13 @@ public final class JournalWriter extends VerticleBase {
   private boolean writing;
   private long pruneTimer;
 
-  public JournalWriter(StateStore state) {
+  public JournalWriter(StateDatabase state) {
     this.state = state;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
-        .with(new PoolOptions().setMaxSize(1).setName("sql-agent-run-events"))
-        .connectingTo(state.ownerOptions()).using(vertx).build();
-    journal = new EventJournal(pool);
+    journal = new JournalRepository(state.owner());
     pruneTimer = vertx.setPeriodic(PRUNE_EVERY_MS, t -> journal.prune()
         .onSuccess(n -> LOG.debug("pruned {} kept events older than a day", n)));
     return Future.all(
@@ -58,7 +50,7 @@ public final class JournalWriter extends VerticleBase {
   @Override
   public Future<?> stop() {
     vertx.cancelTimer(pruneTimer);
-    return pool.close();
+    return Future.succeededFuture();
   }
 
   private void onEvent(JsonObject event) {

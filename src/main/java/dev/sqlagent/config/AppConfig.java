@@ -70,7 +70,9 @@ public record AppConfig(
     // User functions a query may call by name (SQLAGENT_ALLOW_FUNCTIONS and the notes file's allow_functions).
     List<FunctionName> allowFunctions,
     // A connection pooler in front of the target (PgBouncer, Supavisor, RDS Proxy) in transaction mode.
-    boolean transactionPooler) {
+    boolean transactionPooler,
+    // Connections of the state store's owner pool, shared by every feature that reads or writes it.
+    int statePoolSize) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -136,6 +138,9 @@ public record AppConfig(
         + "statement or setting from one transaction to the next"});
     k.put("SQLAGENT_STATE_URL", new String[] {null, "the state store (query log, snapshots, embedding cache, eval runs): "
         + "postgresql://owner[:pass]@host:port/db of a database of the service's own; unset: the embedded PostgreSQL"});
+    k.put("SQLAGENT_STATE_POOL_SIZE", new String[] {String.valueOf(dev.sqlagent.state.StateDatabase.DEFAULT_SIZE),
+        "connections to the state store as its owner, shared by every feature (the query log writes through 2 more, "
+        + "as its INSERT-only role)"});
     k.put("SQLAGENT_SCHEMAS", new String[] {null, "comma-separated schemas of the target to offer; unset: every readable non-system schema"});
     k.put("SQLAGENT_NOTES", new String[] {null, "notes file (YAML or JSON): table and column descriptions, business terms, conventions"});
     k.put("SQLAGENT_ALLOW_FUNCTIONS", new String[] {null, "comma-separated schema.name of user functions a query may call "
@@ -304,7 +309,8 @@ public record AppConfig(
         r.integer("SQLAGENT_CONVERSATION_BUDGET", 100, 100_000),
         r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0),
         allowFunctions(r, notes),
-        pooler(r));
+        pooler(r),
+        r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200));
   }
 
   /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
@@ -380,7 +386,7 @@ public record AppConfig(
     List<String> parts = new ArrayList<>();
     parts.add("target=" + dbUrl.map(PgUrl::toString).orElse("embedded demo"));
     if (transactionPooler) parts.add("pooler=transaction");
-    parts.add("state=" + stateUrl.map(PgUrl::toString).orElse("embedded"));
+    parts.add("state=" + stateUrl.map(PgUrl::toString).orElse("embedded") + " statePoolSize=" + statePoolSize);
     parts.add("schemas=" + (schemas.isEmpty() ? "all" : String.join(",", schemas)));
     parts.add("notes=" + notesFile.map(Path::toString).orElse("none"));
     if (allowWritableRole) parts.add("allowWritableRole=true");

@@ -4,21 +4,16 @@ import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgException;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
-import io.vertx.sqlclient.Tuple;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +40,10 @@ public final class ConversationVerticle extends VerticleBase {
   public static final int MAX_COMMENT_CHARS = 2_000;
   private static final long SWEEP_MS = 3_600_000L;
 
-  private final StateStore state;
+  private final StateDatabase state;
   /** Days a conversation is kept after its last turn (SQLAGENT_CONVERSATION_DAYS). */
   private final int days;
-  private Pool pool;
+  private ConversationRepository conversations;
   /**
    * Turns being written, by conversation and by run. The agent answers without waiting for its turn's write
    * (only the write's request is sent first), so a request about the conversation or the run that comes after
@@ -57,14 +52,14 @@ public final class ConversationVerticle extends VerticleBase {
   private final Map<String, Future<?>> writingConversations = new HashMap<>();
   private final Map<String, Future<?>> writingRuns = new HashMap<>();
 
-  public ConversationVerticle(StateStore state, int days) {
+  public ConversationVerticle(StateDatabase state, int days) {
     this.state = state;
     this.days = days;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(state.ownerOptions()).using(vertx).build();
+    conversations = new ConversationRepository(state.owner());
     vertx.setPeriodic(0, SWEEP_MS, id -> sweep());
     var bus = vertx.eventBus();
     return Future.all(List.of(
@@ -77,15 +72,14 @@ public final class ConversationVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return pool.close();
+    return Future.succeededFuture();  // the state store's pool is borrowed: the service closes it
   }
 
   /** Deletes the conversations whose last turn is older than the retention (their turns go with them). */
   private void sweep() {
-    pool.preparedQuery("DELETE FROM conversations WHERE last_turn_at < now() - make_interval(days => $1)")
-        .execute(Tuple.of(days))
-        .onSuccess(rs -> {
-          if (rs.rowCount() > 0) LOG.info("{} conversations expired after {} days", rs.rowCount(), days);
+    conversations.expire(days)
+        .onSuccess(n -> {
+          if (n > 0) LOG.info("{} conversations expired after {} days", n, days);
         })
         .onFailure(e -> LOG.warn("expired conversations not deleted: {}", e.toString()));
   }
@@ -112,19 +106,9 @@ public final class ConversationVerticle extends VerticleBase {
 
   /** The conversation's turns, oldest first; null when it does not exist, has expired or is not the caller's. */
   private Future<List<Turn>> turns(String id, User caller) {
-    return pool.preparedQuery("SELECT user_name FROM conversations WHERE conversation_id = $1"
-            + " AND last_turn_at >= now() - make_interval(days => $2)").execute(Tuple.of(id, days))
-        .compose(found -> {
-          if (found.size() == 0 || !User.mayReach(caller, found.iterator().next().getString("user_name"))) {
-            return Future.succeededFuture(null);
-          }
-          return pool.preparedQuery("SELECT * FROM conversation_turns WHERE conversation_id = $1 ORDER BY turn")
-              .execute(Tuple.of(id)).map(rows -> {
-                List<Turn> out = new ArrayList<>();
-                for (Row r : rows) out.add(Turn.fromRow(r));
-                return out;
-              });
-        });
+    return conversations.started(id, days)
+        .compose(found -> found.isEmpty() || !User.mayReach(caller, found.get().userName()) ? Future.succeededFuture(null)
+            : conversations.turns(id));
   }
 
   private void onRecord(Message<JsonObject> msg) {
@@ -175,46 +159,14 @@ public final class ConversationVerticle extends VerticleBase {
    */
   private Future<Integer> record(String id, Answer answer, User caller) {
     String asker = caller == null ? answer.user() : caller.name();
-    Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
-        answer.outcome(), answer.answer())
-        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId()).addValue(asker);
-    return pool.withTransaction(conn -> conn.preparedQuery("""
-            INSERT INTO conversations (conversation_id, user_name) VALUES ($1, $2)
-            ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()
-            RETURNING user_name""").execute(Tuple.of(id, asker))
-        .compose(owner -> {
-          if (!User.mayReach(caller, owner.iterator().next().getString("user_name"))) {
-            return Future.<Integer>failedFuture(new NotTheCallers());  // rolls the transaction back
-          }
-          return conn.preparedQuery("""
-              INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
-                verified_id, user_name)
-              SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9
-              FROM conversation_turns WHERE conversation_id = $1
-              RETURNING turn""").execute(turn).map(rows -> rows.iterator().next().getInteger(0));
-        }))
-        .recover(e -> e instanceof NotTheCallers ? Future.succeededFuture(null) : Future.failedFuture(e));
-  }
-
-  /** A turn for a conversation that belongs to another user: nothing is written. */
-  private static final class NotTheCallers extends RuntimeException {
-    NotTheCallers() {
-      super("another user's conversation", null, false, false);
-    }
+    return conversations.record(id, answer, asker, caller);
   }
 
   private void onGet(Message<JsonObject> msg) {
     String id = validId(msg, body(msg).getValue("conversation_id"));
     if (id == null) return;
     User caller = caller(msg);
-    written(writingConversations, id).compose(v -> pool.preparedQuery("""
-            SELECT c.started_at, c.last_turn_at, c.last_turn_at + make_interval(days => $2) AS expires_at,
-              c.user_name AS started_by, t.*, f.rating, f.comment
-            FROM conversations c
-            LEFT JOIN conversation_turns t USING (conversation_id)
-            LEFT JOIN run_feedback f ON f.run_id = t.run_id
-            WHERE c.conversation_id = $1 AND c.last_turn_at >= now() - make_interval(days => $2)
-            ORDER BY t.turn""").execute(Tuple.of(id, days)))
+    written(writingConversations, id).compose(v -> conversations.conversation(id, days))
         .onSuccess(rows -> {
           if (rows.size() == 0 || !User.mayReach(caller, rows.iterator().next().getString("started_by"))) {
             msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
@@ -261,14 +213,9 @@ public final class ConversationVerticle extends VerticleBase {
     }
     User caller = caller(msg);
     String giver = caller == null ? null : caller.name();
-    reachableTurn(msg, runId, caller, "SELECT user_name FROM conversation_turns WHERE run_id = $1",
+    reachableTurn(msg, runId, caller, ConversationRepository.RUN_OWNER,
         "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)", turn ->
-        pool.preparedQuery("""
-                INSERT INTO run_feedback (run_id, rating, comment, user_name)
-                SELECT run_id, $2, $3, $4 FROM conversation_turns WHERE run_id = $1
-                ON CONFLICT (run_id) DO UPDATE SET rating = EXCLUDED.rating, comment = EXCLUDED.comment,
-                  user_name = EXCLUDED.user_name, given_at = now()
-                RETURNING given_at""").execute(Tuple.of(runId, rating, comment, giver))
+        conversations.feedback(runId, rating, comment, giver)
             .onSuccess(rows -> {
               if (rows.size() == 0) {
                 msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
@@ -283,21 +230,19 @@ public final class ConversationVerticle extends VerticleBase {
   private void onTurn(Message<JsonObject> msg) {
     String runId = AskRules.runIdOf(msg, body(msg).getValue("run_id"));
     if (runId == null) return;
-    reachableTurn(msg, runId, caller(msg), """
-            SELECT t.*, f.rating FROM conversation_turns t LEFT JOIN run_feedback f USING (run_id)
-            WHERE t.run_id = $1""", "no run " + runId + " in any conversation of the last " + days + " days",
+    reachableTurn(msg, runId, caller(msg), ConversationRepository.RUN_TURN, "no run " + runId + " in any conversation of the last " + days + " days",
         r -> msg.reply(Turn.fromRow(r).toJson().put("conversation_id", r.getString("conversation_id"))
             .put("user", r.getString("user_name")).put("rating", r.getString("rating"))));
   }
 
   /**
-   * The run's turn ({@code query} selects it by run id, with its {@code user_name}) handed to {@code then} when
+   * The run's turn ({@code query}, a {@link ConversationRepository} read by run id, with its {@code user_name}) handed to {@code then} when
    * the caller may reach the run (its owner, or an admin: {@link User#mayReach}, the rule cancel uses); otherwise
    * the request fails with 404 ({@code missing}) or 403.
    */
   private void reachableTurn(Message<JsonObject> msg, String runId, User caller, String query, String missing,
       java.util.function.Consumer<Row> then) {
-    written(writingRuns, runId).compose(v -> pool.preparedQuery(query).execute(Tuple.of(runId)))
+    written(writingRuns, runId).compose(v -> conversations.byRun(query, runId))
         .onSuccess((RowSet<Row> rows) -> {
           if (rows.size() == 0) {
             msg.fail(BusFailure.NOT_FOUND.code(), missing);

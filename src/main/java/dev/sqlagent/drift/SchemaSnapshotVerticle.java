@@ -5,7 +5,7 @@ import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueSnapshot;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -30,7 +30,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   static final long POLL_AFTER_BUILT_MS = 30_000;
 
   private final Target target;
-  private final SnapshotStore store;
+  private final SnapshotRepository store;
   private final List<String> schemas;
   private CatalogueHolder catalogue;
   private boolean ownsCatalogue;
@@ -39,14 +39,14 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   private long timer = -1;
 
   /** @param schemas the schemas offered (empty: every readable one), as retrieval discovers them */
-  public SchemaSnapshotVerticle(Target target, StateStore state, List<String> schemas) {
+  public SchemaSnapshotVerticle(Target target, StateDatabase state, List<String> schemas) {
     this(target, state, schemas, null);
   }
 
   /** @param catalogue the process's catalogue (null: one of this verticle's own) */
-  public SchemaSnapshotVerticle(Target target, StateStore state, List<String> schemas, CatalogueHolder catalogue) {
+  public SchemaSnapshotVerticle(Target target, StateDatabase state, List<String> schemas, CatalogueHolder catalogue) {
     this.target = target;
-    this.store = new SnapshotStore(state);
+    this.store = new SnapshotRepository(state);
     this.schemas = List.copyOf(schemas);
     this.catalogue = catalogue;
   }
@@ -57,7 +57,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
       catalogue = CatalogueHolder.open(vertx, target, schemas);
       ownsCatalogue = true;
     }
-    return vertx.executeBlocking(() -> store.read(target.key()).map(SchemaShape::indexBuiltAt).orElse(null), false)
+    return store.read(target.key()).map(found -> found.map(SchemaShape::indexBuiltAt).orElse(null))
         .otherwise(e -> {
           LOG.warn("schema snapshot: {}", e.getMessage());
           return null;
@@ -109,12 +109,9 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
     if (builtAt.equals(snapshotFor) || notNewer(builtAt, snapshotFor)) return;
     writing = true;
     indexedCatalogue(status.getJsonObject("catalogue")).map(cat -> SchemaReader.shape(target.key(), cat))
-        .compose(shape -> vertx.executeBlocking(() -> {
-          store.write(target.key(), shape.withIndexBuiltAt(builtAt));
-          LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
-              shape.tables().size(), shape.columnCount(), store.where(target.key()), builtAt);
-          return null;
-        }, false))
+        .compose(shape -> store.write(target.key(), shape.withIndexBuiltAt(builtAt))
+            .onSuccess(v -> LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
+                shape.tables().size(), shape.columnCount(), store.where(target.key()), builtAt)))
         .onSuccess(p -> snapshotFor = builtAt)
         .onFailure(e -> LOG.warn("schema snapshot could not be written (will retry): {}", e.getMessage()))
         .onComplete(ar -> writing = false);

@@ -2,18 +2,12 @@ package dev.sqlagent.eval;
 
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
-import io.vertx.sqlclient.Row;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,46 +20,37 @@ public final class EvalRunsVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(EvalRunsVerticle.class);
 
-  private final StateStore state;
-  private Pool pool;
+  private final StateDatabase state;
+  private EvalRunRepository runs;
 
-  public EvalRunsVerticle(StateStore state) {
+  public EvalRunsVerticle(StateDatabase state) {
     this.state = state;
   }
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout(5_000))
-        .with(new PoolOptions().setMaxSize(1).setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS)
-            .setName("sql-agent-eval-runs"))
-        .connectingTo(state.ownerOptions().addProperty("application_name", "sql-agent-eval-runs"))
-        .using(vertx).build();
+    runs = new EvalRunRepository(state.owner());
     MessageConsumer<JsonObject> consumer = vertx.eventBus().consumer(Addresses.EVAL_LATEST, this::latest);
     return consumer.completion();
   }
 
-  @Override
-  public Future<?> stop() {
-    return pool.close();
-  }
-
   private void latest(Message<JsonObject> msg) {
-    pool.query(RunStore.LATEST_SUMMARY_SQL).execute()
-        .onSuccess(rows -> {
-          if (rows.size() == 0) {
+    runs.latestSummary()
+        .onSuccess(found -> {
+          if (found.isEmpty()) {
             msg.fail(BusFailure.NOT_FOUND.code(), "no evaluation has been saved yet: run `sql-agent eval` first");
             return;
           }
-          Row row = rows.iterator().next();
+          EvalRunRepository.Latest latest = found.get();
           try {
-            msg.reply(new JsonObject(row.getString("content")));
+            msg.reply(new JsonObject(latest.content()));
           } catch (RuntimeException e) {
-            LOG.warn("the summary of saved run {} in the state store is not JSON: {}", row.getString("run"), e.getMessage());
-            msg.fail(BusFailure.FAILED.code(), "the summary of saved run " + row.getString("run") + " cannot be read");
+            LOG.warn("the summary of saved run {} in the state store is not JSON: {}", latest.run(), e.getMessage());
+            msg.fail(BusFailure.FAILED.code(), "the summary of saved run " + latest.run() + " cannot be read");
           }
         })
         .onFailure(e -> {
-          LOG.warn("cannot read the latest evaluation from the state store {}: {}", state.owner(), e.getMessage());
+          LOG.warn("cannot read the latest evaluation from the state store {}: {}", state.store().owner(), e.getMessage());
           msg.fail(BusFailure.UNAVAILABLE.code(), "the state store cannot be read: " + e.getMessage());
         });
   }

@@ -10,8 +10,8 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.Drift;
 import dev.sqlagent.drift.SchemaReader;
 import dev.sqlagent.drift.SchemaShape;
-import dev.sqlagent.drift.SnapshotStore;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.drift.SnapshotRepository;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -67,7 +67,7 @@ public final class HealthVerticle extends VerticleBase {
   static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed", "verified_queries");
 
   private final Target target;
-  private final SnapshotStore snapshots;
+  private final SnapshotRepository snapshots;
   private List<String> schemas;
   private boolean writableAllowed;
   /** The process's catalogue (null until start when none was handed over: then one over the health pool). */
@@ -84,19 +84,19 @@ public final class HealthVerticle extends VerticleBase {
   private Future<JsonObject> inFlight;
   private Future<Catalogue> probeCatalogue;
 
-  private final StateStore state;
+  private final StateDatabase state;
   private final AppConfig config;
 
-  public HealthVerticle(Target target, StateStore state, AppConfig config) {
+  public HealthVerticle(Target target, StateDatabase state, AppConfig config) {
     this(target, state, config, null);
   }
 
   /** @param catalogue the process's catalogue, which reads the target for the tables and drift checks */
-  public HealthVerticle(Target target, StateStore state, AppConfig config, CatalogueHolder catalogue) {
+  public HealthVerticle(Target target, StateDatabase state, AppConfig config, CatalogueHolder catalogue) {
     this.target = target;
     this.state = state;
     this.config = config;
-    this.snapshots = new SnapshotStore(state);
+    this.snapshots = new SnapshotRepository(state);
     this.catalogue = catalogue;
   }
 
@@ -112,10 +112,9 @@ public final class HealthVerticle extends VerticleBase {
         .setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS);
     roPool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(2).setName("sql-agent-health-ro"))
         .connectingTo(target.roOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
-    logPool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(1).setName("sql-agent-health-log"))
-        .connectingTo(state.logOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
-    statePool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(1).setName("sql-agent-health-state"))
-        .connectingTo(state.ownerOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
+    // The state store's pools are borrowed (the checks' deadlines bound each wait), not opened here.
+    logPool = state.log();
+    statePool = state.owner();
     schemas = config.schemas();
     writableAllowed = config.allowWritableRole();
     if (catalogue == null) catalogue = CatalogueHolder.over(vertx, roPool, schemas);
@@ -142,7 +141,7 @@ public final class HealthVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     web.close();
-    return Future.all(roPool.close(), logPool.close(), statePool.close());
+    return roPool.close();
   }
 
   /** Registers a check with the deadline; its data always says when it was tried and how long it took. */
@@ -287,7 +286,7 @@ public final class HealthVerticle extends VerticleBase {
   }
 
   private Future<Status> schemaDrift() {
-    Future<Optional<SchemaShape>> snapshot = vertx.executeBlocking(() -> snapshots.read(target.key()), false);
+    Future<Optional<SchemaShape>> snapshot = snapshots.read(target.key());
     Future<SchemaShape> now = catalogueForThisRun().map(cat -> SchemaReader.shape(target.key(), cat));
     return Future.all(snapshot, now).map(both -> {
       Optional<SchemaShape> snap = both.resultAt(0);

@@ -3,18 +3,13 @@ package dev.sqlagent.querylog;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
-import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,7 +17,6 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +58,7 @@ public final class QueryLogVerticle extends VerticleBase {
     }
   }
 
-  private final PgConnectOptions logRole;
+  private final StateDatabase state;
   private final int capacity;
   private final long retryMaxMs;
   /** Whether the published answers are the log's input (one process); clustered, only keep requests are. */
@@ -74,7 +68,7 @@ public final class QueryLogVerticle extends VerticleBase {
    * and the edge that delivers it both ask, often at the same moment, and each is answered.
    */
   private final Map<String, List<Message<JsonObject>>> keepers = new HashMap<>();
-  private Pool pool;
+  private QueryLogRepository rows;
 
   private final Deque<LogRow> buffer = new ArrayDeque<>();
   private final List<Runnable> drainedWaiters = new ArrayList<>();
@@ -90,14 +84,14 @@ public final class QueryLogVerticle extends VerticleBase {
   private Instant lastErrorAt;
   private Instant lastWrittenAt;
 
-  /** @param logRole connect options of {@code sql_agent_log} ({@code DbTarget.logOptions()}) */
-  public QueryLogVerticle(PgConnectOptions logRole, Limits limits) {
-    this(logRole, limits, true);
+  /** @param state the open state store, whose log-role pool the rows are written through */
+  public QueryLogVerticle(StateDatabase state, Limits limits) {
+    this(state, limits, true);
   }
 
   /** @param fromAnswers false in cluster mode: rows come only through {@link Addresses#QUERY_LOG_KEEP} */
-  public QueryLogVerticle(PgConnectOptions logRole, Limits limits, boolean fromAnswers) {
-    this.logRole = new PgConnectOptions(logRole).setReconnectAttempts(0);
+  public QueryLogVerticle(StateDatabase state, Limits limits, boolean fromAnswers) {
+    this.state = state;
     this.capacity = limits.bufferRows();
     this.retryMaxMs = limits.retryMaxMs();
     this.fromAnswers = fromAnswers;
@@ -111,11 +105,7 @@ public final class QueryLogVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool()
-        .with(new NetClientOptions().setConnectTimeout(5_000))
-        .with(new PoolOptions().setMaxSize(1).setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS)
-            .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS).setName("sql-agent-query-log"))
-        .connectingTo(logRole).using(vertx).build();
+    rows = new QueryLogRepository(state.log());
     var bus = vertx.eventBus();
     return Future.all(
         fromAnswers ? bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion() : Future.succeededFuture(),
@@ -142,7 +132,7 @@ public final class QueryLogVerticle extends VerticleBase {
       }
       buffer.clear();
       if (retryTimer != -1) vertx.cancelTimer(retryTimer);
-      return pool.close();
+      return Future.succeededFuture();
     });
   }
 
@@ -229,8 +219,7 @@ public final class QueryLogVerticle extends VerticleBase {
       if (batch.size() == batchLimit) break;
       batch.add(r);
     }
-    List<Tuple> tuples = batch.stream().map(LogRow::tuple).toList();
-    pool.withTransaction(conn -> conn.preparedQuery(LogRow.INSERT).executeBatch(tuples))
+    rows.insert(batch)
         .onComplete(ar -> {
           writing = false;
           if (ar.succeeded()) {

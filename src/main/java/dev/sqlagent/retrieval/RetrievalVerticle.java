@@ -12,7 +12,7 @@ import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.values.RoleValues;
 import dev.sqlagent.values.StoredValues;
 import dev.sqlagent.values.ValueLimits;
@@ -62,7 +62,7 @@ public final class RetrievalVerticle extends VerticleBase {
   static final int UNAVAILABLE = BusFailure.UNAVAILABLE.code();
 
   private final Target target;
-  private final StateStore state;
+  private final StateDatabase state;
   private final AppConfig config;
   /** Clustered: this worker's node id; null on a single node. */
   private final String clusterNode;
@@ -102,17 +102,17 @@ public final class RetrievalVerticle extends VerticleBase {
    * @param state where the embedding cache lives
    * @param config the schemas to offer, the notes file, the prompt budget and the statement timeout
    */
-  public RetrievalVerticle(Target target, StateStore state, AppConfig config) {
+  public RetrievalVerticle(Target target, StateDatabase state, AppConfig config) {
     this(target, state, config, null);
   }
 
   /** @param clusterNode clustered: this worker's node id (refreshes come on its own address); null on a single node */
-  public RetrievalVerticle(Target target, StateStore state, AppConfig config, String clusterNode) {
+  public RetrievalVerticle(Target target, StateDatabase state, AppConfig config, String clusterNode) {
     this(target, state, config, clusterNode, null);
   }
 
   /** @param catalogue the process's catalogue (null: one of this verticle's own) */
-  public RetrievalVerticle(Target target, StateStore state, AppConfig config, String clusterNode, CatalogueHolder catalogue) {
+  public RetrievalVerticle(Target target, StateDatabase state, AppConfig config, String clusterNode, CatalogueHolder catalogue) {
     this.target = target;
     this.state = state;
     this.config = config;
@@ -196,7 +196,7 @@ public final class RetrievalVerticle extends VerticleBase {
     CatalogueSnapshot of = snapshot;
     Future<JsonObject> indexed = vertx.executeBlocking(() -> {
       if (selector == null) {
-        selector = new TableSelector(state == null ? EmbeddingStore.NONE : new StateEmbeddingStore(state));
+        selector = new TableSelector(state == null ? EmbeddingStore.NONE : new EmbeddingRepository(state.owner()));
       }
       long t1 = System.nanoTime();
       TableSelector.IndexStats stats = selector.index(first);

@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * Everything the service writes goes here, never to the target. Its owner ({@code SQLAGENT_STATE_URL}, or
  * the embedded server's superuser) creates the tables and the INSERT-only log role; the service writes
  * snapshots, embeddings and runs as the owner and the query log only as {@code sql_agent_log}.
+ *
+ * <p>This is the store's address and its set-up (blocking JDBC: migration, the log role's proofs, the command
+ * line's reports). While the service runs, its connections are {@link StateDatabase}'s two pools.
  */
 public record StateStore(PgUrl owner, String logPassword) {
 
@@ -34,10 +37,12 @@ public record StateStore(PgUrl owner, String logPassword) {
   public static final String EMBEDDED_DATABASE = "sql_agent";
   /**
    * The store's scripts, run in this order; each is idempotent. A feature that stores something adds its own
-   * script here.
+   * script under {@code db/state/} here.
    */
-  static final List<String> SCRIPTS = List.of("query_log.sql", "state.sql", "cluster.sql", "stored_values.sql",
-      "run_user.sql", "conversations.sql", "run_claims.sql");
+  static final List<String> SCRIPTS = List.of("state/query_log.sql", "state/state.sql", "state/cluster.sql",
+      "state/stored_values.sql", "state/run_user.sql", "state/conversations.sql", "state/run_claims.sql");
+  /** The log role's script, run after the tables with the database's name and the role's password. */
+  static final String LOG_ROLE_SCRIPT = "state/log_role.sql";
   /** Derived from the scripts' text, so any change to them migrates existing stores at the next start. */
   static final int VERSION = scriptsVersion();
 
@@ -58,14 +63,14 @@ public record StateStore(PgUrl owner, String logPassword) {
   }
 
   public PgConnectOptions ownerOptions() {
-    return owner.options("sql-agent-state");
+    return owner.options(StateDatabase.OWNER_APPLICATION);
   }
 
   public PgConnectOptions logOptions() {
-    return logUrl().options("sql-agent-log");
+    return logUrl().options(StateDatabase.LOG_APPLICATION);
   }
 
-  /** Blocking. */
+  /** Blocking: set-up and the command line only; the service uses {@link StateDatabase#owner()}. */
   public Connection ownerConnection() throws SQLException {
     return owner.connect("sql-agent-state");
   }
@@ -89,7 +94,7 @@ public record StateStore(PgUrl owner, String logPassword) {
         for (String script : SCRIPTS) {
           for (String stmt : SqlScript.load(script, Map.of())) s.execute(stmt);
         }
-        for (String stmt : SqlScript.load("log_role.sql", Map.of("db", quoteIdent(owner.database()),
+        for (String stmt : SqlScript.load(LOG_ROLE_SCRIPT, Map.of("db", quoteIdent(owner.database()),
             "log_password", SqlScript.literal(logPassword)))) {
           s.execute(stmt);
         }
@@ -171,7 +176,7 @@ public record StateStore(PgUrl owner, String logPassword) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       for (String script : SCRIPTS) sha.update(SqlScript.text(script).getBytes(StandardCharsets.UTF_8));
-      sha.update(SqlScript.text("log_role.sql").getBytes(StandardCharsets.UTF_8));
+      sha.update(SqlScript.text(LOG_ROLE_SCRIPT).getBytes(StandardCharsets.UTF_8));
       return ByteBuffer.wrap(sha.digest()).getInt() & Integer.MAX_VALUE;
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -2,7 +2,7 @@ package dev.sqlagent.values;
 
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -41,7 +41,7 @@ public final class StoredValues {
 
   private final Vertx vertx;
   private final ValueReader reader;
-  private final ValueStore store;
+  private final StoredValuesRepository store;
   private final String target;
   private volatile Snapshot current;
   /** The words of every name of the catalogue last asked about ({@link #prepare}). */
@@ -50,13 +50,13 @@ public final class StoredValues {
 
   /**
    * @param pool connections of the agent role to the target (its own, so reads never wait behind questions)
-   * @param state where the values are kept; null: nowhere, always read from the target
+   * @param state where the values are kept (its shared owner pool); null: nowhere, always read from the target
    * @param target the target's key in the state store
    */
-  public StoredValues(Vertx vertx, Pool pool, StateStore state, String target, ValueLimits limits) {
+  public StoredValues(Vertx vertx, Pool pool, StateDatabase state, String target, ValueLimits limits) {
     this.vertx = vertx;
     this.reader = new ValueReader(pool, limits);
-    this.store = state == null ? null : new ValueStore(state);
+    this.store = state == null ? null : new StoredValuesRepository(state.owner());
     this.target = target;
   }
 
@@ -75,23 +75,22 @@ public final class StoredValues {
     long t0 = System.nanoTime();
     String shape = shape(catalogue);
     Future<Optional<List<ColumnValues>>> kept = fromStore && store != null
-        ? vertx.executeBlocking(() -> store.load(target, shape), false)
+        ? store.load(target, shape)
         : Future.succeededFuture(Optional.empty());
     return kept.compose(found -> {
       if (found.isPresent()) return Future.succeededFuture(new Loaded(found.get(), "state_store", null));
       return reader.read(catalogue).map(read -> new Loaded(read.columns(), "target", read));
-    }).compose(loaded -> vertx.executeBlocking(() -> {
+    }).compose(loaded -> (loaded.read() != null && store != null
+        ? store.save(target, shape, loaded.columns())
+            // The values read are good: only keeping them for the next start failed.
+            .onFailure(e -> LOG.warn("stored values read but not kept in the state store (the next start reads them "
+                + "again): {}", e.toString()))
+            .otherwiseEmpty()
+        : Future.<Void>succeededFuture()).map(loaded))
+    .compose(loaded -> vertx.executeBlocking(() -> {
       long t1 = System.nanoTime();
       ValueIndex index = ValueIndex.build(loaded.columns());
       long indexMs = (System.nanoTime() - t1) / 1_000_000;
-      if (loaded.read() != null && store != null) {
-        try {
-          store.save(target, shape, loaded.columns());
-        } catch (java.sql.SQLException e) {
-          // The values read are good: only keeping them for the next start failed.
-          LOG.warn("stored values read but not kept in the state store (the next start reads them again): {}", e.toString());
-        }
-      }
       Map<String, List<String>> low = new HashMap<>();
       loaded.columns().stream().filter(ColumnValues::lowCardinality)
           .forEach(c -> low.put(key(c.table(), c.column()), c.values()));

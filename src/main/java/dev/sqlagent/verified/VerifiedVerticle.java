@@ -8,7 +8,7 @@ import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.state.StateStore;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -18,11 +18,6 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
-import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -48,17 +43,15 @@ public final class VerifiedVerticle extends VerticleBase {
   public static final int MAX_SQL_CHARS = 20_000;
   private static final long GATE_MS = 30_000;
   private static final DeliveryOptions BUS = new DeliveryOptions().setSendTimeout(10_000);
-  private static final String COLUMNS = "verified_id, question, sql, array_to_string(vector, ',') AS vector_text, "
-      + "from_run_id, created_at, checked_at, retired_reason, retired_at, verified_by";
 
   private final Target target;
-  private final StateStore state;
+  private final StateDatabase state;
   /**
    * Similarity at or above which a verified query answers without the model (SQLAGENT_VERIFIED_THRESHOLD; why its
    * default is 0.94 is said where the setting is declared, {@code AppConfig}).
    */
   private final double threshold;
-  private Pool pool;
+  private VerifiedRepository store;
   /** By id; touched only on this verticle's context. */
   private final Map<Long, VerifiedQuery> library = new LinkedHashMap<>();
   private Future<JsonObject> rechecking;
@@ -66,7 +59,7 @@ public final class VerifiedVerticle extends VerticleBase {
   /** The store's state the library was loaded at (see {@link #refreshed}). */
   private String loadedVersion;
 
-  public VerifiedVerticle(Target target, StateStore state, double threshold) {
+  public VerifiedVerticle(Target target, StateDatabase state, double threshold) {
     this.target = target;
     this.state = state;
     this.threshold = threshold;
@@ -74,7 +67,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(state.ownerOptions()).using(vertx).build();
+    store = new VerifiedRepository(state.owner(), target.key());
     var bus = vertx.eventBus();
     return refreshed()
         .compose(loaded -> {
@@ -96,7 +89,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return pool.close();
+    return Future.succeededFuture();  // the state store's pool is borrowed: the service closes it
   }
 
   /** A change made here: kept at once, and the next {@link #refreshed} reloads (the store's stamp moved too). */
@@ -110,16 +103,13 @@ public final class VerifiedVerticle extends VerticleBase {
    * every write stamps checked_at, so the count and the newest stamp tell, in one cheap query, whether to reload.
    */
   private Future<Void> refreshed() {
-    return pool.preparedQuery("SELECT count(*) || '/' || coalesce(max(checked_at)::text, '') FROM verified_queries"
-            + " WHERE target = $1").execute(Tuple.of(target.key()))
-        .compose(rows -> {
-          String version = rows.iterator().next().getString(0);
+    return store.version()
+        .compose(version -> {
           if (version.equals(loadedVersion)) return Future.succeededFuture();
-          return pool.preparedQuery("SELECT " + COLUMNS + " FROM verified_queries WHERE target = $1 ORDER BY verified_id")
-              .execute(Tuple.of(target.key()))
+          return store.all()
               .map(all -> {
                 library.clear();
-                for (Row r : all) library.put(r.getLong("verified_id"), VerifiedQuery.fromRow(r));
+                for (VerifiedQuery q : all) library.put(q.id(), q);
                 loadedVersion = version;
                 return null;
               });
@@ -197,16 +187,8 @@ public final class VerifiedVerticle extends VerticleBase {
     return check(sql1).compose(refusal -> {
       if (refusal != null) return fail(BusFailure.REJECTED, "the gate refused the SQL, so it was not saved: " + refusal);
       return vertx.executeBlocking(() -> QuestionVectors.embed(question1), false)
-          .compose(vector -> pool.preparedQuery("""
-                  INSERT INTO verified_queries (target, question, sql, vector, from_run_id, checked_at, verified_by)
-                  VALUES ($1, $2, $3, $4::text::real[], $5, now(), $6)
-                  ON CONFLICT (target, question) DO UPDATE SET sql = EXCLUDED.sql, vector = EXCLUDED.vector,
-                    from_run_id = EXCLUDED.from_run_id, checked_at = now(), retired_reason = NULL, retired_at = NULL,
-                    verified_by = EXCLUDED.verified_by
-                  """ + " RETURNING " + COLUMNS)
-              .execute(Tuple.of(target.key(), question1, sql1, VerifiedQuery.arrayText(vector), fromRunId, verifiedBy)))
-          .map(rows -> {
-            VerifiedQuery saved = VerifiedQuery.fromRow(rows.iterator().next());
+          .compose(vector -> store.save(question1, sql1, vector, fromRunId, verifiedBy))
+          .map(saved -> {
             put(saved);
             LOG.info("verified query {} saved: {}", saved.id(), saved.question());
             return saved.toJson();
@@ -250,11 +232,11 @@ public final class VerifiedVerticle extends VerticleBase {
   private void onRemove(Message<JsonObject> msg) {
     Long id = id(msg);
     if (id == null) return;
-    pool.preparedQuery("DELETE FROM verified_queries WHERE target = $1 AND verified_id = $2").execute(Tuple.of(target.key(), id))
-        .onSuccess(rs -> {
+    store.remove(id)
+        .onSuccess(removed -> {
           library.remove(id);
           loadedVersion = null;
-          if (rs.rowCount() == 0) msg.fail(BusFailure.NOT_FOUND.code(), "no verified query " + id);
+          if (!removed) msg.fail(BusFailure.NOT_FOUND.code(), "no verified query " + id);
           else msg.reply(new JsonObject().put("verified_id", id).put("removed", true));
         })
         .onFailure(e -> unavailable(msg, e));
@@ -272,12 +254,10 @@ public final class VerifiedVerticle extends VerticleBase {
   }
 
   private Future<VerifiedQuery> retire(VerifiedQuery q, String reason) {
-    return pool.preparedQuery("UPDATE verified_queries SET retired_reason = $3, retired_at = now(), checked_at = now()"
-            + " WHERE target = $1 AND verified_id = $2 RETURNING " + COLUMNS)
-        .execute(Tuple.of(target.key(), q.id(), reason))
-        .map(rows -> {
-          if (rows.size() == 0) return q;
-          VerifiedQuery retired = VerifiedQuery.fromRow(rows.iterator().next());
+    return store.retire(q.id(), reason)
+        .map(found -> {
+          if (found.isEmpty()) return q;
+          VerifiedQuery retired = found.get();
           put(retired);
           LOG.warn("verified query {} retired: {}", q.id(), reason);
           return retired;
@@ -285,12 +265,10 @@ public final class VerifiedVerticle extends VerticleBase {
   }
 
   private Future<VerifiedQuery> restore(VerifiedQuery q) {
-    return pool.preparedQuery("UPDATE verified_queries SET retired_reason = NULL, retired_at = NULL, checked_at = now()"
-            + " WHERE target = $1 AND verified_id = $2 RETURNING " + COLUMNS)
-        .execute(Tuple.of(target.key(), q.id()))
-        .map(rows -> {
-          if (rows.size() == 0) return q;
-          VerifiedQuery restored = VerifiedQuery.fromRow(rows.iterator().next());
+    return store.restore(q.id())
+        .map(found -> {
+          if (found.isEmpty()) return q;
+          VerifiedQuery restored = found.get();
           put(restored);
           if (q.retired()) LOG.info("verified query {} passes the gate again and is used again", q.id());
           return restored;

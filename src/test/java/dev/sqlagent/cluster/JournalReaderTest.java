@@ -1,5 +1,6 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,7 +45,7 @@ class JournalReaderTest {
       ps.executeBatch();
     }
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new JournalReader(db.state())).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new JournalReader(StateDatabase.open(vertx, db.state(), 2))).await(60, TimeUnit.SECONDS);
   }
 
   @AfterAll

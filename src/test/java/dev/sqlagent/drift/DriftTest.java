@@ -1,5 +1,6 @@
 package dev.sqlagent.drift;
 
+import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.cli.DriftCommand;
@@ -168,7 +169,7 @@ class DriftTest {
 
   @Test
   void theCommandExitsTwoWithoutASnapshotZeroWhenUnchangedAndOneWithWhatMoved() throws Exception {
-    SnapshotStore store = new SnapshotStore(TestDatabase.get().state());
+    SnapshotRepository store = new SnapshotRepository(StateDatabase.open(vertx, TestDatabase.get().state(), 1));
     try (Connection c = TestDatabase.get().state().ownerConnection(); Statement s = c.createStatement()) {
       s.execute("DELETE FROM schema_snapshots WHERE target = '" + copy.key() + "'");
     }
@@ -177,7 +178,7 @@ class DriftTest {
     assertThat(none.code).isEqualTo(DriftCommand.NO_SNAPSHOT);
     assertThat(none.err).contains("no schema snapshot").contains("sql-agent serve");
 
-    store.write(copy.key(), baseline.withIndexBuiltAt("2025-01-01T00:00:00Z"));
+    store.write(copy.key(), baseline.withIndexBuiltAt("2025-01-01T00:00:00Z")).await(10, TimeUnit.SECONDS);
     Run same = run(store);
     assertThat(same.code).as(same.out).isEqualTo(DriftCommand.NO_DRIFT);
     assertThat(same.out).contains("no drift");
@@ -198,7 +199,7 @@ class DriftTest {
 
   record Run(int code, String out, String err) {}
 
-  static Run run(SnapshotStore store) throws Exception {
+  static Run run(SnapshotRepository store) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = DriftCommand.check(copy, List.of(), store, false, new PrintStream(out, true, StandardCharsets.UTF_8),

@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +37,7 @@ class EvalRoutesTest {
     SavedRuns.clearAll();
     vertx = Vertx.vertx();
     http = new HttpVerticle(AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", "0", "SQLAGENT_HOME", home.toString())));
-    vertx.deployVerticle(new EvalRunsVerticle(TestDatabase.get().state())).await(30, TimeUnit.SECONDS);
+    vertx.deployVerticle(new EvalRunsVerticle(StateDatabase.open(vertx, TestDatabase.get().state(), 1))).await(30, TimeUnit.SECONDS);
     vertx.deployVerticle(http).await(30, TimeUnit.SECONDS);
   }
 

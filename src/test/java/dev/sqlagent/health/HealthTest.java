@@ -1,5 +1,6 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +10,7 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.SchemaShape;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.drift.SchemaSnapshotVerticle;
-import dev.sqlagent.drift.SnapshotStore;
+import dev.sqlagent.drift.SnapshotRepository;
 import dev.sqlagent.querylog.QueryLogVerticle;
 import dev.sqlagent.testing.TcpProxy;
 import dev.sqlagent.testing.TestDatabase;
@@ -87,10 +88,10 @@ class HealthTest {
     AppConfig config = AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", "0",
         "SQLAGENT_HEALTH_TIMEOUT_MS", String.valueOf(CHECK_TIMEOUT_MS), "SQLAGENT_LLM_MODEL", "fake-model",
         "SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:" + model.actualPort() + "/v1", "SQLAGENT_LLM_API_KEY", MODEL_KEY));
-    vertx.deployVerticle(new QueryLogVerticle(stateViaProxy.logOptions(), QueryLogVerticle.Limits.from(config)))
-        .await(20, TimeUnit.SECONDS);
-    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, stateViaProxy, config.schemas())).await(20, TimeUnit.SECONDS);
-    vertx.deployVerticle(new HealthVerticle(viaProxy, stateViaProxy, config)).await(20, TimeUnit.SECONDS);
+    StateDatabase stateDb = StateDatabase.open(vertx, stateViaProxy, config.statePoolSize());
+    vertx.deployVerticle(new QueryLogVerticle(stateDb, QueryLogVerticle.Limits.from(config))).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new SchemaSnapshotVerticle(viaProxy, stateDb, config.schemas())).await(20, TimeUnit.SECONDS);
+    vertx.deployVerticle(new HealthVerticle(viaProxy, stateDb, config)).await(20, TimeUnit.SECONDS);
     http = new HttpVerticle(config);
     vertx.deployVerticle(http).await(20, TimeUnit.SECONDS);
     client = WebClient.create(vertx);
@@ -114,10 +115,10 @@ class HealthTest {
   }
 
   static void awaitSnapshot(String builtAt) throws Exception {
-    SnapshotStore store = new SnapshotStore(TestDatabase.get().state());
+    SnapshotRepository store = new SnapshotRepository(StateDatabase.open(vertx, TestDatabase.get().state(), 1));
     long deadline = System.currentTimeMillis() + 20_000;
     while (System.currentTimeMillis() < deadline) {
-      var s = store.read(viaProxy.key());
+      var s = store.read(viaProxy.key()).await(10, TimeUnit.SECONDS);
       if (s.isPresent() && builtAt.equals(s.get().indexBuiltAt())) return;
       Thread.sleep(100);
     }
@@ -228,18 +229,18 @@ class HealthTest {
     awaitSnapshot(builtAt);
 
     // Make the snapshot say bills.total_amt was called bill_total: the live schema then has drifted from it.
-    SnapshotStore store = new SnapshotStore(TestDatabase.get().state());
-    SchemaShape original = store.read(viaProxy.key()).orElseThrow();
+    SnapshotRepository store = new SnapshotRepository(StateDatabase.open(vertx, TestDatabase.get().state(), 1));
+    SchemaShape original = store.read(viaProxy.key()).await(10, TimeUnit.SECONDS).orElseThrow();
     try {
       store.write(viaProxy.key(), SchemaShape.fromJson(new JsonObject(original.toJson().encode()
-          .replace("\"total_amt\"", "\"bill_total\""))));
+          .replace("\"total_amt\"", "\"bill_total\"")))).await(10, TimeUnit.SECONDS);
       HttpResponse<JsonObject> r = get("/api/health");
       assertThat(r.statusCode()).isEqualTo(503);
       assertThat(r.body().getBoolean("schema_drifted")).isTrue();
       assertThat(r.body().getJsonArray("schema_differences").getJsonObject(0).getString("text"))
           .isEqualTo("column renamed: bills.bill_total -> total_amt");
     } finally {
-      store.write(viaProxy.key(), original);
+      store.write(viaProxy.key(), original).await(10, TimeUnit.SECONDS);
     }
     assertThat(get("/api/health").statusCode()).isEqualTo(200);
   }

@@ -1,5 +1,6 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.db.PgUrl;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,7 +10,7 @@ import dev.sqlagent.cli.Main;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.SchemaReader;
-import dev.sqlagent.drift.SnapshotStore;
+import dev.sqlagent.drift.SnapshotRepository;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -174,8 +175,14 @@ class OwnCliTest {
     // The snapshot the service writes when its index is built, written here directly (deterministic).
     AppConfig config = asReader().get();
     Target target = new Target(config.dbUrl().orElseThrow(), false);
-    new SnapshotStore(TestDatabase.get().state()).write(target.key(),
-        SchemaReader.shape(target.key(), Discovery.readBlocking(target.roOptions(), List.of())));
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      new SnapshotRepository(StateDatabase.open(vertx, TestDatabase.get().state(), 1)).write(target.key(),
+          SchemaReader.shape(target.key(), Discovery.readBlocking(target.roOptions(), List.of())))
+          .await(30, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      vertx.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
 
     Run same = run(asReader(), "drift");
     assertThat(same.exit()).as(same.toString()).isZero();

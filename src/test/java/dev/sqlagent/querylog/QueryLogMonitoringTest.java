@@ -15,14 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The monitoring queries in db/query_log.sql run, and setup never runs them; the agent role cannot read the log. */
+/** The monitoring queries in db/state/query_log.sql run, and setup never runs them; the agent role cannot read the log. */
 class QueryLogMonitoringTest {
 
   static final TestDatabase DB = TestDatabase.get();
 
   /** The commented queries after the MONITORING marker: each from "-- SELECT" to the line ending in ";". */
   static List<String> monitoringQueries() throws Exception {
-    List<String> lines = Files.readAllLines(Path.of("db/query_log.sql"));
+    List<String> lines = Files.readAllLines(Path.of("db/state/query_log.sql"));
     int start = -1;
     for (int i = 0; i < lines.size(); i++) if (lines.get(i).contains("MONITORING QUERIES")) start = i;
     assertThat(start).as("the MONITORING QUERIES section").isPositive();
@@ -58,7 +58,7 @@ class QueryLogMonitoringTest {
 
   @Test
   void setupExecutesNoneOfThem() {
-    List<String> executed = SqlScript.load("query_log.sql", java.util.Map.of());
+    List<String> executed = SqlScript.load("state/query_log.sql", java.util.Map.of());
     assertThat(executed).noneMatch(s -> s.toUpperCase().startsWith("SELECT"));
     assertThat(executed).anyMatch(s -> s.startsWith("CREATE TABLE IF NOT EXISTS agent_query_log"));
   }

@@ -1,5 +1,6 @@
 package dev.sqlagent.querylog;
 
+import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
@@ -63,7 +64,7 @@ class QueryLogTest {
     PgUrl a = DB.adminUrl();
     StateStore viaProxy = new StateStore(new PgUrl("127.0.0.1", proxy.port(), a.user(), a.password(),
         DB.state().owner().database()), DB.state().logPassword());
-    deployment = vertx.deployVerticle(new QueryLogVerticle(viaProxy.logOptions(),
+    deployment = vertx.deployVerticle(new QueryLogVerticle(StateDatabase.open(vertx, viaProxy, 1),
         QueryLogVerticle.Limits.from(dev.sqlagent.config.AppConfig.load(env)), fromAnswers)).await(20, TimeUnit.SECONDS);
   }
 

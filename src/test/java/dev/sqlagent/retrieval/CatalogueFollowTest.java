@@ -34,7 +34,7 @@ class CatalogueFollowTest {
     admin("DROP TABLE IF EXISTS public.follow_probe");
     vertx = Vertx.vertx();
     catalogue = CatalogueHolder.open(vertx, copy, List.of());
-    vertx.deployVerticle(new RetrievalVerticle(copy, TestDatabase.get().state(), TestDatabase.get().config(Map.of()), null,
+    vertx.deployVerticle(new RetrievalVerticle(copy, dev.sqlagent.state.StateDatabase.open(vertx, TestDatabase.get().state(), 2), TestDatabase.get().config(Map.of()), null,
         catalogue)).await(60, TimeUnit.SECONDS);
   }
 

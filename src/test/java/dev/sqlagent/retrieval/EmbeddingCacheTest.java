@@ -3,6 +3,7 @@ package dev.sqlagent.retrieval;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
@@ -40,7 +41,8 @@ class EmbeddingCacheTest {
   @Test
   void aRestartLoadsEveryVectorAndEmbedsOnlyWhatChanged() throws Exception {
     StateStore state = TestDatabase.get().state();
-    EmbeddingStore store = new StateEmbeddingStore(state);
+    Vertx vertx = Vertx.vertx();
+    EmbeddingStore store = new EmbeddingRepository(StateDatabase.open(vertx, state, 1).owner());
     String tag = "t" + UUID.randomUUID().toString().substring(0, 8);
     Catalogue cat = catalogue(tag, "Orders customers placed");
 
@@ -72,6 +74,7 @@ class EmbeddingCacheTest {
         assertThat(rs.getInt(1)).isEqualTo(384);
       }
     }
+    vertx.close().await(30, TimeUnit.SECONDS);
   }
 
   @Test
@@ -113,7 +116,7 @@ class EmbeddingCacheTest {
 
   /** Deploys a RetrievalVerticle, waits for its index, undeploys it; returns what the build reported. */
   private static JsonObject deployAndBuild(Vertx vertx, TestDatabase db) throws Exception {
-    String id = vertx.deployVerticle(new RetrievalVerticle(db.target(), db.state(), db.config(java.util.Map.of())), new DeploymentOptions())
+    String id = vertx.deployVerticle(new RetrievalVerticle(db.target(), StateDatabase.open(vertx, db.state(), 2), db.config(java.util.Map.of())), new DeploymentOptions())
         .await(120, TimeUnit.SECONDS);
     new RetrievalClient(vertx, 60_000).retrieve(new Retrieval.Request("How many bills were paid?", false)).await(120, TimeUnit.SECONDS);
     JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())

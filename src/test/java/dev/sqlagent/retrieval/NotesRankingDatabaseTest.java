@@ -4,6 +4,7 @@ import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.db.Target;
@@ -65,7 +66,7 @@ class NotesRankingDatabaseTest {
         """);
     vertx = Vertx.vertx();
     Target library = new Target(TestDatabase.get().adminUrl().withDatabase(DB), false);
-    vertx.deployVerticle(new RetrievalVerticle(library, TestDatabase.get().state(),
+    vertx.deployVerticle(new RetrievalVerticle(library, StateDatabase.open(vertx, TestDatabase.get().state(), 2),
         dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_NOTES", notes.toString())))).await(120, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx, 60_000);
   }

@@ -4,6 +4,7 @@ import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.agent.PromptBuilder;
 import dev.sqlagent.bus.Addresses;
@@ -308,7 +309,7 @@ class Retrieval1000Benchmark {
 
     Vertx vertx = Vertx.vertx();
     try {
-      vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions())
+      vertx.deployVerticle(new RetrievalVerticle(target, StateDatabase.open(vertx, state, 2), AppConfig.load(java.util.Map.of())), new DeploymentOptions())
           .await(300, TimeUnit.SECONDS);
       RetrievalClient client = new RetrievalClient(vertx, 60_000);
       for (String q : QUESTIONS.keySet()) client.retrieve(new Retrieval.Request(q, false)).await(120, TimeUnit.SECONDS);  // warm-up
@@ -472,7 +473,7 @@ class Retrieval1000Benchmark {
       Promise<JsonObject> built = Promise.promise();
       vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> built.tryComplete(m.body()));
       long t0 = System.nanoTime();
-      vertx.deployVerticle(new RetrievalVerticle(target, state, AppConfig.load(java.util.Map.of())), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
+      vertx.deployVerticle(new RetrievalVerticle(target, StateDatabase.open(vertx, state, 2), AppConfig.load(java.util.Map.of())), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
       long deployed = System.nanoTime();
       JsonObject status = built.future().await(600, TimeUnit.SECONDS);
       long ready = System.nanoTime();

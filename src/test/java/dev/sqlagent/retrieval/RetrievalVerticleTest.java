@@ -4,6 +4,7 @@ import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +35,7 @@ class RetrievalVerticleTest {
   @BeforeAll
   static void deploy() throws Exception {
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), StateDatabase.open(vertx, TestDatabase.get().state(), 2), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx, 60_000);
   }
 

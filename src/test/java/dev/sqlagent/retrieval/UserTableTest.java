@@ -3,6 +3,7 @@ package dev.sqlagent.retrieval;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.catalogue.TableInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +34,7 @@ class UserTableTest {
         "CREATE TABLE hidden_payroll (id int)",
         "REVOKE ALL ON hidden_payroll FROM sql_agent_ro");
     vertx = Vertx.vertx();
-    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), TestDatabase.get().state(), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
+    vertx.deployVerticle(new RetrievalVerticle(TestDatabase.get().target(), StateDatabase.open(vertx, TestDatabase.get().state(), 2), TestDatabase.get().config(java.util.Map.of()))).await(60, TimeUnit.SECONDS);
     client = new RetrievalClient(vertx, 60_000);
   }
 

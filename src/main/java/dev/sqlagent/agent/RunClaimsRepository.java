@@ -2,27 +2,22 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
-import dev.sqlagent.state.StateStore;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Tuple;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Run ids, claimed in the state store as each run starts ({@code run_claims}, db/run_claims.sql). A client may name
+ * Run ids, claimed in the state store as each run starts ({@code run_claims}, db/state/run_claims.sql). A client may name
  * its run; an id that named a run before, on this node or another, still going or long answered, is refused rather
  * than a second run being grafted onto the first's events, query-log row and feedback. The agent's memory refuses
  * the ids of its recent runs at once; this refuses the rest.
  */
-final class RunClaims {
+final class RunClaimsRepository {
 
-  private static final Logger LOG = LoggerFactory.getLogger(RunClaims.class);
+  private static final Logger LOG = LoggerFactory.getLogger(RunClaimsRepository.class);
   private static final String CLAIM = "INSERT INTO run_claims (run_id, user_name) VALUES ($1, $2) ON CONFLICT DO NOTHING";
   /**
    * The longest a run waits for its claim. The store not answering does not stop questions (the query log, too, only
@@ -32,10 +27,9 @@ final class RunClaims {
 
   private final Pool pool;
 
-  RunClaims(Vertx vertx, StateStore state) {
-    this.pool = PgBuilder.pool().with(new NetClientOptions().setConnectTimeout((int) WAIT_MS))
-        .with(new PoolOptions().setMaxSize(2).setName("sql-agent-run-claims"))
-        .connectingTo(state.ownerOptions()).using(vertx).build();
+  /** @param pool the state store's shared owner pool */
+  RunClaimsRepository(Pool pool) {
+    this.pool = pool;
   }
 
   /** Succeeds once {@code runId} is this run's; fails with a {@link BusFailure#BAD_REQUEST} when it named a run before. */
@@ -49,9 +43,5 @@ final class RunClaims {
           return done.result().rowCount() == 1 ? Future.succeededFuture()
               : Future.failedFuture(new BusError(BusFailure.BAD_REQUEST, "run_id " + runId + " is already in use"));
         });
-  }
-
-  Future<Void> close() {
-    return pool.close();
   }
 }

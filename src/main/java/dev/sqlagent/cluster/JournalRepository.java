@@ -8,8 +8,11 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.List;
 
-/** The state store's {@code run_events} table (db/cluster.sql): runs' events, as written, in order. */
-final class EventJournal {
+/**
+ * The state store's {@code run_events} table (db/state/cluster.sql): runs' events, as written, in order, through
+ * the state store's shared owner pool.
+ */
+final class JournalRepository {
 
   private static final String APPEND = "INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
   /** The run's first event (whose owner the run is), then its events after a seq; the first only once. */
@@ -19,7 +22,7 @@ final class EventJournal {
 
   private final Pool pool;
 
-  EventJournal(Pool pool) {
+  JournalRepository(Pool pool) {
     this.pool = pool;
   }
 
