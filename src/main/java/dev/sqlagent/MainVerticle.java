@@ -1,7 +1,7 @@
 package dev.sqlagent;
 
 import dev.sqlagent.agent.AgentVerticle;
-import dev.sqlagent.agent.FirstSqlMutator;
+import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.cluster.AskDispatcher;
 import dev.sqlagent.cluster.Cluster;
 import dev.sqlagent.cluster.ClusterStatus;

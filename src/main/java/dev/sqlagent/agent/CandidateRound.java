@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.eval.QueryResult;
-import dev.sqlagent.eval.ResultFingerprint;
+import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.results.ResultFingerprint;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.generation.ModelReply;
