@@ -1,9 +1,9 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.Functions;
-import dev.sqlagent.retrieval.SchemaText;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ public final class VisibleSchema {
      * schema-qualified; each part quoted where PostgreSQL needs it ({@code sales."LineItems"}).
      */
     public String displayName() {
-      return onSearchPath ? SchemaText.identifier(name) : SchemaText.identifier(schema) + "." + SchemaText.identifier(name);
+      return onSearchPath ? Identifiers.name(name) : Identifiers.name(schema) + "." + Identifiers.name(name);
     }
   }
 
@@ -137,7 +137,7 @@ public final class VisibleSchema {
   public String columnsHint(Collection<Table> of) {
     if (of.isEmpty()) return null;
     return "Columns that exist: " + of.stream()
-        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> SchemaText.identifier(c.name()) + " " + c.type())
+        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> Identifiers.name(c.name()) + " " + c.type())
             .collect(Collectors.joining(", ")) + ")")
         .collect(Collectors.joining("; ")) + ".";
   }
