@@ -153,6 +153,32 @@ class ContractTest {
   }
 
   @Test
+  void theVerifiedClientLooksUpAndRetires() throws Exception {
+    List<JsonObject> retired = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var lookup = vertx.eventBus().<JsonObject>consumer(Addresses.VERIFIED_LOOKUP, msg -> msg.reply(
+        new VerifiedMessages.Matches(0.92, 1, new JsonArray().add(new JsonObject().put("verified_id", 7)
+            .put("question", msg.body().getString("question")).put("score", 0.99)), null, 2L).toJson()));
+    var retire = vertx.eventBus().<JsonObject>consumer(Addresses.VERIFIED_RETIRE, msg -> {
+      retired.add(msg.body());
+      msg.reply(new JsonObject().put("verified_id", msg.body().getLong("verified_id")).put("status", "retired"));
+    });
+    lookup.completion().await();
+    retire.completion().await();
+    try {
+      VerifiedClient verified = new VerifiedClient(vertx, 5_000);
+      VerifiedMessages.Matches m = verified.lookup(new VerifiedMessages.Lookup("How many bills?")).await(10, TimeUnit.SECONDS);
+      assertThat(m.threshold()).isEqualTo(0.92);
+      assertThat(m.matches().getJsonObject(0).getString("question")).isEqualTo("How many bills?");
+      assertThat(m.direct()).isNull();
+      verified.retire(new VerifiedMessages.Retire(7, "unknown_table: bills")).await(10, TimeUnit.SECONDS);
+      assertThat(retired).containsExactly(new JsonObject().put("verified_id", 7L).put("reason", "unknown_table: bills"));
+    } finally {
+      lookup.unregister().await();
+      retire.unregister().await();
+    }
+  }
+
+  @Test
   void theGateClientGradesOnThisNodeOnly() throws Exception {
     var consumer = vertx.eventBus().<JsonObject>localConsumer(Addresses.GATE_GRADE, msg ->
         msg.reply(new JsonObject().put("ok", true).put("sql", msg.body().getString("sql")).put("columns", new JsonArray())
