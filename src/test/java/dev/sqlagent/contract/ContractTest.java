@@ -91,6 +91,11 @@ class ContractTest {
     assertThat(runs.toJson().getJsonArray("runs").getJsonObject(0).fieldNames())
         .containsExactly("run_id", "user", "question", "state", "started_at");
     assertThat(RunMessages.Runs.fromJson(runs.toJson())).isEqualTo(runs);
+    assertThat(runs.toJson().fieldNames()).containsExactly("runs");
+    // Clustered: each run names its worker, and the workers that did not answer are named.
+    JsonObject merged = new JsonObject().put("runs", new JsonArray().add(runs.toJson().getJsonArray("runs").getJsonObject(0)
+        .copy().put("worker", "127.0.0.1:8081"))).put("unreachable", new JsonArray().add("127.0.0.1:8082"));
+    assertThat(RunMessages.Runs.fromJson(merged).toJson()).isEqualTo(merged);
   }
 
   @Test
