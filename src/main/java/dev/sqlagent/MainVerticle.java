@@ -1,9 +1,9 @@
 package dev.sqlagent;
 
 import dev.sqlagent.agent.AgentVerticle;
-import dev.sqlagent.agent.FirstSqlMutator;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueVerticle;
+import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.cluster.AskDispatcher;
 import dev.sqlagent.cluster.Cluster;
 import dev.sqlagent.cluster.ClusterStatus;

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.RunOptions;

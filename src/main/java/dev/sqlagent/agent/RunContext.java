@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.contract.Answer;

@@ -1,8 +1,8 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.eval.QueryResult;
-import dev.sqlagent.eval.ResultFingerprint;
+import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.results.ResultFingerprint;
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

@@ -13,15 +13,22 @@ public final class BusClient {
   private final Vertx vertx;
   private final String what;
   private final long timeoutMs;
+  private final boolean localOnly;
 
   /**
    * @param what the service, as a client would name it ("the agent"), for messages
    * @param timeoutMs how long to wait for a reply
    */
   public BusClient(Vertx vertx, String what, long timeoutMs) {
+    this(vertx, what, timeoutMs, false);
+  }
+
+  /** @param localOnly the service of this node only (clustered, a run's steps stay on its worker) */
+  public BusClient(Vertx vertx, String what, long timeoutMs, boolean localOnly) {
     this.vertx = vertx;
     this.what = what;
     this.timeoutMs = timeoutMs;
+    this.localOnly = localOnly;
   }
 
   public <T> Future<T> request(String address, Object body) {
@@ -29,7 +36,7 @@ public final class BusClient {
   }
 
   public <T> Future<T> request(String address, Object body, long waitMs) {
-    return request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, waitMs)));
+    return request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, waitMs)).setLocalOnly(localOnly));
   }
 
   /** With the caller's delivery options (its own wait, node-local delivery). */

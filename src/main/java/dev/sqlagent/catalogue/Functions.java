@@ -1,5 +1,6 @@
 package dev.sqlagent.catalogue;
 
+import dev.sqlagent.db.Identifiers;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -225,7 +226,7 @@ public final class Functions {
                              String functionName) {
     /** "The view sales.v", "The row-level security policy of t", quoted as SQL needs. */
     String describe() {
-      String name = quote(schema) + "." + quote(relname);
+      String name = Identifiers.name(schema) + "." + Identifiers.name(relname);
       return switch (kind) {
         case "v" -> "The view " + name;
         case "m" -> "The materialized view " + name;
@@ -233,9 +234,6 @@ public final class Functions {
       };
     }
 
-    private static String quote(String ident) {
-      return ident.matches("[a-z_][a-z0-9_$]*") ? ident : "\"" + ident.replace("\"", "\"\"") + "\"";
-    }
   }
 
   // ---- the queries: the same text over JDBC (the proof) and the reactive client (discovery) ----

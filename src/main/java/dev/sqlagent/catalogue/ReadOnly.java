@@ -1,5 +1,6 @@
 package dev.sqlagent.catalogue;
 
+import dev.sqlagent.db.Identifiers;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
@@ -37,11 +38,7 @@ public final class ReadOnly {
 
   /** The statement that makes the rest of the transaction run as {@code role}. */
   public static String setRole(String role) {
-    return "SET LOCAL ROLE " + quote(role);
+    return "SET LOCAL ROLE " + Identifiers.quote(role);
   }
 
-  /** A PostgreSQL identifier, always quoted, so any table or column name is safe inside our fixed SQL. */
-  public static String quote(String identifier) {
-    return "\"" + identifier.replace("\"", "\"\"") + "\"";
-  }
 }

@@ -4,7 +4,6 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -17,15 +16,13 @@ public final class GateClient {
 
   public static final String GATE = "the query gate";
 
-  private final BusClient bus;
-  private final long timeoutMs;
-  private final boolean localOnly;
+  private final BusClient gate;
+  private final BusClient grading;
 
   /** @param localOnly the gate of this node only (clustered, a run's steps stay on its worker) */
   public GateClient(Vertx vertx, long timeoutMs, boolean localOnly) {
-    this.bus = new BusClient(vertx, GATE, timeoutMs);
-    this.timeoutMs = timeoutMs;
-    this.localOnly = localOnly;
+    this.gate = new BusClient(vertx, GATE, timeoutMs, localOnly);
+    this.grading = new BusClient(vertx, "the gate's grading mode", timeoutMs, true);
   }
 
   public GateClient(Vertx vertx, long timeoutMs) {
@@ -33,16 +30,11 @@ public final class GateClient {
   }
 
   public Future<GateReply> execute(GateRequest request) {
-    return bus.<JsonObject>request(Addresses.EXECUTE, request.toJson(), options(localOnly)).map(GateReply::fromJson);
+    return gate.<JsonObject>request(Addresses.EXECUTE, request.toJson()).map(GateReply::fromJson);
   }
 
   /** Every row of {@code sql}, no cap: the evaluation's grading. */
   public Future<GateReply> grade(String sql) {
-    return bus.<JsonObject>request(Addresses.GATE_GRADE, new JsonObject().put("sql", sql), options(true))
-        .map(GateReply::fromJson);
-  }
-
-  private DeliveryOptions options(boolean local) {
-    return new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)).setLocalOnly(local);
+    return grading.<JsonObject>request(Addresses.GATE_GRADE, new JsonObject().put("sql", sql)).map(GateReply::fromJson);
   }
 }

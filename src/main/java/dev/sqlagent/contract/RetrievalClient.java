@@ -9,7 +9,6 @@ import dev.sqlagent.contract.RetrievalMessages.TableDdl;
 import dev.sqlagent.contract.RetrievalMessages.Tables;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -22,14 +21,10 @@ public final class RetrievalClient {
   public static final String RETRIEVAL = "the schema catalogue";
 
   private final BusClient bus;
-  private final long timeoutMs;
-  private final boolean localOnly;
 
   /** @param localOnly retrieval of this node only (clustered, a run's steps stay on its worker) */
   public RetrievalClient(Vertx vertx, long timeoutMs, boolean localOnly) {
-    this.bus = new BusClient(vertx, RETRIEVAL, timeoutMs);
-    this.timeoutMs = timeoutMs;
-    this.localOnly = localOnly;
+    this.bus = new BusClient(vertx, RETRIEVAL, timeoutMs, localOnly);
   }
 
   public RetrievalClient(Vertx vertx, long timeoutMs) {
@@ -57,6 +52,6 @@ public final class RetrievalClient {
   }
 
   private Future<JsonObject> call(String address, JsonObject body) {
-    return bus.request(address, body, new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs)).setLocalOnly(localOnly));
+    return bus.request(address, body);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.contract;
 
+import dev.sqlagent.bus.OmitWhenNull;
 import dev.sqlagent.bus.RecordJson;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -30,11 +31,30 @@ public final class RunMessages {
     }
   }
 
-  /** One recent run as {@code Addresses.RUNS} lists it; {@code startedAt} is an ISO-8601 instant. */
-  public record Run(String runId, String user, String question, String state, String startedAt) {}
+  /**
+   * One recent run as {@code Addresses.RUNS} lists it; {@code startedAt} is an ISO-8601 instant; {@code worker},
+   * clustered, the worker node that runs it.
+   */
+  public record Run(String runId, String user, String question, String state, String startedAt,
+      @OmitWhenNull String worker) {
+    public Run(String runId, String user, String question, String state, String startedAt) {
+      this(runId, user, question, state, startedAt, null);
+    }
+  }
 
-  /** {@code Addresses.RUNS}' reply, newest first. */
-  public record Runs(List<Run> runs) {
+  /**
+   * {@code Addresses.RUNS}' reply, newest first; clustered, {@code unreachable} names the workers that did not
+   * answer (absent when all did).
+   */
+  public record Runs(List<Run> runs, @OmitWhenNull List<String> unreachable) {
+    public Runs {
+      unreachable = unreachable == null || unreachable.isEmpty() ? null : List.copyOf(unreachable);
+    }
+
+    public Runs(List<Run> runs) {
+      this(runs, null);
+    }
+
     public JsonObject toJson() {
       return RecordJson.toJson(this);
     }

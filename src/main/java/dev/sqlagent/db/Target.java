@@ -12,8 +12,14 @@ import java.sql.SQLException;
  * @param transactionPooler the target is reached through a pooler in transaction mode ({@code SQLAGENT_DB_POOLER}):
  *     each transaction may run on another server connection, so no client may rely on a server-side prepared
  *     statement outliving its transaction
+ * @param notesResource a classpath resource with the notes of this database's tables, handed in by whoever built it
+ *     (the embedded demo: its own notes), used when no notes file is configured; null for none
  */
-public record Target(PgUrl url, boolean demo, boolean transactionPooler) {
+public record Target(PgUrl url, boolean demo, boolean transactionPooler, String notesResource) {
+
+  public Target(PgUrl url, boolean demo, boolean transactionPooler) {
+    this(url, demo, transactionPooler, null);
+  }
 
   public Target(PgUrl url, boolean demo) {
     this(url, demo, false);

@@ -62,7 +62,7 @@ public final class DemoShop {
 
   /** The demo as the agent reaches it. */
   public Target target() {
-    return new Target(admin.withUser(Target.DEMO_ROLE, roPassword), true);
+    return new Target(admin.withUser(Target.DEMO_ROLE, roPassword), true, false, NOTES_RESOURCE);
   }
 
   /** The whole setup: database, schema, data, role, then the proofs. */

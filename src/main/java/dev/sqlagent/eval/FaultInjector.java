@@ -98,9 +98,9 @@ public final class FaultInjector {
   }
 
   /** The agent's hook: mutates a question's first SQL, keyed by the question id the runner sends. */
-  public dev.sqlagent.agent.FirstSqlMutator mutator() {
+  public dev.sqlagent.contract.FirstSqlMutator mutator() {
     return (sql, key) -> choose(sql, key)
-        .map(f -> new dev.sqlagent.agent.FirstSqlMutator.Mutation(f.type().wireName(), f.mutatedSql()));
+        .map(f -> new dev.sqlagent.contract.FirstSqlMutator.Mutation(f.type().wireName(), f.mutatedSql()));
   }
 
   /**

@@ -1,10 +1,12 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.results.ResultComparator;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.eval.Question.Category;
-import dev.sqlagent.eval.ResultComparator.Comparison;
-import dev.sqlagent.eval.ResultComparator.Match;
+import dev.sqlagent.results.ResultComparator.Comparison;
+import dev.sqlagent.results.ResultComparator.Match;
 import dev.sqlagent.eval.SqlText.Kind;
 import dev.sqlagent.eval.SqlText.Token;
 import dev.sqlagent.eval.Verdict.Outcome;

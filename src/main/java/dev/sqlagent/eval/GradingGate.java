@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.results.QueryResult;
 import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.contract.GateError;

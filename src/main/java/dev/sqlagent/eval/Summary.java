@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.results.ResultComparator;
 import dev.sqlagent.eval.FaultInjector.FaultType;
 import dev.sqlagent.eval.Question.Category;
 import io.vertx.core.json.JsonObject;

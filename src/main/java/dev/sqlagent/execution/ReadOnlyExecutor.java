@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.db.Identifiers;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -262,7 +263,7 @@ public final class ReadOnlyExecutor {
   /** {@code ; SET LOCAL ROLE "role"} for a user's role (a plain name, checked by the users file, quoted anyway). */
   static String roleSwitch(String dbRole) {
     if (dbRole == null) return "";
-    return "; SET LOCAL ROLE \"" + dbRole.replace("\"", "\"\"") + "\"";
+    return "; SET LOCAL ROLE " + Identifiers.quote(dbRole);
   }
 
   /**

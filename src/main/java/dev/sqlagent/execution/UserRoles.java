@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.db.Identifiers;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -30,7 +31,7 @@ final class UserRoles {
           problems.add("the users file names the database role " + role + ", which does not exist in the target");
         } else if (!row.getBoolean("member")) {
           problems.add("the agent role " + agentRole + " is not a member of " + role + ", so it cannot act as that user's "
-              + "role; as the database's admin run: GRANT " + quote(role) + " TO " + quote(agentRole));
+              + "role; as the database's admin run: GRANT " + Identifiers.quote(role) + " TO " + Identifiers.quote(agentRole));
         }
       }
       return problems.isEmpty() ? Future.succeededFuture()
@@ -38,7 +39,4 @@ final class UserRoles {
     });
   }
 
-  private static String quote(String ident) {
-    return "\"" + ident.replace("\"", "\"\"") + "\"";
-  }
 }

@@ -1,8 +1,8 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Functions;
-import dev.sqlagent.retrieval.SchemaText;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,7 +30,7 @@ public final class VisibleSchema {
      * schema-qualified; each part quoted where PostgreSQL needs it ({@code sales."LineItems"}).
      */
     public String displayName() {
-      return onSearchPath ? SchemaText.identifier(name) : SchemaText.identifier(schema) + "." + SchemaText.identifier(name);
+      return onSearchPath ? Identifiers.name(name) : Identifiers.name(schema) + "." + Identifiers.name(name);
     }
   }
 
@@ -124,7 +124,7 @@ public final class VisibleSchema {
   public String columnsHint(Collection<Table> of) {
     if (of.isEmpty()) return null;
     return "Columns that exist: " + of.stream()
-        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> SchemaText.identifier(c.name()) + " " + c.type())
+        .map(t -> t.displayName() + "(" + t.columns().stream().map(c -> Identifiers.name(c.name()) + " " + c.type())
             .collect(Collectors.joining(", ")) + ")")
         .collect(Collectors.joining("; ")) + ".";
   }

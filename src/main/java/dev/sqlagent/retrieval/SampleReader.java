@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.catalogue.ReadOnly;
@@ -27,9 +28,9 @@ final class SampleReader {
     if (table.columns().isEmpty()) return Future.succeededFuture(new SampleRows(table.name(), List.of(), List.of()));
     // left(): a 1,000-character address never leaves the server whole; one more than the clip shows it was cut.
     List<String> cells = table.columns().stream()
-        .map(c -> "left(" + ReadOnly.quote(c.name()) + "::text, " + (SampleRows.CLIP + 1) + ")")
+        .map(c -> "left(" + Identifiers.quote(c.name()) + "::text, " + (SampleRows.CLIP + 1) + ")")
         .toList();
-    String sql = "SELECT " + String.join(", ", cells) + " FROM " + ReadOnly.quote(table.schema()) + "." + ReadOnly.quote(table.relname()) + " LIMIT $1";
+    String sql = "SELECT " + String.join(", ", cells) + " FROM " + Identifiers.qualified(table.schema(), table.relname()) + " LIMIT $1";
     return conn.preparedQuery(sql).execute(Tuple.of(n)).map(rs -> {
       List<List<String>> rows = new ArrayList<>();
       for (Row r : rs) {

@@ -1,12 +1,11 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.TableInfo;
-import dev.sqlagent.catalogue.ReadOnly;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The schema as the model (and an MCP client) reads it: one CREATE TABLE per table with its note, row count
@@ -14,14 +13,6 @@ import java.util.regex.Pattern;
  */
 public final class SchemaText {
   private SchemaText() {}
-
-  private static final Pattern PLAIN_IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_$]*");
-  private static final Set<String> RESERVED = Set.of("all", "analyse", "analyze", "and", "any", "array", "as",
-      "asc", "both", "case", "cast", "check", "collate", "column", "constraint", "create", "default", "desc",
-      "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign", "from", "grant", "group",
-      "having", "in", "into", "leading", "limit", "not", "null", "offset", "on", "only", "or", "order",
-      "primary", "references", "select", "table", "then", "to", "true", "union", "unique", "user", "using",
-      "when", "where", "window", "with");
 
   /** The CREATE TABLE-style description of one table. */
   public static String ddl(TableInfo t) {
@@ -51,10 +42,10 @@ public final class SchemaText {
     List<String> hidden = new ArrayList<>();
     for (TableInfo.Column c : t.columns()) {
       if (shown != null && !shown.contains(c.name())) {
-        hidden.add(oneLine(identifier(c.name())));  // inside a comment: a newline in a name must not end it
+        hidden.add(oneLine(Identifiers.name(c.name())));  // inside a comment: a newline in a name must not end it
         continue;
       }
-      lines.add(new String[] {identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"),
+      lines.add(new String[] {Identifiers.name(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"),
           columnComment(c, columnComments)});
     }
     if (!t.primaryKey().isEmpty()) lines.add(new String[] {"PRIMARY KEY (" + identifiers(t.primaryKey()) + ")", null});
@@ -100,13 +91,8 @@ public final class SchemaText {
     return String.join("\n", tables.stream().map(SchemaText::ddl).toList());
   }
 
-  /** An identifier as it must be written in SQL: bare when PostgreSQL would read it back unchanged. */
-  public static String identifier(String name) {
-    return PLAIN_IDENTIFIER.matcher(name).matches() && !RESERVED.contains(name) ? name : ReadOnly.quote(name);
-  }
-
   private static String identifiers(List<String> names) {
-    return String.join(", ", names.stream().map(SchemaText::identifier).toList());
+    return String.join(", ", names.stream().map(Identifiers::name).toList());
   }
 
   static String oneLine(String text) {

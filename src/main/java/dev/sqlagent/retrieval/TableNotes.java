@@ -3,7 +3,6 @@ package dev.sqlagent.retrieval;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
-import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.notes.KnownTables;
 import dev.sqlagent.notes.Notes;
 import dev.sqlagent.notes.NotesFile;
@@ -20,7 +19,7 @@ import java.util.Set;
 /**
  * What the catalogue lacks, laid over it: table and column notes (the notes file's, else the COMMENTs), and the
  * business terms and conventions that concern the tables in a prompt. The notes come from
- * {@code SQLAGENT_NOTES}, or for the embedded demo from the demo's own notes file.
+ * {@code SQLAGENT_NOTES}, or from the notes the target's builder handed in (the embedded demo's own).
  */
 public final class TableNotes {
 
@@ -35,15 +34,18 @@ public final class TableNotes {
     this.ranking = new NotesRanking(notes);
   }
 
-  /** The demo's notes file. Blocking: call it off the event loop. */
-  public static TableNotes load() {
-    return new TableNotes(NotesFile.loadResource(DemoShop.NOTES_RESOURCE));
+  /** The notes of a classpath resource. Blocking: call it off the event loop. */
+  public static TableNotes fromResource(String resource) {
+    return new TableNotes(NotesFile.loadResource(resource));
   }
 
-  /** The notes for a target: the file given, else the demo's for the demo, else none. Blocking. */
-  public static TableNotes forTarget(Optional<Path> file, boolean demo) {
+  /**
+   * The notes for a target: the file given, else the ones its builder handed in ({@code notesResource}, the demo's
+   * for the demo), else none. Blocking.
+   */
+  public static TableNotes forTarget(Optional<Path> file, String notesResource) {
     if (file.isPresent()) return new TableNotes(NotesFile.load(file.get()));
-    return demo ? load() : EMPTY;
+    return notesResource != null ? fromResource(notesResource) : EMPTY;
   }
 
   /** Problems of the notes against what discovery found (unknown tables or columns), with the file's lines. */

@@ -1,5 +1,6 @@
 package dev.sqlagent.state;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.RoleProofs;
 import dev.sqlagent.db.SqlScript;
@@ -94,7 +95,7 @@ public record StateStore(PgUrl owner, String logPassword) {
         for (String script : SCRIPTS) {
           for (String stmt : SqlScript.load(script, Map.of())) s.execute(stmt);
         }
-        for (String stmt : SqlScript.load(LOG_ROLE_SCRIPT, Map.of("db", quoteIdent(owner.database()),
+        for (String stmt : SqlScript.load(LOG_ROLE_SCRIPT, Map.of("db", Identifiers.quote(owner.database()),
             "log_password", SqlScript.literal(logPassword)))) {
           s.execute(stmt);
         }
@@ -138,7 +139,7 @@ public record StateStore(PgUrl owner, String logPassword) {
         if (rs.next()) return;
       }
       try (Statement s = c.createStatement()) {
-        s.execute("CREATE DATABASE " + quoteIdent(owner.database()) + " ENCODING 'UTF8' TEMPLATE template0");
+        s.execute("CREATE DATABASE " + Identifiers.quote(owner.database()) + " ENCODING 'UTF8' TEMPLATE template0");
       }
       LOG.info("created the state database {}", owner.database());
     } catch (SQLException e) {
@@ -183,7 +184,4 @@ public record StateStore(PgUrl owner, String logPassword) {
     }
   }
 
-  static String quoteIdent(String name) {
-    return "\"" + name.replace("\"", "\"\"") + "\"";
-  }
 }

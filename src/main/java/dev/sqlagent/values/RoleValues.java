@@ -1,5 +1,6 @@
 package dev.sqlagent.values;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
 import io.vertx.core.Future;
@@ -122,8 +123,8 @@ public final class RoleValues {
   /** Which of {@code asked} the role finds in the column. */
   private static Future<Set<String>> look(SqlConnection conn, Column col, List<String> asked) {
     TableInfo t = col.table();
-    String sql = "SELECT v FROM unnest($1::text[]) AS v WHERE EXISTS (SELECT 1 FROM " + ReadOnly.quote(t.schema()) + "."
-        + ReadOnly.quote(t.relname()) + " WHERE " + ReadOnly.quote(col.column()) + "::text = v)";
+    String sql = "SELECT v FROM unnest($1::text[]) AS v WHERE EXISTS (SELECT 1 FROM "
+        + Identifiers.qualified(t.schema(), t.relname()) + " WHERE " + Identifiers.quote(col.column()) + "::text = v)";
     return conn.preparedQuery(sql).execute(Tuple.of(asked.toArray(String[]::new))).map(rows -> {
       Set<String> found = new HashSet<>();
       for (Row r : rows) found.add(r.getString(0));

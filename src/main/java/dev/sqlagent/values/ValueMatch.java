@@ -1,6 +1,6 @@
 package dev.sqlagent.values;
 
-import dev.sqlagent.retrieval.SchemaText;
+import dev.sqlagent.db.Identifiers;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -14,7 +14,7 @@ public record ValueMatch(String phrase, List<Stored> stored) {
   /** One stored value: the relation as SQL writes it, the column's own name, the value exactly as stored. */
   public record Stored(String table, String column, String value) {
     String sql() {
-      return table + "." + SchemaText.identifier(column) + " = '" + value.replace("'", "''") + "'";
+      return table + "." + Identifiers.name(column) + " = '" + value.replace("'", "''") + "'";
     }
 
     JsonObject toJson() {

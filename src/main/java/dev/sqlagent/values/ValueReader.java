@@ -1,5 +1,6 @@
 package dev.sqlagent.values;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
@@ -113,9 +114,9 @@ final class ValueReader {
     // Statistics that say "few" are checked with LIMIT low + 1; otherwise up to the per-column cap.
     boolean probablyLow = s != null && s.nDistinct() > 0 && s.nDistinct() <= low;
     int limit = probablyLow ? low + 1 : Math.min(limits.perColumn(), room);
-    String col = ReadOnly.quote(c.name());
+    String col = Identifiers.quote(c.name());
     String sql = "SELECT DISTINCT left(" + col + "::text, " + (limits.maxValueChars() + 1) + ") FROM "
-        + ReadOnly.quote(t.schema()) + "." + ReadOnly.quote(t.relname()) + " WHERE " + col + " IS NOT NULL LIMIT $1";
+        + Identifiers.qualified(t.schema(), t.relname()) + " WHERE " + col + " IS NOT NULL LIMIT $1";
     return conn.query("SAVEPOINT stored_values").execute()
         .compose(v -> conn.preparedQuery(sql).execute(Tuple.of(limit)))
         .compose(rows -> conn.query("RELEASE SAVEPOINT stored_values").execute().map(rows))

@@ -91,6 +91,11 @@ class ContractTest {
     assertThat(runs.toJson().getJsonArray("runs").getJsonObject(0).fieldNames())
         .containsExactly("run_id", "user", "question", "state", "started_at");
     assertThat(RunMessages.Runs.fromJson(runs.toJson())).isEqualTo(runs);
+    assertThat(runs.toJson().fieldNames()).containsExactly("runs");
+    // Clustered: each run names its worker, and the workers that did not answer are named.
+    JsonObject merged = new JsonObject().put("runs", new JsonArray().add(runs.toJson().getJsonArray("runs").getJsonObject(0)
+        .copy().put("worker", "127.0.0.1:8081"))).put("unreachable", new JsonArray().add("127.0.0.1:8082"));
+    assertThat(RunMessages.Runs.fromJson(merged).toJson()).isEqualTo(merged);
   }
 
   @Test
@@ -149,6 +154,32 @@ class ContractTest {
           });
     } finally {
       consumer.unregister().await();
+    }
+  }
+
+  @Test
+  void theVerifiedClientLooksUpAndRetires() throws Exception {
+    List<JsonObject> retired = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var lookup = vertx.eventBus().<JsonObject>consumer(Addresses.VERIFIED_LOOKUP, msg -> msg.reply(
+        new VerifiedMessages.Matches(0.92, 1, new JsonArray().add(new JsonObject().put("verified_id", 7)
+            .put("question", msg.body().getString("question")).put("score", 0.99)), null, 2L).toJson()));
+    var retire = vertx.eventBus().<JsonObject>consumer(Addresses.VERIFIED_RETIRE, msg -> {
+      retired.add(msg.body());
+      msg.reply(new JsonObject().put("verified_id", msg.body().getLong("verified_id")).put("status", "retired"));
+    });
+    lookup.completion().await();
+    retire.completion().await();
+    try {
+      VerifiedClient verified = new VerifiedClient(vertx, 5_000);
+      VerifiedMessages.Matches m = verified.lookup(new VerifiedMessages.Lookup("How many bills?")).await(10, TimeUnit.SECONDS);
+      assertThat(m.threshold()).isEqualTo(0.92);
+      assertThat(m.matches().getJsonObject(0).getString("question")).isEqualTo("How many bills?");
+      assertThat(m.direct()).isNull();
+      verified.retire(new VerifiedMessages.Retire(7, "unknown_table: bills")).await(10, TimeUnit.SECONDS);
+      assertThat(retired).containsExactly(new JsonObject().put("verified_id", 7L).put("reason", "unknown_table: bills"));
+    } finally {
+      lookup.unregister().await();
+      retire.unregister().await();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.results.QueryResult;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.LocalDate;

@@ -1,5 +1,7 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.results.ResultComparator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

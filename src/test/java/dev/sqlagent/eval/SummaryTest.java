@@ -3,7 +3,7 @@ package dev.sqlagent.eval;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.eval.Question.Category;
-import dev.sqlagent.eval.ResultComparator.Match;
+import dev.sqlagent.results.ResultComparator.Match;
 import dev.sqlagent.eval.Verdict.Outcome;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

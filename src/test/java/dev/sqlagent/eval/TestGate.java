@@ -1,5 +1,6 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.results.QueryResult;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.execution.Gate;
 import dev.sqlagent.testing.TestDatabase;

@@ -8,7 +8,7 @@ import dev.sqlagent.testing.DatabaseState;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.eval.Grader;
 import dev.sqlagent.eval.GradingGate;
-import dev.sqlagent.eval.QueryResult;
+import dev.sqlagent.results.QueryResult;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
 import io.modelcontextprotocol.client.McpClient;

@@ -116,7 +116,8 @@ class WebSocketBridgeTest {
       acknowledged(c);
       c.send(frame("send", Addresses.ASK).put("replyAddress", "reply-1").put("body", new JsonObject()
           .put("question", "How many customers are there?").put("mode", "agent").put("source", "http").put("run_id", runId)
-          .put("inject_fault", true).put("fault_key", "misspelled_column")));
+          .put("inject_fault", true).put("fault_key", "misspelled_column")
+          .put("standalone", true).put("self_paced", true).put("lookup_verified", false)));
       JsonObject reply;
       int events = 0;
       while (true) {
@@ -132,6 +133,7 @@ class WebSocketBridgeTest {
       assertThat(reply.getString("run_id")).isEqualTo(runId);
       assertThat(reply.getString("source")).as("overwritten by the bridge").isEqualTo("eventbus");
       assertThat(reply.containsKey("injected_fault")).as("evaluation-only fields are dropped").isFalse();
+      assertThat(reply.getString("conversation_id")).as("a person's question is a turn of a conversation").isNotNull();
       assertThat(answered.computeIfAbsent(runId, k -> new CompletableFuture<>()).get(10, TimeUnit.SECONDS)
           .getString("source")).isEqualTo("eventbus");
     } finally {

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.SampleRows;
@@ -99,7 +100,7 @@ class RetrievalBenchmark {
           + " deploy began (model load + index build + one retrieval)", ms(d1 - d0), ms(d2 - d0)));
 
       Pool pool = PgBuilder.pool().connectingTo(db.target().roOptions()).using(vertx).build();
-      TableNotes notes = TableNotes.load();
+      TableNotes notes = TableNotes.fromResource(DemoShop.NOTES_RESOURCE);
       Catalogue catalogue = notes.annotate(new Discovery(pool, List.of()).read().await(30, TimeUnit.SECONDS));
 
       // Index build, warm model: a fresh selector embeds every table again.

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.demo.DemoShop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.catalogue.Catalogue;
@@ -16,7 +17,7 @@ class TableNotesTest {
 
   @Test
   void notesComeFromTheResourceOrFallBackToTheComment() {
-    TableNotes notes = TableNotes.load();
+    TableNotes notes = TableNotes.fromResource(DemoShop.NOTES_RESOURCE);
     Catalogue annotated = notes.annotate(SHOP);
     assertThat(annotated.tables()).allSatisfy(t -> assertThat(t.note()).isNotBlank());
     assertThat(annotated.find("bill_archive").orElseThrow().note()).contains("2023", "bills starts in 2025");
@@ -26,7 +27,7 @@ class TableNotesTest {
 
   @Test
   void conventionsFollowTheChosenTables() {
-    TableNotes notes = TableNotes.load();
+    TableNotes notes = TableNotes.fromResource(DemoShop.NOTES_RESOURCE);
     assertThat(notes.conventionsFor(List.of("stock_adjustments")))
         .anyMatch(c -> c.contains("negative qty_change"))
         .noneMatch(c -> c.contains("collected"));

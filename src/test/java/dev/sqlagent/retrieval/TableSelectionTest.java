@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.Catalogue;
@@ -28,7 +29,7 @@ class TableSelectionTest {
   static void load() throws Exception {
     vertx = Vertx.vertx();
     Pool pool = PgBuilder.pool().connectingTo(TestDatabase.get().target().roOptions()).using(vertx).build();
-    catalogue = TableNotes.load().annotate(new Discovery(pool, java.util.List.of()).read().await(30, TimeUnit.SECONDS));
+    catalogue = TableNotes.fromResource(DemoShop.NOTES_RESOURCE).annotate(new Discovery(pool, java.util.List.of()).read().await(30, TimeUnit.SECONDS));
     selector = new TableSelector();
   }
 

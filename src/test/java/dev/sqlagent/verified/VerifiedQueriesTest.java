@@ -1,5 +1,9 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.AgentClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
@@ -150,6 +154,17 @@ class VerifiedQueriesTest {
     JsonObject other = ask("How many named customers may buy on credit with a limit above 5000?");
     assertThat(other.getString("answer_source")).isEqualTo("model");
     assertThat(model.lastRequest().systemMessage()).contains("<<<EXAMPLES").contains("Q: " + QUESTION).contains(SQL);
+
+    // An evaluation measures the model: its options say not to look the verified queries up, so the model answers.
+    model.enqueue(Reply.sql(SQL));
+    int before = model.requestCount();
+    Answer measured = new AgentClient(vertx, 60_000)
+        .ask(AskRequest.of(PARAPHRASE, "eval").withOptions(RunOptions.evaluation(null, null)))
+        .await(60, TimeUnit.SECONDS);
+    assertThat(measured.answerSource()).isEqualTo("model");
+    assertThat(measured.conversationId()).as("it stands alone").isNull();
+    assertThat(model.requestCount()).isGreaterThan(before);
+    assertThat(model.lastRequest().systemMessage()).doesNotContain("<<<EXAMPLES");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.sqlagent.eval;
+package dev.sqlagent.results;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,5 +1,7 @@
-package dev.sqlagent.eval;
+package dev.sqlagent.results;
 
+import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.results.ResultFingerprint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;

@@ -1,4 +1,4 @@
-package dev.sqlagent.eval;
+package dev.sqlagent.results;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package dev.sqlagent.eval;
+package dev.sqlagent.results;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,8 +1,10 @@
-package dev.sqlagent.eval;
+package dev.sqlagent.results;
 
+import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.results.ResultComparator;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.eval.ResultComparator.Match;
+import dev.sqlagent.results.ResultComparator.Match;
 import io.vertx.core.json.JsonArray;
 import java.math.BigDecimal;
 import java.time.LocalDate;

@@ -1,4 +1,4 @@
-package dev.sqlagent.agent;
+package dev.sqlagent.contract;
 
 import java.util.Optional;
 
