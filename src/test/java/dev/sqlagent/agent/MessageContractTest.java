@@ -11,6 +11,7 @@ import dev.sqlagent.MainVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.RecordJson;
 import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.Node;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -124,6 +125,8 @@ class MessageContractTest {
     JsonObject answer = ask("How many bills are there per status?");
     List<JsonObject> events = events(answer.getString("run_id"));
     assertRoundTrips(answer, events);
+    // Every event names a node of the graph's one list (what the page, metrics and the CLI read).
+    assertThat(events).allSatisfy(e -> assertThat(Node.fromWireName(e.getString("node"))).as(e.getString("node")).isPresent());
 
     Answer a = Answer.fromJson(answer);
     assertThat(a.outcome()).isEqualTo("answered");

@@ -35,6 +35,17 @@ class ServiceStartTest {
   }
 
   @Test
+  void theGraphsNodesAreServedInOrder() throws Exception {
+    var resp = service.client.get(service.port(), "127.0.0.1", "/api/graph").as(BodyCodec.jsonObject())
+        .send().await(10, TimeUnit.SECONDS);
+    assertThat(resp.statusCode()).isEqualTo(200);
+    assertThat(resp.body().getJsonArray("nodes").stream().map(n -> ((JsonObject) n).getString("name")).toList())
+        .containsExactlyElementsOf(java.util.Arrays.stream(dev.sqlagent.contract.Node.values())
+            .map(dev.sqlagent.contract.Node::wireName).toList())
+        .contains("select_schema", "generate_sql", "validate_sql", "execute_sql", "give_up");
+  }
+
+  @Test
   void unknownRouteIsAStructured404() throws Exception {
     var resp = service.client.get(service.port(), "127.0.0.1", "/nope").as(BodyCodec.jsonObject())
         .send().await(10, TimeUnit.SECONDS);
