@@ -98,7 +98,7 @@ final class AgentRun {
     steps.put(Node.EXECUTE_SQL, new ExecuteSql(run));
     steps.put(Node.INSPECT_RESULT, new InspectResult(run));
     steps.put(Node.DECIDE, new Decide(run));
-    steps.put(Node.PREPARE_REPAIR, new PrepareRepair());
+    steps.put(Node.PREPARE_REPAIR, new PrepareRepair(run));
     steps.put(Node.ANSWER, new Respond(run));
     steps.put(Node.GIVE_UP, new GiveUp(run));
     return steps;

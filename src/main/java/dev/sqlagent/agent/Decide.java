@@ -7,25 +7,20 @@ import io.vertx.core.json.JsonObject;
 import java.util.Locale;
 
 /** decide: what follows an inspected result ({@link Decision}), with the attempts the driver still allows. */
-final class Decide implements Step {
+final class Decide extends Step {
 
   /** The words of a refused write. */
   static final String WRITE_REFUSED =
       "This service only reads data; the request needs a change to the database, so it was not run.";
 
-  private final RunContext run;
 
   Decide(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
-  @Override
-  public JsonObject started(RunState s) {
-    return null;
-  }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     if (run.control().cancelled() || run.control().deadlinePassed()) return Future.failedFuture(new RunControl.Stopped("stopped"));
     Outcome o = s.outcome;
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());

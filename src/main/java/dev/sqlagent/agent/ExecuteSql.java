@@ -6,21 +6,20 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
 /** execute_sql: the statement the gate checked, run read-only; its rows, or PostgreSQL's verdict. */
-final class ExecuteSql implements Step {
+final class ExecuteSql extends Step {
 
-  private final RunContext run;
 
   ExecuteSql(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     return new JsonObject().put("sql", s.sql);
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     GateCall call = s.gateCall;
     call.proceed();  // execute_sql has started: the gate may send the statement
     return call.reply().map(reply -> {

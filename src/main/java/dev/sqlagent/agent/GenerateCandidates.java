@@ -15,22 +15,21 @@ import java.util.List;
  * generate_sql with several candidates: the model is asked for n replies (the API's {@code n} in one call, topped up
  * with single calls when the server returns fewer); each is read as a candidate for the {@link Vote}.
  */
-final class GenerateCandidates implements Step {
+final class GenerateCandidates extends Step {
 
-  private final RunContext run;
 
   GenerateCandidates(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     return new JsonObject().put("model", s.usage.model()).put("repair", !s.history.isEmpty())
         .put("candidates", run.candidates()).put("temperature", run.settings().candidateTemperature());
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     int n = run.candidates();
     List<ChatRequest.Message> messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history,
         GenerateSql.repairInstruction(s));

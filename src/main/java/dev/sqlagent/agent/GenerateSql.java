@@ -15,16 +15,15 @@ import java.util.List;
  * generate_sql: the model writes one SQL (streamed, each piece a progress event), or refuses, or answers with
  * something that is not a usable reply (an attempt that failed, decided on like any other).
  */
-final class GenerateSql implements Step {
+final class GenerateSql extends Step {
 
-  private final RunContext run;
 
   GenerateSql(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     return new JsonObject().put("model", s.usage.model()).put("repair", !s.history.isEmpty());
   }
 
@@ -35,7 +34,7 @@ final class GenerateSql implements Step {
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     List<ChatRequest.Message> messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history,
         repairInstruction(s), WorkedExamples.render(s.verifiedMatches, s.retrieval.terms()), run.conversationText());
     MessageConsumer<JsonObject> deltas = run.services().deltas(text ->

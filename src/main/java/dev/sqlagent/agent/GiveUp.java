@@ -5,21 +5,16 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
 /** give_up: an honest end, with the last error and every query tried in the history. */
-final class GiveUp implements Step {
+final class GiveUp extends Step {
 
-  private final RunContext run;
 
   GiveUp(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
-  @Override
-  public JsonObject started(RunState s) {
-    return null;
-  }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     Outcome last = s.outcome;
     RunState recorded = s.with(c -> c.record(last.attempt(s.attempt, null)));
     String reason = last.errorType() == null ? "unknown" : last.errorType();

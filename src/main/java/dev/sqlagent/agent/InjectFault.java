@@ -7,12 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** inject_fault: evaluation's recorded rewrite of the model's first SQL, so the repair loop has something to repair. */
-final class InjectFault implements Step {
+final class InjectFault extends Step {
 
-  private final RunContext run;
 
   InjectFault(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   /** Only the first attempt of a run that injects faults. */
@@ -20,13 +19,9 @@ final class InjectFault implements Step {
     return run.mutator() != null && s.attempt == 1;
   }
 
-  @Override
-  public JsonObject started(RunState s) {
-    return null;
-  }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     boolean voting = s.candidates != null;
     String original = voting ? s.candidates.get(0).sql() : s.sql;
     Node next = voting ? Node.VOTE : Node.VALIDATE_SQL;

@@ -13,24 +13,20 @@ import java.util.List;
  * by a string literal, re-run it once case- and space-insensitively; if rows appear, the filter was wrong
  * ({@code empty_filter}); otherwise nothing matches, honestly. A result whose aggregates are all zero or NULL
  * ({@link EmptyAggregate}) is probed the same way: an aggregate that moves under the relaxed filter is an
- * {@code empty_filter} too, one that stays is the honest zero.
+ * {@code empty_filter} too, one that stays is the honest zero. A plain inspection is one finished event; a probe
+ * announces itself when it starts.
  */
-final class InspectResult implements Step {
+final class InspectResult extends Step {
 
   private static final String PROBE_KIND = "tool";
-  private final RunContext run;
 
   InspectResult(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
-  @Override
-  public JsonObject started(RunState s) {
-    return null;  // a probe announces itself; a plain inspection is one finished event
-  }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     Outcome o = s.outcome;
     if (!o.ok() || !run.agentMode() || s.probed) return Future.succeededFuture(inspected(s));
     if (o.result().rowCount() == 0) return probe(s, List.of());

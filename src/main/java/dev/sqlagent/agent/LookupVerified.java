@@ -11,21 +11,16 @@ import io.vertx.core.json.JsonObject;
  * one (its score at the threshold, naming the same values) is tried first, through the whole gate and without the
  * model. Shown as events only when the library has something to compare.
  */
-final class LookupVerified implements Step {
+final class LookupVerified extends Step {
 
-  private final RunContext run;
 
   LookupVerified(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
-  @Override
-  public JsonObject started(RunState s) {
-    return null;  // announced with its findings: nothing is shown when the library is empty
-  }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     return run.services().lookupVerified(run.question())
         .map(reply -> {
           if (reply.candidates() == 0) return s.then(Node.SELECT_SCHEMA, null);

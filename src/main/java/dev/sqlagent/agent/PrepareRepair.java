@@ -9,16 +9,20 @@ import io.vertx.core.json.JsonObject;
  * prepare_repair: the failure goes into the history with its error type's strategy; an unknown table or column widens
  * the retrieval once (select_schema runs again) before the next attempt.
  */
-final class PrepareRepair implements Step {
+final class PrepareRepair extends Step {
+
+  PrepareRepair(RunContext run) {
+    super(run);
+  }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     ErrorType type = ErrorType.fromWireName(s.outcome.errorType());
     return new JsonObject().put("error_type", type.wireName()).put("strategy", type.strategy());
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     ErrorType type = ErrorType.fromWireName(s.outcome.errorType());
     boolean widen = (type == ErrorType.UNKNOWN_COLUMN || type == ErrorType.UNKNOWN_TABLE) && !s.widened;
     return Future.succeededFuture(s.with(c -> {

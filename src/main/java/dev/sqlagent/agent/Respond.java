@@ -14,24 +14,23 @@ import java.util.regex.Pattern;
  * answer: the result in words (the model's, when configured and prose, else a deterministic summary) with the SQL that
  * produced it; or a refusal (the model's, or a write the gate refused), which announces nothing before it.
  */
-final class Respond implements Step {
+final class Respond extends Step {
 
   private static final Pattern SQL_START = Pattern.compile(
       "(?is)^(select\\b|with\\s+(recursive\\s+)?\\S+\\s*(\\([^)]*\\)\\s*)?as\\s*(not\\s+)?(materialized\\s*)?\\()");
 
-  private final RunContext run;
 
   Respond(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     return s.refusal != null ? null : new JsonObject();
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     if (s.refusal != null) {
       String text = s.refusal.isBlank() ? "The database cannot answer this question." : s.refusal;
       return Future.succeededFuture(ended(s, run.answerOf(s, text, s.outcome == null ? null : s.outcome.sql(), true,

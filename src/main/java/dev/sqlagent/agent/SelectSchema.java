@@ -8,21 +8,20 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /** select_schema: the tables for the question, widened once after an unknown table or column. */
-final class SelectSchema implements Step {
+final class SelectSchema extends Step {
 
-  private final RunContext run;
 
   SelectSchema(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     return new JsonObject().put("question", run.question()).put("widen", s.widened);
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     Future<Retrieval> asked = s.retrievalAsked != null ? s.retrievalAsked : run.services().retrieve(run.question(), s.widened);
     return asked
         .map(reply -> s.with(c -> {

@@ -4,11 +4,20 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
 /** One node of the graph: what it announces when it starts, and what it makes of the run's state. */
-interface Step {
+abstract class Step {
 
-  /** The data of the node's started event, or null when it announces nothing before it runs. */
-  JsonObject started(RunState s);
+  /** The run the node serves: its question, options, services and events. */
+  final RunContext run;
+
+  Step(RunContext run) {
+    this.run = run;
+  }
+
+  /** The data of the node's started event, or null (the default) when it announces nothing before it runs. */
+  JsonObject started(RunState s) {
+    return null;
+  }
 
   /** The next state: the node's findings, the node that follows and the event this one ends with. */
-  Future<RunState> apply(RunState s);
+  abstract Future<RunState> apply(RunState s);
 }

@@ -9,21 +9,20 @@ import io.vertx.core.json.JsonObject;
  * the gate reports when its checks have passed and holds the statement until execute_sql has started
  * ({@link GateCall}), so each step is published when it happens.
  */
-final class ValidateSql implements Step {
+final class ValidateSql extends Step {
 
-  private final RunContext run;
 
   ValidateSql(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
   @Override
-  public JsonObject started(RunState s) {
+  JsonObject started(RunState s) {
     return new JsonObject().put("sql", s.sql);
   }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     GateCall call = run.services().gateLive(s.sql);
     RunState sent = s.with(c -> c.lastSql = s.sql);
     return call.checkedOrReplied().map(progress -> {

@@ -16,26 +16,21 @@ import java.util.regex.Pattern;
  * their results ({@link CandidateVote}). The winner goes on to inspect_result; when none succeeded, the most
  * informative failure is repaired with every other candidate's error in the history before it.
  */
-final class Vote implements Step {
+final class Vote extends Step {
 
   /** Candidates run through the gate at the same time: the read-only pool is small and shared. */
   static final int GATE_PARALLELISM = 3;
   /** A query that orders its rows is compared in order; otherwise its rows are a multiset. */
   private static final Pattern ORDERS = Pattern.compile("(?i)\\border\\s+by\\b");
 
-  private final RunContext run;
 
   Vote(RunContext run) {
-    this.run = run;
+    super(run);
   }
 
-  @Override
-  public JsonObject started(RunState s) {
-    return null;
-  }
 
   @Override
-  public Future<RunState> apply(RunState s) {
+  Future<RunState> apply(RunState s) {
     Candidate[] done = s.candidates.toArray(new Candidate[0]);
     List<Future<Void>> lanes = new ArrayList<>();
     for (int lane = 0; lane < GATE_PARALLELISM; lane++) {
