@@ -6,7 +6,6 @@ import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.contract.StateMessages.ConversationRequest;
 import dev.sqlagent.contract.StateMessages.FeedbackRequest;
 import dev.sqlagent.errors.JsonErrors;
-import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;

@@ -1,5 +1,6 @@
 package dev.sqlagent.metrics;
 
+import dev.sqlagent.contract.StateMessages.LogFacts;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.GraphEvent;
@@ -204,11 +205,12 @@ public final class MetricsVerticle extends VerticleBase {
     }
   }
 
-  private void onLogFacts(JsonObject f) {
-    if (f == null) return;
-    logWritten.set(f.getLong("written", logWritten.get()));
-    logDropped.set(f.getLong("dropped", logDropped.get()));
-    logBuffered.set(f.getLong("buffered", logBuffered.get()));
+  private void onLogFacts(JsonObject body) {
+    if (body == null) return;
+    LogFacts f = LogFacts.fromJson(body);
+    logWritten.set(f.written());
+    logDropped.set(f.dropped());
+    logBuffered.set(f.buffered());
   }
 
   private void onClients(JsonObject c) {

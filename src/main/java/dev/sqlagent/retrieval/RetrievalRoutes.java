@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
@@ -14,13 +15,12 @@ public final class RetrievalRoutes {
   private RetrievalRoutes() {}
 
   static final String CATALOGUE = "the schema catalogue";
-  static final String VERIFIED = "the verified-query library";
   /** A refresh re-embeds what changed: at 1,000 new tables that is minutes of model time, not seconds. */
   public static final long REFRESH_TIMEOUT_MS = 10 * 60_000L;
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
     BusClient retrieval = new BusClient(vertx, CATALOGUE, config.deadlines().queryMs());
-    BusClient verified = new BusClient(vertx, VERIFIED, REFRESH_TIMEOUT_MS);
+    StateClient verified = new StateClient(vertx, REFRESH_TIMEOUT_MS);
     // A user with a database role sees the tables that role may read.
     router.get("/api/schema").handler(ctx -> retrieval.<JsonObject>request(Addresses.SCHEMA, new JsonObject()
             .put("db_role", Users.of(ctx) == null ? null : Users.of(ctx).dbRole()))
@@ -31,8 +31,8 @@ public final class RetrievalRoutes {
     router.post("/api/schema/refresh").handler(ctx -> retrieval.<JsonObject>request(Addresses.SCHEMA_REFRESH,
             new JsonObject(), REFRESH_TIMEOUT_MS)
         // Then every verified query through the refreshed gate: what no longer validates is retired now.
-        .compose(reply -> verified.<JsonObject>request(Addresses.VERIFIED_RECHECK, new JsonObject())
-            .map(checked -> reply.put("verified", checked))
+        .compose(reply -> verified.recheck()
+            .map(checked -> reply.put("verified", checked.toJson()))
             .otherwise(reply))
         .onSuccess(ctx::json)
         .onFailure(err -> JsonErrors.send(ctx, err, CATALOGUE)));

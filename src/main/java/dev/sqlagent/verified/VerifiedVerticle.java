@@ -20,7 +20,6 @@ import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
@@ -62,7 +61,7 @@ public final class VerifiedVerticle extends VerticleBase {
   private VerifiedRepository store;
   /** By id; touched only on this verticle's context. */
   private final Map<Long, VerifiedQuery> library = new LinkedHashMap<>();
-  private Future<JsonObject> rechecking;
+  private Future<Rechecked> rechecking;
   private String lastDrift;
   /** The store's state the library was loaded at (see {@link #refreshed}). */
   private String loadedVersion;
