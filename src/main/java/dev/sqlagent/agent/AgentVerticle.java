@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.FirstSqlMutator;
@@ -134,7 +135,7 @@ public final class AgentVerticle extends VerticleBase {
   /** Clustered: the run's events are in the state store before its answer goes out. */
   private Future<?> eventsKept(String runId) {
     if (clusterNode == null) return Future.succeededFuture();
-    return vertx.eventBus().request(Addresses.JOURNAL_FLUSH, new JsonObject().put("run_id", runId),
+    return vertx.eventBus().request(Addresses.JOURNAL_FLUSH, new OpsMessages.JournalFlush(runId).toJson(),
         new DeliveryOptions().setLocalOnly(true).setSendTimeout(5_000)).otherwiseEmpty();
   }
 

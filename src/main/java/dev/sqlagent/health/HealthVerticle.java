@@ -1,5 +1,6 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
@@ -299,7 +300,7 @@ public final class HealthVerticle extends VerticleBase {
       Drift d = Drift.between(snap.get(), live);
       JsonObject data = d.toJson().put("snapshot_taken_at", snap.get().takenAt()).put("index_built_at", snap.get().indexBuiltAt());
       // Verified queries are checked against the schema they were written for: drift re-checks them.
-      if (d.drifted()) vertx.eventBus().publish(Addresses.SCHEMA_DRIFTED, new JsonObject().put("differences", data.getValue("differences")));
+      if (d.drifted()) vertx.eventBus().publish(Addresses.SCHEMA_DRIFTED, new OpsMessages.SchemaDrifted(data.getValue("differences")).toJson());
       return d.drifted() ? Status.KO(data) : Status.OK(data);
     });
   }

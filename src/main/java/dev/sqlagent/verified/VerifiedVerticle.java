@@ -1,5 +1,6 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.access.AskRules;
@@ -326,7 +327,7 @@ public final class VerifiedVerticle extends VerticleBase {
 
   /** Health saw drift: re-check once per distinct set of differences (health is polled often). */
   private void onDrift(Message<JsonObject> msg) {
-    String differences = String.valueOf(body(msg).getValue("differences"));
+    String differences = String.valueOf(OpsMessages.SchemaDrifted.fromJson(msg.body()).differences());
     if (differences.equals(lastDrift) || library.isEmpty()) return;
     lastDrift = differences;
     recheck("schema drift");
