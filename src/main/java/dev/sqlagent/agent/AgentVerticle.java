@@ -1,5 +1,8 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.OpsMessages;
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.Answer;
@@ -132,7 +135,7 @@ public final class AgentVerticle extends VerticleBase {
   /** Clustered: the run's events are in the state store before its answer goes out. */
   private Future<?> eventsKept(String runId) {
     if (clusterNode == null) return Future.succeededFuture();
-    return vertx.eventBus().request(Addresses.JOURNAL_FLUSH, new JsonObject().put("run_id", runId),
+    return vertx.eventBus().request(Addresses.JOURNAL_FLUSH, new OpsMessages.JournalFlush(runId).toJson(),
         new DeliveryOptions().setLocalOnly(true).setSendTimeout(5_000)).otherwiseEmpty();
   }
 
@@ -281,16 +284,26 @@ public final class AgentVerticle extends VerticleBase {
     return null;
   }
 
+  /** The request about a run, or null once it is failed as a bad request. */
+  private static RunRequest runRequest(Message<JsonObject> msg) {
+    try {
+      return RunRequest.fromJson(msg.body());
+    } catch (IllegalArgumentException e) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), e.getMessage());
+      return null;
+    }
+  }
+
   /** The run a request names, when the caller may reach it; otherwise the request is failed (404 or 403) and null. */
-  private KeptRun reachable(Message<JsonObject> msg, JsonObject body) {
-    String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
+  private KeptRun reachable(Message<JsonObject> msg, RunRequest request) {
+    String runId = AskRules.runIdOf(msg, request.runId());
     if (runId == null) return null;
     KeptRun kept = runs.get(runId);
     if (kept == null) {
       msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (only the last " + KEPT_RUNS + " runs are kept)");
       return null;
     }
-    if (!User.mayReach(User.fromJson(body.getJsonObject("user")), kept.owner)) {
+    if (!User.mayReach(request.user(), kept.owner)) {
       msg.fail(BusFailure.FORBIDDEN.code(), "run " + runId + " is another user's");
       return null;
     }
@@ -299,23 +312,23 @@ public final class AgentVerticle extends VerticleBase {
 
   /** Request {run_id, user?, by?}: stops the run if the caller may (its owner or an admin). */
   private void cancel(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    KeptRun kept = reachable(msg, body);
+    RunRequest request = runRequest(msg);
+    if (request == null) return;
+    KeptRun kept = reachable(msg, request);
     if (kept == null) return;
-    String runId = body.getString("run_id");
+    String runId = request.runId();
     if (kept.active == null) {
       msg.fail(BusFailure.CONFLICT.code(), "run " + runId + " is no longer running (it " + kept.state.replace('_', ' ') + ")");
       return;
     }
-    boolean first = kept.active.cancel(body.getString("by"));
-    if (first) LOG.info("run {} cancelled by {}", runId, body.getString("by", "a client"));
+    boolean first = kept.active.cancel(request.by());
+    if (first) LOG.info("run {} cancelled by {}", runId, request.by() == null ? "a client" : request.by());
     msg.reply(new RunMessages.Cancelled(runId, true).toJson());
   }
 
   /** Request {user?}: the recent runs the caller may see, newest first. */
   private void listRuns(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    User caller = User.fromJson(body.getJsonObject("user"));
+    User caller = RunRequest.fromJson(msg.body()).user();
     List<RunMessages.Run> mine = new java.util.ArrayList<>();
     runs.forEach((id, r) -> {
       if (User.mayReach(caller, r.owner)) {
@@ -327,19 +340,15 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   private void runEvents(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    KeptRun kept = reachable(msg, body);
+    RunRequest request = runRequest(msg);
+    if (request == null) return;
+    KeptRun kept = reachable(msg, request);
     if (kept == null) return;
-    JsonArray events = kept.events;
-    if (!(body.getValue("after_seq", 0L) instanceof Number)) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
-      return;
+    List<GraphEvent> out = new java.util.ArrayList<>();
+    for (Object e : kept.events) {
+      GraphEvent event = GraphEvent.fromJson((JsonObject) e);
+      if (event.seq() > request.afterSeq()) out.add(event);
     }
-    long after = body.getLong("after_seq", 0L);
-    JsonArray out = new JsonArray();
-    for (Object e : events) {
-      if (((JsonObject) e).getLong("seq") > after) out.add(e);
-    }
-    msg.reply(new JsonObject().put("run_id", body.getString("run_id")).put("events", out));
+    msg.reply(new RunMessages.Events(request.runId(), out).toJson());
   }
 }

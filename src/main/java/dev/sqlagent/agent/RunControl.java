@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -71,7 +72,7 @@ final class RunControl {
   }
 
   private void stopWork() {
-    vertx.eventBus().publish(Addresses.STOP_WORK, new JsonObject().put("run_id", runId));
+    vertx.eventBus().publish(Addresses.STOP_WORK, new OpsMessages.StopWork(runId).toJson());
     vertx.setTimer(GRACE_MS, t -> grace.tryComplete());
   }
 

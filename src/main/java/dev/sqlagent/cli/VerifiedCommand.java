@@ -1,10 +1,12 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.Databases;
-import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.VerifiedAdd;
+import dev.sqlagent.contract.StateMessages.VerifiedList;
+import dev.sqlagent.contract.StateMessages.VerifiedRemove;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.execution.Gate;
@@ -85,8 +87,8 @@ public final class VerifiedCommand implements Callable<Integer> {
   }
 
   /** A request to the library; a refusal or failure is thrown as a {@link BusError}, in plain words. */
-  static JsonObject request(Vertx vertx, String address, JsonObject body) {
-    return new BusClient(vertx, "the verified-query library", 120_000).<JsonObject>request(address, body).await();
+  static StateClient library(Vertx vertx) {
+    return new StateClient(vertx, 120_000);
   }
 
   static String describe(JsonObject v) {
@@ -111,7 +113,7 @@ public final class VerifiedCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       return parent.withLibrary((vertx, out, err) -> {
         try {
-          JsonObject saved = request(vertx, Addresses.VERIFIED_ADD, new JsonObject().put("question", question).put("sql", sql));
+          JsonObject saved = library(vertx).addVerified(new VerifiedAdd(question, sql, null, null)).await();
           out.println("saved " + describe(saved));
           return 0;
         } catch (BusError e) {
@@ -134,14 +136,14 @@ public final class VerifiedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       return parent.withLibrary((vertx, out, err) -> {
-        JsonObject list = request(vertx, Addresses.VERIFIED_LIST, new JsonObject());
+        VerifiedList list = library(vertx).verifiedList().await();
         if (json) {
-          out.println(list.encodePrettily());
+          out.println(list.toJson().encodePrettily());
         } else {
-          list.getJsonArray("verified").forEach(v -> out.println(describe((JsonObject) v)));
-          out.println(list.getLong("active") + " active, " + list.getLong("retired") + " retired");
+          list.verified().forEach(v -> out.println(describe((JsonObject) v)));
+          out.println(list.active() + " active, " + list.retired() + " retired");
         }
-        return list.getLong("retired") > 0 ? 1 : 0;
+        return list.retired() > 0 ? 1 : 0;
       });
     }
   }
@@ -158,7 +160,7 @@ public final class VerifiedCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       return parent.withLibrary((vertx, out, err) -> {
         try {
-          request(vertx, Addresses.VERIFIED_REMOVE, new JsonObject().put("verified_id", id));
+          library(vertx).removeVerified(new VerifiedRemove(id)).await();
           out.println("removed #" + id);
           return 0;
         } catch (BusError e) {
@@ -181,9 +183,9 @@ public final class VerifiedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       return parent.withLibrary((vertx, out, err) -> {
-        JsonObject list = request(vertx, Addresses.VERIFIED_LIST, new JsonObject());
+        VerifiedList list = library(vertx).verifiedList().await();
         List<String> lines = new ArrayList<>();
-        list.getJsonArray("verified").forEach(o -> {
+        list.verified().forEach(o -> {
           JsonObject v = (JsonObject) o;
           lines.add(new JsonObject().put("question", v.getString("question")).put("sql", v.getString("sql")).encode());
         });
@@ -218,8 +220,7 @@ public final class VerifiedCommand implements Callable<Integer> {
           if (line.isEmpty()) continue;
           try {
             JsonObject entry = new JsonObject(line);
-            request(vertx, Addresses.VERIFIED_ADD, new JsonObject().put("question", entry.getValue("question"))
-                .put("sql", entry.getValue("sql")));
+            library(vertx).addVerified(new VerifiedAdd(entry.getValue("question"), entry.getValue("sql"), null, null)).await();
             saved++;
           } catch (DecodeException | ClassCastException e) {
             err.println(file + " line " + (i + 1) + ": not a JSON object");

@@ -1,5 +1,7 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
@@ -68,7 +70,8 @@ public final class JournalReader extends VerticleBase {
             // As the single process's agent answers: another user's run is not replayed (nor its question shown).
             msg.fail(BusFailure.FORBIDDEN.code(), "run " + runId + " is another user's");
           } else {
-            msg.reply(new JsonObject().put("run_id", runId).put("events", kept.events()));
+            msg.reply(new RunMessages.Events(runId,
+                kept.events().stream().map(e -> GraphEvent.fromJson((JsonObject) e)).toList()).toJson());
           }
         })
         .onFailure(e -> {

@@ -51,6 +51,14 @@ public final class RetrievalClient {
     return call(Addresses.SAMPLE, request.toJson()).map(SampleRows::fromJson);
   }
 
+  /**
+   * Discover the target again and re-embed what changed: the index's status with {@code elapsed_ms},
+   * {@code gate_tables} and {@code catalogue} (the version now held).
+   */
+  public Future<JsonObject> refresh(long waitMs) {
+    return bus.request(Addresses.SCHEMA_REFRESH, new JsonObject(), waitMs);
+  }
+
   private Future<JsonObject> call(String address, JsonObject body) {
     return bus.request(address, body);
   }

@@ -1,5 +1,6 @@
 package dev.sqlagent.contract;
 
+import io.vertx.core.json.JsonArray;
 import dev.sqlagent.bus.OmitWhenNull;
 import dev.sqlagent.bus.RecordJson;
 import dev.sqlagent.catalogue.TableInfo;
@@ -21,10 +22,19 @@ public final class RetrievalMessages {
     }
   }
 
-  /** {@code Addresses.SCHEMA}'s reply: every visible table with its note, row count, columns and keys. */
-  public record Tables(List<TableInfo> tables) {
+  /**
+   * {@code Addresses.SCHEMA}'s reply: the database's name and every visible table with its note, row count,
+   * columns and keys.
+   */
+  public record Tables(String database, List<TableInfo> tables) {
+    public JsonObject toJson() {
+      return new JsonObject().put("database", database)
+          .put("tables", new JsonArray(tables.stream().map(TableInfo::toJson).toList()));
+    }
+
     public static Tables fromJson(JsonObject j) {
-      return new Tables(j.getJsonArray("tables").stream().map(o -> TableInfo.fromJson((JsonObject) o)).toList());
+      return new Tables(j.getString("database"),
+          j.getJsonArray("tables").stream().map(o -> TableInfo.fromJson((JsonObject) o)).toList());
     }
   }
 

@@ -29,9 +29,16 @@ public record RunRequest(String runId, long afterSeq, User user, String by) {
     return j;
   }
 
+  /**
+   * A {@code run_id} that is not a string reads as null (refused by the run-id rule); an {@code after_seq} that is
+   * not a number is an {@link IllegalArgumentException}.
+   */
   public static RunRequest fromJson(JsonObject j) {
+    j = j == null ? new JsonObject() : j;
+    Object after = j.getValue("after_seq");
+    if (after != null && !(after instanceof Number)) throw new IllegalArgumentException("after_seq must be a whole number");
     return new RunRequest(j.getValue("run_id") instanceof String r ? r : null,
-        j.getValue("after_seq") instanceof Number n ? n.longValue() : 0,
+        after == null ? 0 : ((Number) after).longValue(),
         j.getValue("user") instanceof JsonObject u ? User.fromJson(u) : null,
         j.getValue("by") instanceof String b ? b : null);
   }

@@ -1,11 +1,11 @@
 package dev.sqlagent.conversation;
 
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.ConversationRequest;
+import dev.sqlagent.contract.StateMessages.FeedbackRequest;
 import dev.sqlagent.errors.JsonErrors;
-import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
@@ -26,21 +26,19 @@ public final class ConversationRoutes {
   private ConversationRoutes() {}
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
-    BusClient store = new BusClient(vertx, Conversations.STORE, TIMEOUT_MS);
+    StateClient store = new StateClient(vertx, TIMEOUT_MS);
     router.get("/api/conversations/:id").handler(ctx -> {
       if (refused(ctx, AskRules.conversationId(ctx.pathParam("id")))) return;
-      store.<JsonObject>request(Addresses.CONVERSATION_GET, new JsonObject().put("conversation_id", ctx.pathParam("id"))
-              .put("user", userJson(ctx)))
-          .onSuccess(ctx::json)
+      store.conversation(new ConversationRequest(ctx.pathParam("id"), Users.of(ctx)))
+          .onSuccess(c -> ctx.json(c.toJson()))
           .onFailure(err -> JsonErrors.send(ctx, err, Conversations.STORE));
     });
     router.post("/api/runs/:id/feedback").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(ctx -> {
       if (refused(ctx, AskRules.runId(ctx.pathParam("id")))) return;
       JsonObject body = jsonBody(ctx, "{\"rating\": \"up\" | \"down\", \"comment\": \"...\"}");
       if (body == null) return;
-      store.<JsonObject>request(Addresses.RUN_FEEDBACK, new JsonObject().put("run_id", ctx.pathParam("id"))
-              .put("rating", body.getValue("rating")).put("comment", body.getValue("comment")).put("user", userJson(ctx)))
-          .onSuccess(ctx::json)
+      store.feedback(new FeedbackRequest(ctx.pathParam("id"), body.getValue("rating"), body.getValue("comment"), Users.of(ctx)))
+          .onSuccess(f -> ctx.json(f.toJson()))
           .onFailure(err -> JsonErrors.send(ctx, err, Conversations.STORE));
     });
   }
@@ -49,12 +47,6 @@ public final class ConversationRoutes {
   public static boolean refused(RoutingContext ctx, AskRules.Refusal refusal) {
     if (refusal != null) JsonErrors.send(ctx, 400, refusal.toJson());
     return refusal != null;
-  }
-
-  /** The user the request authenticated as, for the bus; null without a users file. */
-  public static JsonObject userJson(RoutingContext ctx) {
-    User user = Users.of(ctx);
-    return user == null ? null : user.toJson();
   }
 
   /** The request's JSON object, or null after answering 400 with what was expected. */

@@ -4,6 +4,15 @@ import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.StateMessages.Conversation;
+import dev.sqlagent.contract.StateMessages.ConversationRequest;
+import dev.sqlagent.contract.StateMessages.Feedback;
+import dev.sqlagent.contract.StateMessages.FeedbackRequest;
+import dev.sqlagent.contract.StateMessages.Opened;
+import dev.sqlagent.contract.StateMessages.RecordTurn;
+import dev.sqlagent.contract.StateMessages.Recorded;
+import dev.sqlagent.contract.StateMessages.RunTurn;
+import dev.sqlagent.contract.StateMessages.RunTurnRequest;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
@@ -85,11 +94,11 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private void onOpen(Message<JsonObject> msg) {
-    Object given = body(msg).getValue("conversation_id");
-    User caller = caller(msg);
+    ConversationRequest request = ConversationRequest.fromJson(msg.body());
+    Object given = request.conversationId();
+    User caller = request.user();
     if (given == null) {
-      msg.reply(new JsonObject().put("conversation_id", UUID.randomUUID().toString()).put("new", true)
-          .put("turns", new JsonArray()));
+      msg.reply(new Opened(UUID.randomUUID().toString(), true, new JsonArray()).toJson());
       return;
     }
     String id = validId(msg, given);
@@ -99,8 +108,7 @@ public final class ConversationVerticle extends VerticleBase {
         msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
         return;
       }
-      msg.reply(new JsonObject().put("conversation_id", id).put("new", false)
-          .put("turns", new JsonArray(turns.stream().map(Turn::toJson).toList())));
+      msg.reply(new Opened(id, false, new JsonArray(turns.stream().map(Turn::toJson).toList())).toJson());
     }).onFailure(e -> unavailable(msg, e));
   }
 
@@ -112,20 +120,20 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private void onRecord(Message<JsonObject> msg) {
-    JsonObject b = body(msg);
-    String id = b.getString("conversation_id");
-    Answer answer;
+    RecordTurn request;
     try {
-      answer = b.getValue("answer") instanceof JsonObject j ? Answer.fromJson(j) : null;
+      request = RecordTurn.fromJson(msg.body());
     } catch (IllegalArgumentException e) {
       msg.fail(BusFailure.BAD_REQUEST.code(), "the answer is not an answer: " + e.getMessage());
       return;
     }
+    String id = request.conversationId();
+    Answer answer = request.answer();
     if (id == null || answer == null || answer.runId() == null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), "record needs conversation_id and an answer with its run_id");
       return;
     }
-    User caller = caller(msg);
+    User caller = request.user();
     Future<Integer> recorded = record(id, answer, caller).recover(e -> e instanceof PgException pg && "23505".equals(pg.getSqlState())
         ? record(id, answer, caller)  // two turns of one conversation at once: the loser takes the next number
         : Future.failedFuture(e));
@@ -134,7 +142,7 @@ public final class ConversationVerticle extends VerticleBase {
     recorded
         .onSuccess(turn -> {
           if (turn == null) msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
-          else msg.reply(new JsonObject().put("conversation_id", id).put("turn", turn));
+          else msg.reply(new Recorded(id, turn).toJson());
         })
         .onFailure(e -> unavailable(msg, e));
   }
@@ -163,27 +171,27 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private void onGet(Message<JsonObject> msg) {
-    String id = validId(msg, body(msg).getValue("conversation_id"));
+    ConversationRequest request = ConversationRequest.fromJson(msg.body());
+    String id = validId(msg, request.conversationId());
     if (id == null) return;
-    User caller = caller(msg);
+    User caller = request.user();
     written(writingConversations, id).compose(v -> conversations.conversation(id, days))
         .onSuccess(rows -> {
           if (rows.size() == 0 || !User.mayReach(caller, rows.iterator().next().getString("started_by"))) {
             msg.fail(BusFailure.NOT_FOUND.code(), unknown(id));
             return;
           }
-          JsonObject out = new JsonObject().put("conversation_id", id)
-              .put("user", rows.iterator().next().getString("started_by"));
+          Row first = rows.iterator().next();
           JsonArray turns = new JsonArray();
           for (Row r : rows) {
-            out.put("started_at", String.valueOf(r.getOffsetDateTime("started_at")))
-                .put("last_turn_at", String.valueOf(r.getOffsetDateTime("last_turn_at")))
-                .put("expires_at", String.valueOf(r.getOffsetDateTime("expires_at")));
             if (r.getString("run_id") != null) {
               turns.add(Turn.fromRow(r).toJson().put("feedback", feedback(r)));
             }
           }
-          msg.reply(out.put("turns", turns));
+          // Every row carries the conversation's own columns.
+          msg.reply(new Conversation(id, first.getString("started_by"), String.valueOf(first.getOffsetDateTime("started_at")),
+              String.valueOf(first.getOffsetDateTime("last_turn_at")), String.valueOf(first.getOffsetDateTime("expires_at")),
+              turns).toJson());
         })
         .onFailure(e -> unavailable(msg, e));
   }
@@ -194,15 +202,15 @@ public final class ConversationVerticle extends VerticleBase {
   }
 
   private void onFeedback(Message<JsonObject> msg) {
-    JsonObject b = body(msg);
-    String runId = AskRules.runIdOf(msg, b.getValue("run_id"));
+    FeedbackRequest request = FeedbackRequest.fromJson(msg.body());
+    String runId = AskRules.runIdOf(msg, request.runId());
     if (runId == null) return;
-    Object rating = b.getValue("rating");
+    Object rating = request.rating();
     if (!"up".equals(rating) && !"down".equals(rating)) {
       msg.fail(BusFailure.BAD_REQUEST.code(), "rating must be \"up\" or \"down\"");
       return;
     }
-    Object comment = b.getValue("comment");
+    Object comment = request.comment();
     if (comment != null && !(comment instanceof String)) {
       msg.fail(BusFailure.BAD_REQUEST.code(), "comment must be a string");
       return;
@@ -211,7 +219,7 @@ public final class ConversationVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), "comment is " + ((String) comment).length() + " characters; the limit is " + MAX_COMMENT_CHARS);
       return;
     }
-    User caller = caller(msg);
+    User caller = request.user();
     String giver = caller == null ? null : caller.name();
     reachableTurn(msg, runId, caller, ConversationRepository.RUN_OWNER,
         "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)", turn ->
@@ -221,18 +229,22 @@ public final class ConversationVerticle extends VerticleBase {
                 msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (feedback is for runs of the last " + days + " days' conversations)");
                 return;
               }
-              msg.reply(new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
-                  .put("user", giver).put("given_at", String.valueOf(rows.iterator().next().getOffsetDateTime(0))));
+              msg.reply(new Feedback(runId, (String) rating, (String) comment, giver,
+                  String.valueOf(rows.iterator().next().getOffsetDateTime(0))).toJson());
             })
             .onFailure(e -> unavailable(msg, e)));
   }
 
   private void onTurn(Message<JsonObject> msg) {
-    String runId = AskRules.runIdOf(msg, body(msg).getValue("run_id"));
+    RunTurnRequest request = RunTurnRequest.fromJson(msg.body());
+    String runId = AskRules.runIdOf(msg, request.runId());
     if (runId == null) return;
-    reachableTurn(msg, runId, caller(msg), ConversationRepository.RUN_TURN, "no run " + runId + " in any conversation of the last " + days + " days",
-        r -> msg.reply(Turn.fromRow(r).toJson().put("conversation_id", r.getString("conversation_id"))
-            .put("user", r.getString("user_name")).put("rating", r.getString("rating"))));
+    reachableTurn(msg, runId, request.user(), ConversationRepository.RUN_TURN, "no run " + runId + " in any conversation of the last " + days + " days",
+        r -> {
+          Turn t = Turn.fromRow(r);
+          msg.reply(new RunTurn(t.turn(), t.runId(), t.question(), t.finalSql(), t.outcome(), t.answer(), t.summary(),
+              t.verifiedId(), t.askedAt(), r.getString("conversation_id"), r.getString("user_name"), r.getString("rating")).toJson());
+        });
   }
 
   /**
@@ -258,21 +270,12 @@ public final class ConversationVerticle extends VerticleBase {
         .onFailure(e -> unavailable(msg, e));
   }
 
-  /** The user a request carries; null without a users file. */
-  private static User caller(Message<JsonObject> msg) {
-    return User.fromJson(body(msg).getJsonObject("user"));
-  }
-
   private String unknown(String id) {
     return "no conversation " + id + " (it never started, or expired " + days + " days after its last turn)";
   }
 
   private static String validId(Message<?> msg, Object id) {
     return AskRules.accepted(msg, id, AskRules.conversationId(id));
-  }
-
-  private static JsonObject body(Message<JsonObject> msg) {
-    return msg.body() == null ? new JsonObject() : msg.body();
   }
 
   private static void unavailable(Message<?> msg, Throwable e) {

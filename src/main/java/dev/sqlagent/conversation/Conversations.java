@@ -1,14 +1,14 @@
 package dev.sqlagent.conversation;
 
 import dev.sqlagent.contract.Answer;
-import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.ConversationRequest;
+import dev.sqlagent.contract.StateMessages.RecordTurn;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.UUID;
@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
 public final class Conversations {
 
   private static final Logger LOG = LoggerFactory.getLogger(Conversations.class);
-  private static final DeliveryOptions TIMEOUT = new DeliveryOptions().setSendTimeout(10_000);
+  private static final long TIMEOUT_MS = 10_000;
   /** The conversation store, as a client would name it. */
-  public static final String STORE = "the conversation store";
+  public static final String STORE = StateClient.CONVERSATIONS;
 
   /** A question's conversation: its id (null: none) and the turns before this question. */
   public record Opened(String conversationId, List<Turn> turns) {
@@ -40,16 +40,14 @@ public final class Conversations {
    * user's conversation is refused like an unknown one (404), unless {@code user} is an admin.
    */
   public static Future<Opened> open(Vertx vertx, Object conversationId, User user) {
-    JsonObject req = new JsonObject().put("user", user == null ? null : user.toJson());
-    if (conversationId != null) req.put("conversation_id", conversationId);
-    return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_OPEN, req, TIMEOUT)
-        .map(m -> new Opened(m.body().getString("conversation_id"),
-            m.body().getJsonArray("turns", new JsonArray()).stream().map(t -> Turn.fromJson((JsonObject) t)).toList()))
-        .recover(err -> {
-          if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+    return new StateClient(vertx, TIMEOUT_MS).open(new ConversationRequest(conversationId, user))
+        .map(o -> new Opened(o.conversationId(), o.turns().stream().map(t -> Turn.fromJson((JsonObject) t)).toList()))
+        .recover(failure -> {
+          BusError err = BusError.of(failure, STORE);
+          if (err.failure() == BusFailure.UNAVAILABLE && !err.answered()) {  // nothing consumes the address
             return conversationId == null ? Future.succeededFuture(Opened.NONE) : Future.failedFuture(err);
           }
-          if (err instanceof ReplyException re && (re.failureCode() == 400 || re.failureCode() == 404)) {
+          if (err.answered() && (err.failure() == BusFailure.BAD_REQUEST || err.failure() == BusFailure.NOT_FOUND)) {
             return Future.failedFuture(err);
           }
           LOG.warn("conversation store unavailable, answering without earlier turns: {}", err.getMessage());
@@ -61,9 +59,7 @@ public final class Conversations {
   /** Records the answer as the conversation's next turn, asked by {@code user}; never fails. */
   public static Future<Void> record(Vertx vertx, String conversationId, Answer answer, User user) {
     if (conversationId == null) return Future.succeededFuture();
-    return vertx.eventBus().<JsonObject>request(Addresses.CONVERSATION_RECORD,
-            new JsonObject().put("conversation_id", conversationId).put("answer", answer.toJson())
-                .put("user", user == null ? null : user.toJson()), TIMEOUT)
+    return new StateClient(vertx, TIMEOUT_MS).record(new RecordTurn(conversationId, answer, user))
         .<Void>mapEmpty()
         .recover(err -> {
           LOG.warn("run {} not recorded in conversation {}: {}", answer.runId(), conversationId, err.getMessage());

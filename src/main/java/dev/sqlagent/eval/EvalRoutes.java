@@ -1,11 +1,10 @@
 package dev.sqlagent.eval;
 
+import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 
 /**
@@ -16,12 +15,12 @@ public final class EvalRoutes {
 
   private EvalRoutes() {}
 
-  static final String RUNS = "the saved evaluation runs";
+  static final String RUNS = StateClient.EVALUATIONS;
   static final long TIMEOUT_MS = 10_000;
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
-    BusClient runs = new BusClient(vertx, RUNS, TIMEOUT_MS);
-    router.get("/api/eval/latest").handler(ctx -> runs.<JsonObject>request(Addresses.EVAL_LATEST, new JsonObject())
+    StateClient runs = new StateClient(vertx, TIMEOUT_MS);
+    router.get("/api/eval/latest").handler(ctx -> runs.latestEvaluation()
         .onSuccess(ctx::json)
         .onFailure(err -> JsonErrors.send(ctx, err, RUNS)));
   }

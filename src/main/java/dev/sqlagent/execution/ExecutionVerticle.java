@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.GateProgress;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.contract.ErrorType;
@@ -69,7 +70,7 @@ public final class ExecutionVerticle extends VerticleBase {
         .compose(g -> {
           gate = g;
           // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.
-          vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> gate.stop(m.body().getString("run_id")));
+          vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> gate.stop(OpsMessages.StopWork.fromJson(m.body()).runId()));
           return UserRoles.check(gate, userRoles, db.role())
               .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion())
               .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion());

@@ -1,5 +1,6 @@
 package dev.sqlagent.generation;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.ModelException;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.ChatRequest;
@@ -33,7 +34,7 @@ public final class GenerationVerticle extends VerticleBase {
     client = new ChatClient(vertx, options);
     LOG.info("generation: {}", options);
     // A stopped run (cancelled, or past its deadline): its model call in flight is aborted.
-    vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> client.abort(m.body().getString("run_id", "")));
+    vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> client.abort(java.util.Objects.requireNonNullElse(OpsMessages.StopWork.fromJson(m.body()).runId(), "")));
     return vertx.eventBus().<JsonObject>consumer(Addresses.GENERATE, this::onGenerate).completion();
   }
 

@@ -1,5 +1,7 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.contract.OpsMessages;
+import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.bus.Addresses;
@@ -298,16 +300,15 @@ public final class HealthVerticle extends VerticleBase {
       Drift d = Drift.between(snap.get(), live);
       JsonObject data = d.toJson().put("snapshot_taken_at", snap.get().takenAt()).put("index_built_at", snap.get().indexBuiltAt());
       // Verified queries are checked against the schema they were written for: drift re-checks them.
-      if (d.drifted()) vertx.eventBus().publish(Addresses.SCHEMA_DRIFTED, new JsonObject().put("differences", data.getValue("differences")));
+      if (d.drifted()) vertx.eventBus().publish(Addresses.SCHEMA_DRIFTED, new OpsMessages.SchemaDrifted(data.getValue("differences")).toJson());
       return d.drifted() ? Status.KO(data) : Status.OK(data);
     });
   }
 
   /** Data: how many verified queries answer, and how many are retired because the gate refuses them now. */
   private Future<Status> verifiedQueries() {
-    return vertx.eventBus().<JsonObject>request(Addresses.VERIFIED_LIST, new JsonObject(),
-            new DeliveryOptions().setSendTimeout(Math.max(50, timeoutMs - 100)))
-        .map(m -> Status.OK(new JsonObject().put("active", m.body().getLong("active")).put("retired", m.body().getLong("retired"))))
+    return new StateClient(vertx, Math.max(50, timeoutMs - 100)).verifiedList()
+        .map(list -> Status.OK(new JsonObject().put("active", list.active()).put("retired", list.retired())))
         .recover(e -> Future.succeededFuture(Status.KO(new JsonObject().put("error", describe(e)))));
   }
 
@@ -321,9 +322,8 @@ public final class HealthVerticle extends VerticleBase {
   }
 
   private Future<Status> queryLog() {
-    return vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_STATUS, new JsonObject(),
-            new DeliveryOptions().setSendTimeout(Math.max(50, timeoutMs - 100)))
-        .map(m -> Status.OK(m.body()))
+    return new StateClient(vertx, Math.max(50, timeoutMs - 100)).logStatus()
+        .map(status -> Status.OK(status.toJson()))
         .recover(e -> Future.succeededFuture(Status.KO(new JsonObject().put("running", false).put("error", describe(e)))));
   }
 

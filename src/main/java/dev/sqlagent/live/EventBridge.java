@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunOptions;
@@ -81,13 +82,13 @@ final class EventBridge {
             agent.cancel(RunRequest.cancel(runId, user, "its client, which disconnected"));
           }
         }
-        vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus").put("delta", -1));
+        vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new OpsMessages.LiveClients(OpsMessages.LiveClients.EVENTBUS, -1).toJson());
         ev.complete(true);
         return;
       case SOCKET_CREATED:
         // the metrics' live-client gauge
-        vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus")
-            .put("delta", type == BridgeEventType.SOCKET_CREATED ? 1 : -1));
+        vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new OpsMessages.LiveClients(OpsMessages.LiveClients.EVENTBUS,
+            type == BridgeEventType.SOCKET_CREATED ? 1 : -1).toJson());
         ev.complete(true);
         return;
       case PUBLISH:

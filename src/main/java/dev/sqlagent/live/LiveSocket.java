@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.Answer;
@@ -301,7 +302,7 @@ final class LiveSocket {
 
   /** Feeds the metrics' live-client gauge. */
   private void clients(int delta) {
-    vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "ws").put("delta", delta));
+    vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new OpsMessages.LiveClients(OpsMessages.LiveClients.WS, delta).toJson());
   }
 
   /** Whether a watched frame of a run owned by {@code owner} is for this socket: all runs for an admin, else its own. */

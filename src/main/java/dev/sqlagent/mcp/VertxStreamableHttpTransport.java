@@ -1,5 +1,8 @@
 package dev.sqlagent.mcp;
 
+import io.vertx.core.eventbus.DeliveryOptions;
+import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
@@ -318,8 +321,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     String runId = requestId == null ? null : live.runs.get(String.valueOf(requestId));
     if (runId == null) return;
     User user = Users.of(ctx);
-    ctx.vertx().eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)
-        .put("user", user == null ? null : user.toJson()).put("by", user == null ? "an MCP client" : user.displayName()))
+    new AgentClient(ctx.vertx(), DeliveryOptions.DEFAULT_TIMEOUT)
+        .cancel(RunRequest.cancel(runId, user, user == null ? "an MCP client" : user.displayName()))
         .onFailure(e -> LOG.debug("MCP cancel of request {}: {}", requestId, e.getMessage()));
   }
 

@@ -1,5 +1,7 @@
 package dev.sqlagent.metrics;
 
+import dev.sqlagent.contract.OpsMessages;
+import dev.sqlagent.contract.StateMessages.LogFacts;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.GraphEvent;
@@ -204,18 +206,20 @@ public final class MetricsVerticle extends VerticleBase {
     }
   }
 
-  private void onLogFacts(JsonObject f) {
-    if (f == null) return;
-    logWritten.set(f.getLong("written", logWritten.get()));
-    logDropped.set(f.getLong("dropped", logDropped.get()));
-    logBuffered.set(f.getLong("buffered", logBuffered.get()));
+  private void onLogFacts(JsonObject body) {
+    if (body == null) return;
+    LogFacts f = LogFacts.fromJson(body);
+    logWritten.set(f.written());
+    logDropped.set(f.dropped());
+    logBuffered.set(f.buffered());
   }
 
-  private void onClients(JsonObject c) {
-    if (c == null) return;
-    String transport = "eventbus".equals(c.getString("transport")) ? "eventbus" : "ws";
+  private void onClients(JsonObject body) {
+    if (body == null) return;
+    OpsMessages.LiveClients c = OpsMessages.LiveClients.fromJson(body);
+    String transport = OpsMessages.LiveClients.EVENTBUS.equals(c.transport()) ? OpsMessages.LiveClients.EVENTBUS : OpsMessages.LiveClients.WS;
     AtomicLong n = clients(transport);
-    long delta = c.getLong("delta", 0L);
+    long delta = c.delta();
     n.updateAndGet(v -> Math.max(0, v + Long.signum(delta)));
   }
 

@@ -1,7 +1,8 @@
 package dev.sqlagent.querylog;
 
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.Keep;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import io.vertx.core.Future;
@@ -31,13 +32,13 @@ public final class AnswerKeeper {
   static final long MAX_PAUSE_MS = 2_000;
 
   private final Vertx vertx;
-  private final BusClient writer;
+  private final StateClient writer;
   private final String who;
 
   /** @param who the node's part, for the log ("the edge", "the worker") */
   public AnswerKeeper(Vertx vertx, String who) {
     this.vertx = vertx;
-    this.writer = new BusClient(vertx, "the query-log writer", REQUEST_MS);
+    this.writer = new StateClient(vertx, REQUEST_MS);
     this.who = who;
   }
 
@@ -49,20 +50,20 @@ public final class AnswerKeeper {
   public Future<Void> keep(JsonObject answer) {
     if (!QueryLogVerticle.logged(answer)) return Future.succeededFuture();
     long since = System.currentTimeMillis();
-    JsonObject request = new JsonObject().put("answer", answer).put("answered_at", since);
+    Keep request = new Keep(answer, since);
     Promise<Void> kept = Promise.promise();
     ask(request, answer.getString("run_id"), since, 0, kept);
     return kept.future();
   }
 
-  private void ask(JsonObject request, String runId, long since, int tries, Promise<Void> kept) {
-    writer.<JsonObject>request(Addresses.QUERY_LOG_KEEP, request).onComplete(ar -> {
+  private void ask(Keep request, String runId, long since, int tries, Promise<Void> kept) {
+    writer.keep(request).onComplete(ar -> {
       if (ar.succeeded()) {
         if (tries > 0) LOG.info("run {}: its log row is kept ({}) after {} more request(s)", runId, who, tries);
         kept.complete();
         return;
       }
-      BusError err = BusError.of(ar.cause(), "the query-log writer");
+      BusError err = BusError.of(ar.cause(), StateClient.QUERY_LOG);
       if (err.failure() == BusFailure.REJECTED || err.failure() == BusFailure.BAD_REQUEST) {
         kept.fail(err);
         return;

@@ -1,5 +1,10 @@
 package dev.sqlagent.querylog;
 
+import dev.sqlagent.contract.StateMessages.Flush;
+import dev.sqlagent.contract.StateMessages.Keep;
+import dev.sqlagent.contract.StateMessages.Kept;
+import dev.sqlagent.contract.StateMessages.LogFacts;
+import dev.sqlagent.contract.StateMessages.LogStatus;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
@@ -110,7 +115,7 @@ public final class QueryLogVerticle extends VerticleBase {
     return Future.all(
         fromAnswers ? bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion() : Future.succeededFuture(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_KEEP, this::onKeep).completion(),
-        bus.<JsonObject>consumer(Addresses.QUERY_LOG_STATUS, m -> m.reply(status())).completion(),
+        bus.<JsonObject>consumer(Addresses.QUERY_LOG_STATUS, m -> m.reply(status().toJson())).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_FLUSH, this::onFlush).completion());
   }
 
@@ -160,10 +165,10 @@ public final class QueryLogVerticle extends VerticleBase {
 
   /** {@link Addresses#QUERY_LOG_KEEP}: the answer's row, replied once committed. */
   private void onKeep(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    JsonObject json = body.getValue("answer") instanceof JsonObject a ? a : null;
+    Keep request = Keep.fromJson(msg.body());
+    JsonObject json = request.answer();
     if (json == null || !logged(json)) {
-      msg.reply(new JsonObject().put("kept", false));
+      msg.reply(new Kept(null, false).toJson());
       return;
     }
     String runId = String.valueOf(json.getValue("run_id", "?"));
@@ -175,7 +180,7 @@ public final class QueryLogVerticle extends VerticleBase {
     }
     LogRow row;
     try {
-      Instant answeredAt = body.getValue("answered_at") instanceof Number n ? Instant.ofEpochMilli(n.longValue()) : Instant.now();
+      Instant answeredAt = request.answeredAt() != null ? Instant.ofEpochMilli(request.answeredAt()) : Instant.now();
       row = LogRow.fromAnswer(Answer.fromJson(json), answeredAt);
     } catch (RuntimeException e) {
       drop(runId, "the answer could not be read (" + e.getMessage() + ")");
@@ -199,7 +204,7 @@ public final class QueryLogVerticle extends VerticleBase {
 
   private void kept(LogRow row) {
     List<Message<JsonObject>> waiting = keepers.remove(row.runId());
-    if (waiting != null) waiting.forEach(m -> m.reply(new JsonObject().put("run_id", row.runId()).put("kept", true)));
+    if (waiting != null) waiting.forEach(m -> m.reply(new Kept(row.runId(), true).toJson()));
   }
 
   private void drop(String runId, String why) {
@@ -286,8 +291,9 @@ public final class QueryLogVerticle extends VerticleBase {
   }
 
   private void onFlush(Message<JsonObject> msg) {
-    long timeout = msg.body() == null ? 5_000 : msg.body().getLong("timeout_ms", 5_000L);
-    whenDrained(Math.max(1, Math.min(timeout, 120_000))).onComplete(ar -> msg.reply(status()));
+    Long asked = Flush.fromJson(msg.body()).timeoutMs();
+    long timeout = asked == null ? 5_000 : asked;
+    whenDrained(Math.max(1, Math.min(timeout, 120_000))).onComplete(ar -> msg.reply(status().toJson()));
   }
 
   /** Completes when the buffer is empty (tries now, skipping the backoff) or fails after {@code timeoutMs}. */
@@ -308,24 +314,13 @@ public final class QueryLogVerticle extends VerticleBase {
     return p.future();
   }
 
-  private JsonObject status() {
-    return new JsonObject()
-        .put("running", !stopping)
-        .put("buffered", buffer.size())
-        .put("capacity", capacity)
-        .put("written", written)
-        .put("dropped", dropped)
-        .put("failed_writes", failedWrites)
-        .put("retrying", retryTimer != -1)
-        .put("backoff_ms", backoffMs)
-        .put("last_error", lastError)
-        .put("last_error_at", lastErrorAt == null ? null : lastErrorAt.toString())
-        .put("last_written_at", lastWrittenAt == null ? null : lastWrittenAt.toString());
+  private LogStatus status() {
+    return new LogStatus(!stopping, buffer.size(), capacity, written, dropped, failedWrites, retryTimer != -1, backoffMs,
+        lastError, lastErrorAt == null ? null : lastErrorAt.toString(), lastWrittenAt == null ? null : lastWrittenAt.toString());
   }
 
   private void facts() {
-    vertx.eventBus().publish(Addresses.QUERY_LOG_FACTS, new JsonObject()
-        .put("written", written).put("dropped", dropped).put("buffered", buffer.size()));
+    vertx.eventBus().publish(Addresses.QUERY_LOG_FACTS, new LogFacts(written, dropped, buffer.size()).toJson());
   }
 
   private static String describe(Throwable e) {

@@ -1,38 +1,35 @@
 package dev.sqlagent.retrieval;
 
-import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages.SchemaRequest;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 
 /** The HTTP side of retrieval: {@code GET /api/schema}, the SCHEMA reply as it is, and the refresh. */
 public final class RetrievalRoutes {
   private RetrievalRoutes() {}
 
-  static final String CATALOGUE = "the schema catalogue";
-  static final String VERIFIED = "the verified-query library";
+  static final String CATALOGUE = RetrievalClient.RETRIEVAL;
   /** A refresh re-embeds what changed: at 1,000 new tables that is minutes of model time, not seconds. */
   public static final long REFRESH_TIMEOUT_MS = 10 * 60_000L;
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
-    BusClient retrieval = new BusClient(vertx, CATALOGUE, config.deadlines().queryMs());
-    BusClient verified = new BusClient(vertx, VERIFIED, REFRESH_TIMEOUT_MS);
+    RetrievalClient retrieval = new RetrievalClient(vertx, config.deadlines().queryMs());
+    StateClient verified = new StateClient(vertx, REFRESH_TIMEOUT_MS);
     // A user with a database role sees the tables that role may read.
-    router.get("/api/schema").handler(ctx -> retrieval.<JsonObject>request(Addresses.SCHEMA, new JsonObject()
-            .put("db_role", Users.of(ctx) == null ? null : Users.of(ctx).dbRole()))
-        .onSuccess(ctx::json)
+    router.get("/api/schema").handler(ctx -> retrieval.tables(new SchemaRequest(Users.of(ctx) == null ? null : Users.of(ctx).dbRole()))
+        .onSuccess(tables -> ctx.json(tables.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, CATALOGUE)));
     // Discover the target again (a new table, a changed column): retrieval re-embeds what changed, the gate and
     // the drift snapshot follow the rebuilt index.
-    router.post("/api/schema/refresh").handler(ctx -> retrieval.<JsonObject>request(Addresses.SCHEMA_REFRESH,
-            new JsonObject(), REFRESH_TIMEOUT_MS)
+    router.post("/api/schema/refresh").handler(ctx -> retrieval.refresh(REFRESH_TIMEOUT_MS)
         // Then every verified query through the refreshed gate: what no longer validates is retired now.
-        .compose(reply -> verified.<JsonObject>request(Addresses.VERIFIED_RECHECK, new JsonObject())
-            .map(checked -> reply.put("verified", checked))
+        .compose(reply -> verified.recheck()
+            .map(checked -> reply.put("verified", checked.toJson()))
             .otherwise(reply))
         .onSuccess(ctx::json)
         .onFailure(err -> JsonErrors.send(ctx, err, CATALOGUE)));

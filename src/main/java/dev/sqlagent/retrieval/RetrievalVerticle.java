@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.contract.Retrieval;
@@ -385,8 +386,7 @@ public final class RetrievalVerticle extends VerticleBase {
 
   private void onSchema(Message<Object> msg) {
     catalogue(role(body(msg)))
-        .onSuccess(cat -> msg.reply(new JsonObject().put("database", cat.database()).put("tables",
-            new JsonArray(cat.tables().stream().map(TableInfo::toJson).toList()))))
+        .onSuccess(cat -> msg.reply(new RetrievalMessages.Tables(cat.database(), cat.tables()).toJson()))
         .onFailure(e -> unavailable(msg, "schema", e));
   }
 
@@ -397,7 +397,7 @@ public final class RetrievalVerticle extends VerticleBase {
       return;
     }
     catalogue(role(body(msg))).onSuccess(cat -> cat.find(name).ifPresentOrElse(
-            t -> msg.reply(new JsonObject().put("name", t.name()).put("ddl", SchemaText.ddl(t))),
+            t -> msg.reply(new RetrievalMessages.TableDdl(t.name(), SchemaText.ddl(t)).toJson()),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
         .onFailure(e -> unavailable(msg, "describe", e));
   }

@@ -1,5 +1,8 @@
 package dev.sqlagent.tools;
 
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.FeedbackRequest;
+import dev.sqlagent.contract.StateMessages.VerifiedPromote;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
@@ -10,8 +13,6 @@ import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.Answer;
-import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.Deadlines;
@@ -66,16 +67,14 @@ public final class ShopTools {
   private final RetrievalClient catalogue;
   private final GateClient gate;
   private final AgentClient agent;
-  private final BusClient feedback;
-  private final BusClient verified;
+  private final StateClient state;
 
   /** @param deadlines how long the quick tools and {@code ask} wait, as every edge waits */
   public ShopTools(Vertx vertx, Deadlines deadlines) {
     this.catalogue = new RetrievalClient(vertx, deadlines.queryMs());
     this.gate = new GateClient(vertx, deadlines.queryMs());
     this.agent = new AgentClient(vertx, deadlines.askMs());
-    this.feedback = new BusClient(vertx, "the feedback store", deadlines.queryMs());
-    this.verified = new BusClient(vertx, "the verified-query library", deadlines.queryMs());
+    this.state = new StateClient(vertx, deadlines.queryMs());
   }
 
   /** Calls a tool by name with JSON arguments, checking that only its own arguments are given. */
@@ -206,10 +205,8 @@ public final class ShopTools {
   public Future<ToolResult> feedback(Object runId, Object rating, Object comment, User user) {
     AskRules.Refusal badId = AskRules.runId(runId);
     if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
-    JsonObject request = new JsonObject().put("run_id", runId).put("rating", rating).put("comment", comment)
-        .put("user", user == null ? null : user.toJson());
-    return feedback.<JsonObject>request(Addresses.RUN_FEEDBACK, request)
-        .map(ToolResult::ok)
+    return state.feedback(new FeedbackRequest(runId, rating, comment, user))
+        .map(f -> ToolResult.ok(f.toJson()))
         .otherwise(ShopTools::failure);
   }
 
@@ -217,8 +214,7 @@ public final class ShopTools {
   public Future<ToolResult> verify(Object runId, Object question, User user) {
     AskRules.Refusal badId = AskRules.runId(runId);
     if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
-    return verified.<JsonObject>request(Addresses.VERIFIED_PROMOTE, new JsonObject().put("run_id", runId).put("question", question)
-        .put("user", user == null ? null : user.toJson()))
+    return state.promote(new VerifiedPromote(runId, question, user))
         .map(ToolResult::ok)
         .otherwise(ShopTools::failure);
   }

@@ -1,18 +1,26 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.Rechecked;
+import dev.sqlagent.contract.StateMessages.Removed;
+import dev.sqlagent.contract.StateMessages.RunTurnRequest;
+import dev.sqlagent.contract.StateMessages.VerifiedAdd;
+import dev.sqlagent.contract.StateMessages.VerifiedList;
+import dev.sqlagent.contract.StateMessages.VerifiedPromote;
+import dev.sqlagent.contract.StateMessages.VerifiedRemove;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
@@ -42,7 +50,7 @@ public final class VerifiedVerticle extends VerticleBase {
   public static final double EXAMPLE_MIN_SCORE = 0.70;
   public static final int MAX_SQL_CHARS = 20_000;
   private static final long GATE_MS = 30_000;
-  private static final DeliveryOptions BUS = new DeliveryOptions().setSendTimeout(10_000);
+  private static final long BUS_MS = 10_000;
 
   private final Target target;
   private final StateDatabase state;
@@ -54,7 +62,7 @@ public final class VerifiedVerticle extends VerticleBase {
   private VerifiedRepository store;
   /** By id; touched only on this verticle's context. */
   private final Map<Long, VerifiedQuery> library = new LinkedHashMap<>();
-  private Future<JsonObject> rechecking;
+  private Future<Rechecked> rechecking;
   private String lastDrift;
   /** The store's state the library was loaded at (see {@link #refreshed}). */
   private String loadedVersion;
@@ -75,9 +83,9 @@ public final class VerifiedVerticle extends VerticleBase {
               bus.<JsonObject>consumer(Addresses.VERIFIED_LOOKUP, this::onLookup).completion(),
               bus.<JsonObject>consumer(Addresses.VERIFIED_ADD, this::onAdd).completion(),
               bus.<JsonObject>consumer(Addresses.VERIFIED_PROMOTE, this::onPromote).completion(),
-              bus.<JsonObject>consumer(Addresses.VERIFIED_LIST, m -> refreshed().map(v -> list()).onComplete(ar -> reply(m, ar))).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_LIST, m -> refreshed().map(v -> list().toJson()).onComplete(ar -> reply(m, ar))).completion(),
               bus.<JsonObject>consumer(Addresses.VERIFIED_REMOVE, this::onRemove).completion(),
-              bus.<JsonObject>consumer(Addresses.VERIFIED_RECHECK, m -> recheck("requested").onComplete(ar -> reply(m, ar))).completion(),
+              bus.<JsonObject>consumer(Addresses.VERIFIED_RECHECK, m -> recheck("requested").map(Rechecked::toJson).onComplete(ar -> reply(m, ar))).completion(),
               bus.<JsonObject>consumer(Addresses.VERIFIED_RETIRE, this::onRetire).completion(),
               bus.<JsonObject>consumer(Addresses.SCHEMA_DRIFTED, this::onDrift).completion()));
         })
@@ -161,13 +169,12 @@ public final class VerifiedVerticle extends VerticleBase {
   // --- add, promote, remove, retire --------------------------------------------------------------------
 
   private void onAdd(Message<JsonObject> msg) {
-    JsonObject b = body(msg);
-    add(b.getValue("question"), b.getValue("sql"), b.getValue("from_run_id"), userName(b)).onComplete(ar -> reply(msg, ar));
+    VerifiedAdd request = VerifiedAdd.fromJson(msg.body());
+    add(request.question(), request.sql(), request.fromRunId(), nameOf(request.user())).onComplete(ar -> reply(msg, ar));
   }
 
-  /** The name of the user a request carries ({@code user} {name, ...}); null without a users file. */
-  private static String userName(JsonObject body) {
-    User user = User.fromJson(body.getJsonObject("user"));
+  /** The name of the user a request carries; null without a users file. */
+  private static String nameOf(User user) {
     return user == null ? null : user.name();
   }
 
@@ -208,23 +215,22 @@ public final class VerifiedVerticle extends VerticleBase {
    * run's owner or an admin may promote it: the conversation store refuses anyone else the run's turn (403).
    */
   private void onPromote(Message<JsonObject> msg) {
-    Object runId = body(msg).getValue("run_id");
-    Object given = body(msg).getValue("question");
-    vertx.eventBus().<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId)
-            .put("user", body(msg).getJsonObject("user")), BUS)
-        .compose(m -> {
-          JsonObject turn = m.body();
-          if (!"up".equals(turn.getString("rating"))) {
+    VerifiedPromote request = VerifiedPromote.fromJson(msg.body());
+    Object runId = request.runId();
+    Object given = request.question();
+    new StateClient(vertx, BUS_MS).turn(new RunTurnRequest(runId, request.user()))
+        .compose(turn -> {
+          if (!"up".equals(turn.rating())) {
             return fail(BusFailure.CONFLICT, "run " + runId + " is not rated 👍; rate the answer up before verifying it");
           }
-          if (!"answered".equals(turn.getString("outcome")) || turn.getString("sql") == null) {
+          if (!"answered".equals(turn.outcome()) || turn.sql() == null) {
             return fail(BusFailure.CONFLICT, "run " + runId + " has no answered SQL to verify");
           }
-          if (given == null && turn.getInteger("turn", 1) > 1) {
-            return fail(BusFailure.CONFLICT, "run " + runId + " answered a follow-up (\"" + turn.getString("question") + "\") that means "
+          if (given == null && turn.turn() > 1) {
+            return fail(BusFailure.CONFLICT, "run " + runId + " answered a follow-up (\"" + turn.question() + "\") that means "
                 + "nothing on its own; give the question in full: {\"question\": \"...\"}");
           }
-          return add(given == null ? turn.getString("question") : given, turn.getString("sql"), runId, userName(body(msg)));
+          return add(given == null ? turn.question() : given, turn.sql(), runId, nameOf(request.user()));
         })
         .onComplete(ar -> reply(msg, ar));
   }
@@ -237,7 +243,7 @@ public final class VerifiedVerticle extends VerticleBase {
           library.remove(id);
           loadedVersion = null;
           if (!removed) msg.fail(BusFailure.NOT_FOUND.code(), "no verified query " + id);
-          else msg.reply(new JsonObject().put("verified_id", id).put("removed", true));
+          else msg.reply(new Removed(id, true).toJson());
         })
         .onFailure(e -> unavailable(msg, e));
   }
@@ -278,7 +284,7 @@ public final class VerifiedVerticle extends VerticleBase {
   // --- re-checks ---------------------------------------------------------------------------------------
 
   /** Every verified query through the gate again, one at a time; concurrent requests share one pass. */
-  private Future<JsonObject> recheck(String why) {
+  private Future<Rechecked> recheck(String why) {
     if (rechecking != null) return rechecking;
     rechecking = refreshed().compose(v -> recheckAll(why)).eventually(() -> {
       rechecking = null;
@@ -287,7 +293,7 @@ public final class VerifiedVerticle extends VerticleBase {
     return rechecking;
   }
 
-  private Future<JsonObject> recheckAll(String why) {
+  private Future<Rechecked> recheckAll(String why) {
     List<VerifiedQuery> all = List.copyOf(library.values());
     JsonArray retired = new JsonArray();
     JsonArray restored = new JsonArray();
@@ -314,15 +320,14 @@ public final class VerifiedVerticle extends VerticleBase {
       long retiredNow = library.values().stream().filter(VerifiedQuery::retired).count();
       LOG.info("verified queries re-checked ({}): {} checked, {} retired now, {} restored, {} retired in all", why,
           all.size(), retired.size(), restored.size(), retiredNow);
-      return new JsonObject().put("checked", all.size()).put("newly_retired", retired).put("restored", restored)
-          .put("retired", retiredNow).put("active", library.size() - retiredNow)
-          .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000);
+      return new Rechecked(all.size(), retired, restored, retiredNow, library.size() - retiredNow,
+          (System.nanoTime() - t0) / 1_000_000);
     });
   }
 
   /** Health saw drift: re-check once per distinct set of differences (health is polled often). */
   private void onDrift(Message<JsonObject> msg) {
-    String differences = String.valueOf(body(msg).getValue("differences"));
+    String differences = String.valueOf(OpsMessages.SchemaDrifted.fromJson(msg.body()).differences());
     if (differences.equals(lastDrift) || library.isEmpty()) return;
     lastDrift = differences;
     recheck("schema drift");
@@ -330,21 +335,20 @@ public final class VerifiedVerticle extends VerticleBase {
 
   // --- list --------------------------------------------------------------------------------------------
 
-  private JsonObject list() {
+  private VerifiedList list() {
     JsonArray all = new JsonArray();
     long retired = 0;
     for (VerifiedQuery q : library.values()) {
       all.add(q.toJson());
       if (q.retired()) retired++;
     }
-    return new JsonObject().put("target", target.key()).put("threshold", threshold).put("verified", all)
-        .put("active", library.size() - retired).put("retired", retired);
+    return new VerifiedList(target.key(), threshold, all, library.size() - retired, retired);
   }
 
   // --- plumbing ----------------------------------------------------------------------------------------
 
   private static Long id(Message<JsonObject> msg) {
-    Object id = body(msg).getValue("verified_id");
+    Object id = VerifiedRemove.fromJson(msg.body()).verifiedId();
     if (id instanceof Number n && n.longValue() > 0) return n.longValue();
     if (id instanceof String s && s.matches("\\d{1,18}")) return Long.parseLong(s);
     msg.fail(BusFailure.BAD_REQUEST.code(), "verified_id must be a positive whole number");
