@@ -5,6 +5,7 @@ import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.contract.VerifiedMessages;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.contract.StateClient;
@@ -127,35 +128,50 @@ public final class VerifiedVerticle extends VerticleBase {
   // --- lookup ------------------------------------------------------------------------------------------
 
   private void onLookup(Message<JsonObject> msg) {
-    Object q = body(msg).getValue("question");
-    AskRules.Refusal refused = AskRules.question(q);
+    String question = read(() -> VerifiedMessages.Lookup.fromJson(body(msg)).question());
+    AskRules.Refusal refused = AskRules.question(question);
     if (refused != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
-    refreshed().onSuccess(v -> lookup(msg, (String) q)).onFailure(e -> unavailable(msg, e));
+    refreshed().onSuccess(v -> lookup(msg, question)).onFailure(e -> unavailable(msg, e));
+  }
+
+  /** A field of a request, or null when the request does not have it in the right type (the caller says what is wrong). */
+  private static <T> T read(java.util.function.Supplier<T> field) {
+    try {
+      return field.get();
+    } catch (IllegalArgumentException wrongType) {
+      return null;
+    }
+  }
+
+  /** A verified query as a lookup ranks it: its similarity with the question, and whether they name the same values. */
+  private record Scored(VerifiedQuery query, double score, boolean sameValues) {
+    JsonObject toJson() {
+      return query.toJson().put("score", score).put("same_values", sameValues);
+    }
   }
 
   private void lookup(Message<JsonObject> msg, String question) {
     List<VerifiedQuery> active = library.values().stream().filter(v -> !v.retired()).toList();
-    JsonObject reply = new JsonObject().put("threshold", threshold).put("candidates", active.size());
     if (active.isEmpty()) {
-      msg.reply(reply.put("matches", new JsonArray()).putNull("direct"));
+      msg.reply(new VerifiedMessages.Matches(threshold, 0, new JsonArray(), null, null).toJson());
       return;
     }
     long t0 = System.nanoTime();
     vertx.executeBlocking(() -> QuestionVectors.embed(question), false).onSuccess(vector -> {
-      List<JsonObject> scored = new ArrayList<>();
+      List<Scored> scored = new ArrayList<>();
       for (VerifiedQuery v : active) {
-        scored.add(v.toJson().put("score", round(QuestionVectors.similarity(vector, v.vector())))
-            .put("same_values", Literals.same(question, v.question())));
+        scored.add(new Scored(v, round(QuestionVectors.similarity(vector, v.vector())), Literals.same(question, v.question())));
       }
-      scored.sort(Comparator.comparingDouble((JsonObject j) -> j.getDouble("score")).reversed());
-      List<JsonObject> top = scored.subList(0, Math.min(EXAMPLES, scored.size()));
-      JsonObject best = top.get(0);
-      boolean direct = best.getDouble("score") >= threshold && best.getBoolean("same_values");
-      msg.reply(reply.put("matches", new JsonArray(new ArrayList<>(top))).put("direct", direct ? best : null)
-          .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000));
+      scored.sort(Comparator.comparingDouble(Scored::score).reversed());
+      List<Scored> top = scored.subList(0, Math.min(EXAMPLES, scored.size()));
+      Scored best = top.get(0);
+      boolean direct = best.score() >= threshold && best.sameValues();
+      msg.reply(new VerifiedMessages.Matches(threshold, active.size(),
+          new JsonArray(top.stream().map(Scored::toJson).toList()), direct ? best.toJson() : null,
+          (System.nanoTime() - t0) / 1_000_000).toJson());
     }).onFailure(e -> {
       LOG.warn("verified lookup failed: {}", e.toString());
       msg.fail(BusFailure.UNAVAILABLE.code(), "the question could not be embedded");
@@ -256,7 +272,8 @@ public final class VerifiedVerticle extends VerticleBase {
       msg.fail(BusFailure.NOT_FOUND.code(), "no verified query " + id);
       return;
     }
-    retire(q, body(msg).getString("reason", "refused by the gate")).onComplete(ar -> reply(msg, ar.map(VerifiedQuery::toJson)));
+    String reason = read(() -> VerifiedMessages.Retire.fromJson(body(msg)).reason());
+    retire(q, reason == null ? "refused by the gate" : reason).onComplete(ar -> reply(msg, ar.map(VerifiedQuery::toJson)));
   }
 
   private Future<VerifiedQuery> retire(VerifiedQuery q, String reason) {
