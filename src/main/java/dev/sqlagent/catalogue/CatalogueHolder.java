@@ -5,7 +5,6 @@ import dev.sqlagent.db.Target;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
@@ -95,12 +94,11 @@ public final class CatalogueHolder {
    * Another node's news ({@link Addresses#CATALOGUE_CHANGED}): read again when it holds another shape than this
    * one. Its own news, or a shape already held, changes nothing.
    */
-  Future<CatalogueSnapshot> follow(JsonObject news) {
+  Future<CatalogueSnapshot> follow(CatalogueVersion news) {
     CatalogueSnapshot now = current;
-    if (news == null || id.equals(news.getString("node"))) return Future.succeededFuture(now);
-    Long theirs = news.getLong("fingerprint");
-    if (now != null && theirs != null && theirs == now.fingerprint()) return Future.succeededFuture(now);
-    LOG.info("catalogue: another node read a different schema (version {} there); reading again", news.getValue("version"));
+    if (news == null || id.equals(news.node())) return Future.succeededFuture(now);
+    if (now != null && news.fingerprint() == now.fingerprint()) return Future.succeededFuture(now);
+    LOG.info("catalogue: another node read a different schema (version {} there); reading again", news.version());
     return read(false);
   }
 
@@ -139,7 +137,7 @@ public final class CatalogueHolder {
   }
 
   private void announce(CatalogueSnapshot snapshot, boolean tellTheCluster) {
-    vertx.eventBus().publish(Addresses.CATALOGUE_CHANGED, snapshot.toJson().put("node", id),
+    vertx.eventBus().publish(Addresses.CATALOGUE_CHANGED, snapshot.describe().from(id).toJson(),
         new DeliveryOptions().setLocalOnly(!tellTheCluster));
   }
 

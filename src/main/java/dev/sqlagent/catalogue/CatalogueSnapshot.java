@@ -4,7 +4,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -85,10 +84,9 @@ public final class CatalogueSnapshot {
     return 31 * (31 * h + c.hidden().hashCode()) + c.underlying().hashCode();
   }
 
-  /** {@code {version, read_at, tables, fingerprint}}: what {@code CATALOGUE_CHANGED} and the refresh reply carry. */
-  public JsonObject toJson() {
-    return new JsonObject().put("version", version).put("read_at", readAt.toString())
-        .put("tables", catalogue.tables().size()).put("fingerprint", fingerprint);
+  /** Its version, when it was read, how many tables, its fingerprint: what {@code CATALOGUE_CHANGED} and the refresh reply carry. */
+  public CatalogueVersion describe() {
+    return new CatalogueVersion(version, readAt.toString(), catalogue.tables().size(), fingerprint, null);
   }
 
   /**

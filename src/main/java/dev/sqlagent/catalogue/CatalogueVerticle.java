@@ -26,7 +26,7 @@ public final class CatalogueVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     return holder.current().compose(first -> vertx.eventBus().<JsonObject>consumer(Addresses.CATALOGUE_CHANGED,
-        m -> holder.follow(m.body()).onFailure(e -> LOG.warn("catalogue: could not read again: {}", e.toString())))
+        m -> holder.follow(CatalogueVersion.fromJson(m.body())).onFailure(e -> LOG.warn("catalogue: could not read again: {}", e.toString())))
         .completion());
   }
 

@@ -1,5 +1,9 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.contract.ClusterMessages.NodeFacts;
+import dev.sqlagent.contract.ClusterMessages.Member;
+import dev.sqlagent.contract.ClusterMessages.LogWriter;
+import dev.sqlagent.contract.ClusterMessages.ClusterView;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.Deadlines;
 import io.vertx.core.Future;
@@ -8,7 +12,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryContext;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.impl.clustered.ClusteredMessage;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,8 +51,8 @@ public final class ClusterStatus extends VerticleBase {
     };
     vertx.eventBus().addInboundInterceptor(counter);
     return Future.all(
-        vertx.eventBus().<JsonObject>consumer(Addresses.clusterNode(cluster.nodeId()), m -> m.reply(self())).completion(),
-        vertx.eventBus().<JsonObject>localConsumer(Addresses.CLUSTER_STATUS, m -> status().onSuccess(m::reply)).completion());
+        vertx.eventBus().<JsonObject>consumer(Addresses.clusterNode(cluster.nodeId()), m -> m.reply(self().toJson())).completion(),
+        vertx.eventBus().<JsonObject>localConsumer(Addresses.CLUSTER_STATUS, m -> status().onSuccess(view -> m.reply(view.toJson()))).completion());
   }
 
   @Override
@@ -58,35 +61,28 @@ public final class ClusterStatus extends VerticleBase {
     return Future.succeededFuture();
   }
 
-  private JsonObject self() {
-    return new JsonObject().put("id", cluster.nodeId()).put("name", cluster.name()).put("role", cluster.role().label())
-        .put("started_at", startedAt.toString()).put("events_from_other_nodes", eventsFromOtherNodes.get())
-        .put("holds_singletons", cluster.holdsSingletons());
+  private NodeFacts self() {
+    return new NodeFacts(cluster.nodeId(), cluster.name(), cluster.role().label(), startedAt.toString(),
+        eventsFromOtherNodes.get(), cluster.holdsSingletons());
   }
 
-  private Future<JsonObject> status() {
+  private Future<ClusterView> status() {
     List<ClusterMember> members = cluster.members();
-    List<Future<JsonObject>> asked = new ArrayList<>();
+    List<Future<Member>> asked = new ArrayList<>();
     for (ClusterMember m : members) {
       asked.add(vertx.eventBus().<JsonObject>request(Addresses.clusterNode(m.id()), new JsonObject(),
               new DeliveryOptions().setSendTimeout(timeoutMs))
-          .map(reply -> m.toJson().mergeIn(reply.body()).put("reachable", true))
-          .otherwise(e -> m.toJson().put("reachable", false).put("error", e.getMessage())));
+          .map(reply -> Member.reached(m.id(), m.name(), m.local(), NodeFacts.fromJson(reply.body())))
+          .otherwise(e -> Member.unreachable(m.id(), m.name(), m.role().label(), m.local(), e.getMessage())));
     }
     return Future.join(asked).transform(ar -> {
-      JsonArray list = new JsonArray();
-      asked.forEach(f -> list.add(f.result()));
+      List<Member> list = asked.stream().map(Future::result).toList();
       // The oldest member is due to hold the log writer; "ready" once it says it runs it (a takeover deploys it).
       ClusterMember holder = members.isEmpty() ? null : members.get(0);
-      JsonObject writer = null;
-      if (holder != null) {
-        writer = new JsonObject().put("id", holder.id()).put("name", holder.name())
-            .put("ready", asked.get(0).result().getBoolean("holds_singletons", false));
-      }
-      return Future.succeededFuture(new JsonObject().put("enabled", true).put("name", cluster.settings().name())
-          .put("node", cluster.name()).put("role", cluster.role().label()).put("size", members.size())
-          .put("members", list)
-          .put("log_writer", writer));
+      LogWriter writer = holder == null ? null
+          : new LogWriter(holder.id(), holder.name(), Boolean.TRUE.equals(list.get(0).holdsSingletons()));
+      return Future.succeededFuture(new ClusterView(true, cluster.settings().name(), cluster.name(),
+          cluster.role().label(), members.size(), list, writer, null));
     });
   }
 }

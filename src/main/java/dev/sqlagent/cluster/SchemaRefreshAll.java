@@ -4,11 +4,12 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.RetrievalMessages.Refreshed;
+import dev.sqlagent.contract.RetrievalMessages.WorkerRefresh;
 import dev.sqlagent.retrieval.RetrievalRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,24 +47,25 @@ public final class SchemaRefreshAll extends VerticleBase {
       msg.fail(BusFailure.UNAVAILABLE.code(), "no worker node is in the cluster; try again in a few seconds");
       return;
     }
-    List<Future<JsonObject>> replies = new ArrayList<>();
-    for (ClusterMember w : workers) replies.add(workersBus.request(Addresses.schemaRefreshOn(w.id()), new JsonObject()));
+    List<Future<Refreshed>> replies = new ArrayList<>();
+    for (ClusterMember w : workers) {
+      replies.add(workersBus.<JsonObject>request(Addresses.schemaRefreshOn(w.id()), new JsonObject()).map(Refreshed::fromJson));
+    }
     Future.join(replies).onComplete(ar -> {
-      JsonArray each = new JsonArray();
+      List<WorkerRefresh> each = new ArrayList<>();
       List<String> failed = new ArrayList<>();
       List<String> done = new ArrayList<>();
-      JsonObject first = null;
+      Refreshed first = null;
       for (int i = 0; i < replies.size(); i++) {
         String name = workers.get(i).name();
-        Future<JsonObject> r = replies.get(i);
+        Future<Refreshed> r = replies.get(i);
         if (r.succeeded()) {
-          JsonObject status = r.result();
-          if (first == null) first = status;
-          each.add(new JsonObject().put("node", name).put("ok", true).mergeIn(status));
+          if (first == null) first = r.result();
+          each.add(new WorkerRefresh(name, true, r.result(), null));
           done.add(name);
         } else {
           String why = BusError.of(r.cause(), "the worker's schema refresh").getMessage();
-          each.add(new JsonObject().put("node", name).put("ok", false).put("error", why));
+          each.add(new WorkerRefresh(name, false, null, why));
           failed.add(name + " (" + why + ")");
         }
       }
@@ -72,7 +74,7 @@ public final class SchemaRefreshAll extends VerticleBase {
             + (done.isEmpty() ? "" : "; it was done on " + String.join(", ", done)));
         return;
       }
-      msg.reply(first.copy().put("workers", each).put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000));
+      msg.reply(first.ofWorkers(each, (System.nanoTime() - t0) / 1_000_000).toJson());
     });
   }
 }

@@ -1,5 +1,7 @@
 package dev.sqlagent.contract;
 
+import dev.sqlagent.contract.RetrievalMessages.Refreshed;
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.contract.RetrievalMessages.DescribeRequest;
@@ -53,10 +55,15 @@ public final class RetrievalClient {
 
   /**
    * Discover the target again and re-embed what changed: the index's status with {@code elapsed_ms},
-   * {@code gate_tables} and {@code catalogue} (the version now held).
+   * {@code gate_tables} and {@code catalogue} (the version now held); clustered, every worker's under {@code workers}.
    */
-  public Future<JsonObject> refresh(long waitMs) {
-    return bus.request(Addresses.SCHEMA_REFRESH, new JsonObject(), waitMs);
+  public Future<Refreshed> refresh(long waitMs) {
+    return bus.<JsonObject>request(Addresses.SCHEMA_REFRESH, new JsonObject(), waitMs).map(Refreshed::fromJson);
+  }
+
+  /** The index: whether it is built, over how many tables, since when, from which catalogue version. */
+  public Future<IndexStatus> status() {
+    return call(Addresses.RETRIEVAL_STATUS, new JsonObject()).map(IndexStatus::fromJson);
   }
 
   private Future<JsonObject> call(String address, JsonObject body) {

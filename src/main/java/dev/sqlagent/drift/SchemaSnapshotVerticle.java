@@ -1,5 +1,8 @@
 package dev.sqlagent.drift;
 
+import dev.sqlagent.catalogue.CatalogueVersion;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.CatalogueHolder;
@@ -8,7 +11,6 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Objects;
@@ -37,6 +39,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   private String snapshotFor;
   private boolean writing;
   private long timer = -1;
+  private RetrievalClient retrieval;
 
   /** @param schemas the schemas offered (empty: every readable one), as retrieval discovers them */
   public SchemaSnapshotVerticle(Target target, StateDatabase state, List<String> schemas) {
@@ -53,6 +56,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    retrieval = new RetrievalClient(vertx, 5_000);
     if (catalogue == null) {
       catalogue = CatalogueHolder.open(vertx, target, schemas);
       ownsCatalogue = true;
@@ -64,7 +68,7 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
         })
         .compose(existing -> {
           snapshotFor = existing;
-          return vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> onStatus(m.body())).completion();
+          return vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> onStatus(IndexStatus.fromJson(m.body()))).completion();
         })
         .onSuccess(v -> poll());
   }
@@ -76,8 +80,8 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   }
 
   private void poll() {
-    vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject(), new DeliveryOptions().setSendTimeout(5_000))
-        .onSuccess(m -> onStatus(m.body()))
+    retrieval.status()
+        .onSuccess(this::onStatus)
         .onComplete(ar -> timer = vertx.setTimer(snapshotFor == null ? POLL_UNTIL_BUILT_MS : POLL_AFTER_BUILT_MS, t -> poll()));
   }
 
@@ -96,19 +100,18 @@ public final class SchemaSnapshotVerticle extends VerticleBase {
   }
 
   /** The catalogue the index was built from, when this process holds it (same fingerprint), else the target now. */
-  private Future<Catalogue> indexedCatalogue(JsonObject built) {
+  private Future<Catalogue> indexedCatalogue(CatalogueVersion built) {
     CatalogueSnapshot held = catalogue.snapshot();
-    Long fingerprint = built == null ? null : built.getLong("fingerprint");
-    if (held != null && fingerprint != null && fingerprint == held.fingerprint()) return Future.succeededFuture(held.catalogue());
+    if (held != null && built != null && built.fingerprint() == held.fingerprint()) return Future.succeededFuture(held.catalogue());
     return catalogue.look();
   }
 
-  private void onStatus(JsonObject status) {
-    if (status == null || !status.getBoolean("built", false) || writing) return;
-    String builtAt = Objects.requireNonNullElse(status.getString("built_at"), "unknown");
+  private void onStatus(IndexStatus status) {
+    if (status == null || !status.built() || writing) return;
+    String builtAt = Objects.requireNonNullElse(status.builtAt(), "unknown");
     if (builtAt.equals(snapshotFor) || notNewer(builtAt, snapshotFor)) return;
     writing = true;
-    indexedCatalogue(status.getJsonObject("catalogue")).map(cat -> SchemaReader.shape(target.key(), cat))
+    indexedCatalogue(status.catalogue()).map(cat -> SchemaReader.shape(target.key(), cat))
         .compose(shape -> store.write(target.key(), shape.withIndexBuiltAt(builtAt))
             .onSuccess(v -> LOG.info("schema snapshot of {} tables, {} columns written to {} (index built at {})",
                 shape.tables().size(), shape.columnCount(), store.where(target.key()), builtAt)))

@@ -1,5 +1,6 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.contract.Readiness;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
@@ -30,8 +31,8 @@ public final class HealthRoutes {
   }
 
   private void readiness(RoutingContext ctx) {
-    health.<JsonObject>request(Addresses.HEALTH_READINESS, new JsonObject())
-        .onSuccess(report -> send(ctx, report.getBoolean("ok", false) ? 200 : 503, report))
+    health.<JsonObject>request(Addresses.HEALTH_READINESS, new JsonObject()).map(Readiness::fromJson)
+        .onSuccess(report -> send(ctx, report.ok() ? 200 : 503, report.toJson()))
         .onFailure(err -> {
           BusError e = BusError.of(err, CHECKS);
           send(ctx, 503, e.toJson().put("status", "DOWN").put("error", e.getMessage()));

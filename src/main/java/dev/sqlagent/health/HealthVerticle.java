@@ -1,5 +1,8 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.contract.ClusterMessages.ClusterView;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.Readiness;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.bus.BusFailure;
@@ -83,7 +86,7 @@ public final class HealthVerticle extends VerticleBase {
   private Pool logPool;
   private WebClient web;
   private HealthChecks checks;
-  private Future<JsonObject> inFlight;
+  private Future<Readiness> inFlight;
   private Future<Catalogue> probeCatalogue;
 
   private final StateDatabase state;
@@ -169,35 +172,26 @@ public final class HealthVerticle extends VerticleBase {
         return Future.succeededFuture();
       });
     }
-    inFlight.onSuccess(msg::reply).onFailure(e -> msg.fail(BusFailure.FAILED.code(), "the readiness checks failed: " + describe(e)));
+    inFlight.onSuccess(r -> msg.reply(r.toJson())).onFailure(e -> msg.fail(BusFailure.FAILED.code(), "the readiness checks failed: " + describe(e)));
   }
 
   /** The flat report: one field per flag, plus every check with its data. */
-  static JsonObject report(CheckResult result, Set<String> dataOnly) {
+  static Readiness report(CheckResult result, Set<String> dataOnly) {
     Map<String, CheckResult> byId = new LinkedHashMap<>();
     for (CheckResult c : result.getChecks()) byId.put(c.getId(), c);
     boolean ok = byId.values().stream().allMatch(c -> dataOnly.contains(c.getId()) || up(c));
-    JsonObject r = new JsonObject().put("ok", ok).put("status", ok ? "UP" : "DOWN");
-    for (String flag : List.of("db_reachable", "read_only_confirmed", "state_store_reachable", "query_log_writable",
-        "log_role_cannot_read", "schema_index_built")) {
-      r.put(flag, up(byId.get(flag)));
-    }
     JsonObject drift = data(byId.get("schema_drifted"));
-    r.put("schema_drifted", drift.getBoolean("drifted"));
-    r.put("schema_differences", drift.getJsonArray("differences", new JsonArray()));
-    r.put("model_reachable", data(byId.get("model_reachable")).getBoolean("reachable", false));
-    r.put("tables", data(byId.get("tables")).getInteger("count"));
-    r.put("database", data(byId.get("db_reachable")).getString("database"));
-    r.put("read_only_proofs", data(byId.get("read_only_confirmed")).getJsonArray("proofs", new JsonArray()));
-    r.put("read_only_warnings", data(byId.get("read_only_confirmed")).getJsonArray("warnings", new JsonArray()));
-    r.put("model", data(byId.get("model")).getString("name"));
-    r.put("query_log", data(byId.get("query_log")));
-    r.put("verified_retired", data(byId.get("verified_queries")).getLong("retired"));
-    r.put("cluster", data(byId.get("cluster")));
-    JsonArray all = new JsonArray();
-    byId.values().forEach(c -> all.add(new JsonObject().put("id", c.getId()).put("status", up(c) ? "UP" : "DOWN")
-        .put("gate", !dataOnly.contains(c.getId())).put("data", data(c))));
-    return r.put("checks", all).put("checked_at", Instant.now().toString());
+    JsonObject readOnly = data(byId.get("read_only_confirmed"));
+    List<Readiness.Check> all = byId.values().stream()
+        .map(c -> new Readiness.Check(c.getId(), up(c) ? "UP" : "DOWN", !dataOnly.contains(c.getId()), data(c))).toList();
+    return new Readiness(ok, ok ? "UP" : "DOWN", up(byId.get("db_reachable")), up(byId.get("read_only_confirmed")),
+        up(byId.get("state_store_reachable")), up(byId.get("query_log_writable")), up(byId.get("log_role_cannot_read")),
+        up(byId.get("schema_index_built")), drift.getBoolean("drifted"), drift.getJsonArray("differences", new JsonArray()),
+        data(byId.get("model_reachable")).getBoolean("reachable", false), data(byId.get("tables")).getInteger("count"),
+        data(byId.get("db_reachable")).getString("database"), readOnly.getJsonArray("proofs", new JsonArray()),
+        readOnly.getJsonArray("warnings", new JsonArray()), data(byId.get("model")).getString("name"),
+        data(byId.get("query_log")), data(byId.get("verified_queries")).getLong("retired"), data(byId.get("cluster")),
+        all, Instant.now().toString());
   }
 
   private static boolean up(CheckResult c) {
@@ -279,12 +273,9 @@ public final class HealthVerticle extends VerticleBase {
   }
 
   private Future<Status> schemaIndexBuilt() {
-    return vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject(),
-            new DeliveryOptions().setSendTimeout(Math.max(50, timeoutMs - 100)))
-        .map(m -> m.body().getBoolean("built", false) ? Status.OK(m.body()) : Status.KO(m.body()))
-        .recover(e -> Future.succeededFuture(Status.KO(new JsonObject().put("built", false).put("error",
-            e instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
-                ? "retrieval is not running (nothing answers " + Addresses.RETRIEVAL_STATUS + ")" : describe(e)))));
+    return new RetrievalClient(vertx, Math.max(50, timeoutMs - 100)).status()
+        .map(s -> s.built() ? Status.OK(s.toJson()) : Status.KO(s.toJson()))
+        .recover(e -> Future.succeededFuture(Status.KO(new JsonObject().put("built", false).put("error", describe(e)))));
   }
 
   private Future<Status> schemaDrift() {
@@ -316,9 +307,9 @@ public final class HealthVerticle extends VerticleBase {
   private Future<Status> cluster() {
     return vertx.eventBus().<JsonObject>request(Addresses.CLUSTER_STATUS, new JsonObject(),
             new DeliveryOptions().setLocalOnly(true).setSendTimeout(Math.max(50, timeoutMs - 100)))
-        .map(m -> Status.OK(m.body()))
+        .map(m -> Status.OK(ClusterView.fromJson(m.body()).toJson()))
         .recover(e -> Future.succeededFuture(e instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
-            ? Status.OK(new JsonObject().put("enabled", false)) : Status.KO(new JsonObject().put("enabled", true).put("error", describe(e)))));
+            ? Status.OK(ClusterView.DISABLED.toJson()) : Status.KO(ClusterView.unknown(describe(e)).toJson())));
   }
 
   private Future<Status> queryLog() {

@@ -29,9 +29,9 @@ public final class RetrievalRoutes {
     router.post("/api/schema/refresh").handler(ctx -> retrieval.refresh(REFRESH_TIMEOUT_MS)
         // Then every verified query through the refreshed gate: what no longer validates is retired now.
         .compose(reply -> verified.recheck()
-            .map(checked -> reply.put("verified", checked.toJson()))
+            .map(checked -> reply.withVerified(checked))
             .otherwise(reply))
-        .onSuccess(ctx::json)
+        .onSuccess(refreshed -> ctx.json(refreshed.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, CATALOGUE)));
   }
 }

@@ -1,5 +1,7 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages.Refreshed;
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.contract.ScoredTable;
@@ -174,7 +176,7 @@ public final class RetrievalVerticle extends VerticleBase {
               // Clustered, the edges refresh every worker, each on its own address.
               bus.<Object>consumer(clusterNode == null ? Addresses.SCHEMA_REFRESH : Addresses.schemaRefreshOn(clusterNode),
                   this::onRefresh).completion(),
-              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus())).completion()));
+              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus().toJson())).completion()));
         })
         // A failed start is not stopped: let the model finish loading before the failure is reported.
         .recover(e -> modelLoaded.otherwiseEmpty().transform(x -> Future.failedFuture(e)));
@@ -218,16 +220,15 @@ public final class RetrievalVerticle extends VerticleBase {
           indexBuiltAt = java.time.Instant.now().toString();
           indexedTables = first.tables().size();
           indexedFrom = of;
-          vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus());  // the schema snapshot is taken now
+          vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus().toJson());  // the schema snapshot is taken now
           return null;
         });
   }
 
   /** {@link Addresses#RETRIEVAL_STATUS}: whether the index is built, over how many tables, since when. */
-  private JsonObject indexStatus() {
-    JsonObject j = new JsonObject().put("built", indexBuiltAt != null).put("tables", indexedTables).put("built_at", indexBuiltAt)
-        .put("stored_values", storedValues.status()).put("catalogue", indexedFrom == null ? null : indexedFrom.toJson());
-    return lastBuild == null ? j : j.put("last_build", lastBuild.copy());
+  private IndexStatus indexStatus() {
+    return new IndexStatus(indexBuiltAt != null, indexedTables, indexBuiltAt, storedValues.status(),
+        indexedFrom == null ? null : indexedFrom.describe(), lastBuild == null ? null : lastBuild.copy());
   }
 
   /** What {@link #annotated} derives from a snapshot, with these notes. */
@@ -280,8 +281,8 @@ public final class RetrievalVerticle extends VerticleBase {
     long t0 = System.nanoTime();
     catalogue.refresh()
         .compose(next -> follow(next, true).map(next))
-        .onSuccess(next -> msg.reply(indexStatus().put("gate_tables", next.catalogue().tables().size())
-            .put("catalogue", next.toJson()).put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000)))
+        .onSuccess(next -> msg.reply(new Refreshed(indexStatus().withCatalogue(next.describe()),
+            next.catalogue().tables().size(), (System.nanoTime() - t0) / 1_000_000).toJson()))
         .onFailure(e -> unavailable(msg, "schema refresh", e));
   }
 

@@ -1,11 +1,21 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages.DescribeRequest;
+import dev.sqlagent.contract.RetrievalMessages.SampleRequest;
+import dev.sqlagent.contract.RetrievalMessages.SchemaRequest;
+import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.VerifiedAdd;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
 import dev.sqlagent.contract.SampleRows;
@@ -79,12 +89,12 @@ class AgentBenchmark {
       int rounds = 3;
       for (int r = 0; r < rounds; r++) {
         for (Question q : questions) {
-          JsonObject a = ask(vertx, q.question());
-          JsonArray events = events(vertx, a.getString("run_id"));
+          Answer a = ask(vertx, q.question());
+          JsonArray events = events(vertx, a.runId());
           long modelMs = modelTime(events);
-          total.add(a.getLong("latency_ms"));
-          overhead.add(a.getLong("latency_ms") - modelMs);
-          stages(events, a.getLong("latency_ms")).forEach((k, v) -> stages.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
+          total.add(a.latencyMs());
+          overhead.add(a.latencyMs() - modelMs);
+          stages(events, a.latencyMs()).forEach((k, v) -> stages.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
         }
       }
       StringBuilder byStage = new StringBuilder();
@@ -115,8 +125,7 @@ class AgentBenchmark {
       for (String[] v : List.of(new String[] {"Which employees joined most recently?", "SELECT count(*) FROM employees"},
           new String[] {"Count the suppliers based in Chennai", "SELECT count(*) FROM suppliers"},
           new String[] {"Which categories hold more than ten products?", "SELECT count(*) FROM products"})) {
-        vertx.eventBus().request(Addresses.VERIFIED_ADD, new JsonObject().put("question", v[0]).put("sql", v[1]))
-            .await(30, TimeUnit.SECONDS);
+        new StateClient(vertx, 30_000).addVerified(new VerifiedAdd(v[0], v[1], null, null)).await(30, TimeUnit.SECONDS);
       }
       for (Question q : questions) askAsUser(vertx, q.question());
       List<Long> userWall = new ArrayList<>();
@@ -124,11 +133,11 @@ class AgentBenchmark {
       for (int r = 0; r < 2; r++) {
         for (Question q : questions) {
           long t0 = System.nanoTime();
-          JsonObject a = askAsUser(vertx, q.question());
+          Answer a = askAsUser(vertx, q.question());
           long wallMs = (System.nanoTime() - t0) / 1_000_000;
-          long modelMs = modelTime(events(vertx, a.getString("run_id")));
+          long modelMs = modelTime(events(vertx, a.runId()));
           userWall.add(wallMs - modelMs);
-          userLatency.add(a.getLong("latency_ms") - modelMs);
+          userLatency.add(a.latencyMs() - modelMs);
         }
       }
 
@@ -154,20 +163,19 @@ class AgentBenchmark {
     }
   }
 
-  private static JsonObject ask(Vertx vertx, String question) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK,
-        AskRequest.of(question, "eval").withOptions(RunOptions.evaluation(null, null)).toJson())
-        .await(60, TimeUnit.SECONDS).body();
+  private static Answer ask(Vertx vertx, String question) throws Exception {
+    return new AgentClient(vertx, 60_000).ask(AskRequest.of(question, "eval").withOptions(RunOptions.evaluation(null, null)))
+        .await(60, TimeUnit.SECONDS);
   }
 
-  private static JsonObject askAsUser(Vertx vertx, String question) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", question))
-        .await(60, TimeUnit.SECONDS).body();
+  private static Answer askAsUser(Vertx vertx, String question) throws Exception {
+    return new AgentClient(vertx, 60_000).ask(AskRequest.of(question, null)).await(60, TimeUnit.SECONDS);
   }
 
+  /** The run's events as they go out to watchers. */
   private static JsonArray events(Vertx vertx, String runId) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId))
-        .await(10, TimeUnit.SECONDS).body().getJsonArray("events");
+    return new JsonArray(new AgentClient(vertx, 10_000).events(RunRequest.events(runId, 0, null))
+        .await(10, TimeUnit.SECONDS).events().stream().map(GraphEvent::toJson).toList());
   }
 
   /**
@@ -221,16 +229,12 @@ class AgentBenchmark {
 
   /** A retrieval reply that holds every table, built from the same renderers. */
   private static Retrieval everyTable(Vertx vertx) throws Exception {
-    JsonArray tables = vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject()).await(30, TimeUnit.SECONDS)
-        .body().getJsonArray("tables");
+    RetrievalClient retrieval = new RetrievalClient(vertx, 30_000);
     StringBuilder ddl = new StringBuilder();
     List<SampleRows> samples = new ArrayList<>();
-    for (Object t : tables) {
-      String name = ((JsonObject) t).getString("name");
-      ddl.append(vertx.eventBus().<JsonObject>request(Addresses.DESCRIBE, new JsonObject().put("name", name))
-          .await(30, TimeUnit.SECONDS).body().getString("ddl")).append("\n\n");
-      samples.add(SampleRows.fromJson(vertx.eventBus().<JsonObject>request(Addresses.SAMPLE,
-          new JsonObject().put("name", name).put("n", 3)).await(30, TimeUnit.SECONDS).body()));
+    for (TableInfo t : retrieval.tables(new SchemaRequest(null)).await(30, TimeUnit.SECONDS).tables()) {
+      ddl.append(retrieval.describe(new DescribeRequest(t.name(), null)).await(30, TimeUnit.SECONDS).ddl()).append("\n\n");
+      samples.add(retrieval.sample(new SampleRequest(t.name(), 3, null)).await(30, TimeUnit.SECONDS));
     }
     return new Retrieval(List.of(), ddl.toString(), SampleRows.text(samples), List.of(), 0);
   }

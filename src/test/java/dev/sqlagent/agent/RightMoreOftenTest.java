@@ -1,5 +1,10 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.RunRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
@@ -10,7 +15,6 @@ import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.testing.StoredValuesReady;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.math.BigDecimal;
@@ -56,15 +60,16 @@ class RightMoreOftenTest {
     model.reset();
   }
 
+  /** The answer as it goes out on the wire, which the assertions below read. */
   static JsonObject ask(String question, int candidates) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", question)
-            .put("candidates", candidates), new DeliveryOptions().setSendTimeout(60_000))
-        .await(70, TimeUnit.SECONDS).body();
+    return new AgentClient(vertx, 60_000).ask(AskRequest.of(question, null)
+            .withOptions(new RunOptions(true, false, false, candidates, null)))
+        .await(70, TimeUnit.SECONDS).toJson();
   }
 
   static JsonArray events(String runId) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS, new JsonObject().put("run_id", runId))
-        .await(10, TimeUnit.SECONDS).body().getJsonArray("events");
+    return new JsonArray(new AgentClient(vertx, 10_000).events(RunRequest.events(runId, 0, null))
+        .await(10, TimeUnit.SECONDS).events().stream().map(GraphEvent::toJson).toList());
   }
 
   static List<JsonObject> events(JsonObject answer, String node, String status) throws Exception {
@@ -227,8 +232,8 @@ class RightMoreOftenTest {
   @Test
   void oneCandidateIsTheDefaultAndAddsNothingToTheAnswer() throws Exception {
     model.enqueue(Reply.sql("SELECT count(*) FROM bills WHERE status = 'PAID'"));
-    JsonObject a = vertx.eventBus().<JsonObject>request(Addresses.ASK, new JsonObject().put("question", "How many bills were paid?"),
-        new DeliveryOptions().setSendTimeout(60_000)).await(70, TimeUnit.SECONDS).body();
+    JsonObject a = new AgentClient(vertx, 60_000).ask(AskRequest.of("How many bills were paid?", null))
+        .await(70, TimeUnit.SECONDS).toJson();
     assertThat(a.containsKey("candidates")).isFalse();
     assertThat(model.requests().get(0).body().getInteger("temperature")).isZero();
     assertThat(model.requests().get(0).body().containsKey("n")).isFalse();
@@ -236,6 +241,7 @@ class RightMoreOftenTest {
 
   @Test
   void aBadCandidateCountIsRefusedWithAClearMessage() {
+    // Raw JSON on purpose: the agent's own check of a count no typed request can carry.
     Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> vertx.eventBus().request(Addresses.ASK,
         new JsonObject().put("question", "How many bills?").put("candidates", 99)).await(10, TimeUnit.SECONDS));
     assertThat(t).hasMessageContaining("candidates must be a whole number from 1 to 16");

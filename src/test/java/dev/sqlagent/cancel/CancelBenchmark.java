@@ -1,14 +1,14 @@
 package dev.sqlagent.cancel;
 
-import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Future;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
-import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -47,19 +47,18 @@ class CancelBenchmark {
         int cancelledAnswers = 0;
         for (int i = 0; i < CANCELS + 5; i++) {
           String runId = UUID.randomUUID().toString();
-          Future<Message<JsonObject>> answer = service.vertx.eventBus().request(Addresses.ASK, new JsonObject()
-              .put("question", "How many pairs of numbers are there?").put("source", "http").put("run_id", runId),
-              new DeliveryOptions().setSendTimeout(60_000));
+          Future<Answer> answer = new AgentClient(service.vertx, 60_000)
+              .ask(AskRequest.of("How many pairs of numbers are there?", "http").withRunId(runId));
           long until = System.currentTimeMillis() + 30_000;
           while (active(s, role) == 0 && System.currentTimeMillis() < until) Thread.sleep(1);
           long t0 = System.nanoTime();
-          service.vertx.eventBus().request(Addresses.CANCEL, new JsonObject().put("run_id", runId)).await(10, TimeUnit.SECONDS);
+          new AgentClient(service.vertx, 10_000).cancel(RunRequest.cancel(runId, null, null)).await(10, TimeUnit.SECONDS);
           while (active(s, role) > 0) Thread.onSpinWait();
           long us = (System.nanoTime() - t0) / 1_000;
-          JsonObject a = answer.await(30, TimeUnit.SECONDS).body();
+          Answer a = answer.await(30, TimeUnit.SECONDS);
           if (i >= 5) {  // the first five warm up
             micros.add(us);
-            if (a.getBoolean("cancelled", false)) cancelledAnswers++;
+            if (a.cancelled()) cancelledAnswers++;
           }
         }
         Thread.sleep(500);

@@ -30,7 +30,7 @@ class CatalogueHolderTest {
   Vertx vertx;
   Pool pool;
   CatalogueHolder holder;
-  final List<JsonObject> news = new CopyOnWriteArrayList<>();
+  final List<CatalogueVersion> news = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -45,7 +45,7 @@ class CatalogueHolderTest {
     pool = PgBuilder.pool().connectingTo(new PgConnectOptions().setHost(admin.host()).setPort(admin.port())
         .setDatabase(db.name).setUser(agent).setPassword(password)).using(vertx).build();
     holder = CatalogueHolder.over(vertx, pool, List.of());
-    vertx.eventBus().<JsonObject>consumer(Addresses.CATALOGUE_CHANGED, m -> news.add(m.body()))
+    vertx.eventBus().<JsonObject>consumer(Addresses.CATALOGUE_CHANGED, m -> news.add(CatalogueVersion.fromJson(m.body())))
         .completion().await(10, TimeUnit.SECONDS);
   }
 
@@ -80,12 +80,12 @@ class CatalogueHolderTest {
     assertThat(second.fingerprint()).isNotEqualTo(first.fingerprint());
 
     waitFor(() -> news.size() == 2);
-    assertThat(news).extracting(n -> n.getLong("version")).containsExactly(1L, 2L);
-    JsonObject last = news.get(1);
-    assertThat(last.getInteger("tables")).isEqualTo(second.catalogue().tables().size());
-    assertThat(last.getString("read_at")).isEqualTo(second.readAt().toString());
-    assertThat(last.getLong("fingerprint")).isEqualTo(second.fingerprint());
-    assertThat(last.getString("node")).isNotBlank();
+    assertThat(news).extracting(CatalogueVersion::version).containsExactly(1L, 2L);
+    CatalogueVersion last = news.get(1);
+    assertThat(last.tables()).isEqualTo(second.catalogue().tables().size());
+    assertThat(last.readAt()).isEqualTo(second.readAt().toString());
+    assertThat(last.fingerprint()).isEqualTo(second.fingerprint());
+    assertThat(last.node()).isNotBlank();
 
     // A look reads the target now without changing what is held.
     db.exec("DROP TABLE sales.returns");
@@ -124,11 +124,13 @@ class CatalogueHolderTest {
   void anotherNodesNewsIsFollowedOnlyWhenItReadAnotherShape() throws Exception {
     CatalogueSnapshot first = await(holder.current());
     waitFor(() -> news.size() == 1);
-    JsonObject own = news.get(0);
-    assertThat(await(holder.follow(own.copy().put("fingerprint", 1L)))).as("its own news").isSameAs(first);
-    JsonObject same = own.copy().put("node", "another");
+    CatalogueVersion own = news.get(0);
+    assertThat(await(holder.follow(new CatalogueVersion(own.version(), own.readAt(), own.tables(), 1L, own.node()))))
+        .as("its own news").isSameAs(first);
+    CatalogueVersion same = own.from("another");
     assertThat(await(holder.follow(same))).as("the same shape").isSameAs(first);
-    CatalogueSnapshot followed = await(holder.follow(same.copy().put("fingerprint", first.fingerprint() + 1)));
+    CatalogueSnapshot followed = await(holder.follow(
+        new CatalogueVersion(same.version(), same.readAt(), same.tables(), first.fingerprint() + 1, same.node())));
     assertThat(followed.version()).isEqualTo(2);
     waitFor(() -> news.size() == 2);
   }

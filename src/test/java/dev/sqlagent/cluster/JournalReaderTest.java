@@ -1,13 +1,17 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.users.User;
 import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.sql.Connection;
@@ -63,9 +67,9 @@ class JournalReaderTest {
   }
 
   static JsonArray events(String runId, long afterSeq, JsonObject user) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.RUN_EVENTS,
-            new JsonObject().put("run_id", runId).put("after_seq", afterSeq).put("user", user))
-        .await(20, TimeUnit.SECONDS).body().getJsonArray("events");
+    RunRequest asked = RunRequest.events(runId, afterSeq, user == null ? null : User.fromJson(user));
+    return new JsonArray(new AgentClient(vertx, 20_000).events(asked).await(20, TimeUnit.SECONDS)
+        .events().stream().map(GraphEvent::toJson).toList());
   }
 
   @Test
@@ -85,7 +89,7 @@ class JournalReaderTest {
     }
     for (long after : new long[] {0, 3, 4}) {
       assertThatThrownBy(() -> events(RUN, after, user("bob", false)))
-          .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(403));
+          .isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.FORBIDDEN));
     }
   }
 
@@ -93,12 +97,12 @@ class JournalReaderTest {
   void anotherUserIsRefusedAndAnUnknownRunIsNotFound() {
     for (long after : new long[] {0, 3}) {
       assertThatThrownBy(() -> events(RUN, after, user("bob", false)))
-          .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(403));
+          .isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.FORBIDDEN));
     }
     assertThatThrownBy(() -> events("no-such-run-" + UUID.randomUUID(), 0, null))
-        .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(404));
+        .isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.NOT_FOUND));
     // A run id no client may name is refused as everywhere (AskRules), before the state store is read.
     assertThatThrownBy(() -> events("bad id", 0, null))
-        .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(400));
+        .isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.BAD_REQUEST));
   }
 }

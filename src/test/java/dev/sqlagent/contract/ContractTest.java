@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.catalogue.CatalogueVersion;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.users.User;
@@ -111,6 +112,80 @@ class ContractTest {
     assertThat(VerifiedMessages.Matches.fromJson(m.toJson())).isEqualTo(m);
     assertThat(new VerifiedMessages.Retire(3, "unknown_table: bills").toJson())
         .isEqualTo(new JsonObject().put("verified_id", 3L).put("reason", "unknown_table: bills"));
+  }
+
+  @Test
+  void retrievalsStatusAndRefreshKeepTheirFlatWire() throws Exception {
+    CatalogueVersion v = new CatalogueVersion(3, "2025-01-01T00:00:00Z", 15, 42L, null);
+    RetrievalMessages.IndexStatus status = new RetrievalMessages.IndexStatus(true, 15, "2025-01-01T00:00:01Z",
+        new JsonObject().put("ready", true), v, null);
+    assertThat(status.toJson().fieldNames()).containsExactly("built", "tables", "built_at", "stored_values", "catalogue");
+    assertThat(status.toJson().getJsonObject("catalogue")).isEqualTo(new JsonObject().put("version", 3L)
+        .put("read_at", "2025-01-01T00:00:00Z").put("tables", 15).put("fingerprint", 42L));
+    assertThat(RetrievalMessages.IndexStatus.fromJson(status.toJson())).isEqualTo(status);
+    assertThat(CatalogueVersion.fromJson(v.from("node-a").toJson())).isEqualTo(v.from("node-a"));
+
+    RetrievalMessages.Refreshed one = new RetrievalMessages.Refreshed(status, 15, 120);
+    assertThat(one.toJson().fieldNames())
+        .containsExactly("built", "tables", "built_at", "stored_values", "catalogue", "gate_tables", "elapsed_ms");
+    RetrievalMessages.Refreshed all = one.ofWorkers(List.of(
+        new RetrievalMessages.WorkerRefresh("w1", true, one, null),
+        new RetrievalMessages.WorkerRefresh("w2", false, null, "the worker's schema refresh timed out")), 300)
+        .withVerified(new StateMessages.Rechecked(2, new JsonArray(), new JsonArray(), 0, 2, 5));
+    JsonObject wire = all.toJson();
+    assertThat(wire.getLong("elapsed_ms")).isEqualTo(300L);
+    assertThat(wire.getJsonArray("workers").getJsonObject(0)).isEqualTo(new JsonObject().put("node", "w1").put("ok", true)
+        .mergeIn(one.toJson()));
+    assertThat(wire.getJsonArray("workers").getJsonObject(1)).isEqualTo(new JsonObject().put("node", "w2").put("ok", false)
+        .put("error", "the worker's schema refresh timed out"));
+    assertThat(wire.getJsonObject("verified").getInteger("checked")).isEqualTo(2);
+    assertThat(RetrievalMessages.Refreshed.fromJson(wire)).isEqualTo(all);
+
+    var stand = vertx.eventBus().<JsonObject>consumer(Addresses.SCHEMA_REFRESH, m -> m.reply(one.toJson()));
+    var statusStand = vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(status.toJson()));
+    stand.completion().await(5, TimeUnit.SECONDS);
+    statusStand.completion().await(5, TimeUnit.SECONDS);
+    try {
+      RetrievalClient client = new RetrievalClient(vertx, 5_000);
+      assertThat(client.refresh(5_000).await(5, TimeUnit.SECONDS)).isEqualTo(one);
+      assertThat(client.status().await(5, TimeUnit.SECONDS)).isEqualTo(status);
+    } finally {
+      stand.unregister().await(5, TimeUnit.SECONDS);
+      statusStand.unregister().await(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void clusterAndReadinessMessagesKeepWhatHealthServes() {
+    ClusterMessages.NodeFacts facts = new ClusterMessages.NodeFacts("id-1", "127.0.0.1:8080", "edge+worker",
+        "2025-01-01T00:00:00Z", 4, true);
+    assertThat(ClusterMessages.NodeFacts.fromJson(facts.toJson())).isEqualTo(facts);
+    ClusterMessages.Member reached = ClusterMessages.Member.reached("id-1", "127.0.0.1:8080", true, facts);
+    ClusterMessages.Member lost = ClusterMessages.Member.unreachable("id-2", "127.0.0.1:8081", "worker", false, "timed out");
+    assertThat(reached.toJson().fieldNames()).containsExactly("id", "name", "role", "local", "started_at",
+        "events_from_other_nodes", "holds_singletons", "reachable");
+    assertThat(lost.toJson()).isEqualTo(new JsonObject().put("id", "id-2").put("name", "127.0.0.1:8081").put("role", "worker")
+        .put("local", false).put("reachable", false).put("error", "timed out"));
+    ClusterMessages.ClusterView view = new ClusterMessages.ClusterView(true, "shop", "127.0.0.1:8080", "edge+worker", 2,
+        List.of(reached, lost), new ClusterMessages.LogWriter("id-1", "127.0.0.1:8080", true), null);
+    assertThat(view.toJson().fieldNames()).containsExactly("enabled", "name", "node", "role", "size", "members", "log_writer");
+    assertThat(ClusterMessages.ClusterView.fromJson(view.toJson())).isEqualTo(view);
+    assertThat(ClusterMessages.ClusterView.DISABLED.toJson()).isEqualTo(new JsonObject().put("enabled", false));
+    assertThat(ClusterMessages.ClusterView.unknown("no reply").toJson())
+        .isEqualTo(new JsonObject().put("enabled", true).put("error", "no reply"));
+
+    Readiness r = new Readiness(false, "DOWN", true, true, true, true, true, false, null, new JsonArray(), false, 15,
+        "shop", new JsonArray(), new JsonArray(), "m", new JsonObject(), null, view.toJson(),
+        List.of(new Readiness.Check("schema_index_built", "DOWN", true, new JsonObject().put("built", false))),
+        "2025-01-01T00:00:00Z");
+    JsonObject served = r.toJson();
+    assertThat(served.fieldNames()).containsExactly("ok", "status", "db_reachable", "read_only_confirmed",
+        "state_store_reachable", "query_log_writable", "log_role_cannot_read", "schema_index_built", "schema_drifted",
+        "schema_differences", "model_reachable", "tables", "database", "read_only_proofs", "read_only_warnings", "model",
+        "query_log", "verified_retired", "cluster", "checks", "checked_at");
+    assertThat(served.containsKey("schema_drifted")).as("unknown is null, not absent").isTrue();
+    assertThat(served.getJsonArray("checks").getJsonObject(0).fieldNames()).containsExactly("id", "status", "gate", "data");
+    assertThat(Readiness.fromJson(served)).isEqualTo(r);
   }
 
   @Test

@@ -1,5 +1,13 @@
 package dev.sqlagent.conversation;
 
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.ConversationRequest;
+import dev.sqlagent.contract.StateMessages.FeedbackRequest;
+import dev.sqlagent.contract.StateMessages.Flush;
+import dev.sqlagent.contract.StateMessages.RunTurnRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
@@ -138,7 +146,7 @@ class ConversationFlowTest {
     JsonArray events = http.get(main.httpPort(), "127.0.0.1", "/api/runs/" + second.getString("run_id") + "/events")
         .as(BodyCodec.jsonObject()).send().await(10, TimeUnit.SECONDS).body().getJsonArray("events");
     assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(((JsonObject) e).getString("conversation_id")).isEqualTo(id));
-    vertx.eventBus().request(Addresses.QUERY_LOG_FLUSH, new JsonObject().put("timeout_ms", 20_000)).await(30, TimeUnit.SECONDS);
+    new StateClient(vertx, 30_000).flushLog(new Flush(20_000L)).await(30, TimeUnit.SECONDS);
     try (Connection c = TestDatabase.get().state().ownerConnection();
          PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM agent_query_log WHERE conversation_id = ?")) {
       ps.setString(1, id);
@@ -209,24 +217,25 @@ class ConversationFlowTest {
   @Test
   void whatIsAskedRightAfterAnAnswerFindsItsTurn() throws Exception {
     model.respondWith(req -> Reply.sql("SELECT count(*) AS bills FROM bills"));
-    var bus = vertx.eventBus();
+    AgentClient agent = new AgentClient(vertx, 60_000);
+    StateClient state = new StateClient(vertx, 10_000);
     String id = null;
     for (int i = 0; i < 12; i++) {
-      JsonObject ask = new JsonObject().put("question", "How many bills are there? (" + i + ")");
-      if (i % 3 == 2) ask.put("conversation_id", id);
-      JsonObject answer = bus.<JsonObject>request(Addresses.ASK, ask).await(60, TimeUnit.SECONDS).body();
-      String runId = answer.getString("run_id");
-      id = answer.getString("conversation_id");
+      AskRequest ask = new AskRequest("How many bills are there? (" + i + ")", null, null, null, null,
+          i % 3 == 2 ? id : null, null);
+      Answer answer = agent.ask(ask).await(60, TimeUnit.SECONDS);
+      String runId = answer.runId();
+      id = answer.conversationId();
       // all at once, the moment the answer is in
-      var turn = bus.<JsonObject>request(Addresses.RUN_TURN, new JsonObject().put("run_id", runId));
-      var rated = bus.<JsonObject>request(Addresses.RUN_FEEDBACK, new JsonObject().put("run_id", runId).put("rating", "up"));
-      var stored = bus.<JsonObject>request(Addresses.CONVERSATION_GET, new JsonObject().put("conversation_id", id));
-      var opened = bus.<JsonObject>request(Addresses.CONVERSATION_OPEN, new JsonObject().put("conversation_id", id));
-      assertThat(turn.await(10, TimeUnit.SECONDS).body().getString("question")).isEqualTo(ask.getString("question"));
-      assertThat(rated.await(10, TimeUnit.SECONDS).body().getString("rating")).isEqualTo("up");
-      JsonArray turns = stored.await(10, TimeUnit.SECONDS).body().getJsonArray("turns");
+      var turn = state.turn(new RunTurnRequest(runId, null));
+      var rated = state.feedback(new FeedbackRequest(runId, "up", null, null));
+      var stored = state.conversation(new ConversationRequest(id, null));
+      var opened = state.open(new ConversationRequest(id, null));
+      assertThat(turn.await(10, TimeUnit.SECONDS).question()).isEqualTo(ask.question());
+      assertThat(rated.await(10, TimeUnit.SECONDS).rating()).isEqualTo("up");
+      JsonArray turns = stored.await(10, TimeUnit.SECONDS).turns();
       assertThat(turns.getJsonObject(turns.size() - 1).getString("run_id")).isEqualTo(runId);
-      JsonArray earlier = opened.await(10, TimeUnit.SECONDS).body().getJsonArray("turns");
+      JsonArray earlier = opened.await(10, TimeUnit.SECONDS).turns();
       assertThat(earlier.getJsonObject(earlier.size() - 1).getString("run_id")).isEqualTo(runId);
     }
   }

@@ -33,6 +33,7 @@ class ExecutionVerticleTest {
     vertx.close().await(10, TimeUnit.SECONDS);
   }
 
+  /** Raw on purpose: the gate's own reading of any body, malformed and wrongly typed ones included. */
   static JsonObject ask(Object body) throws Exception {
     return vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, body).await(30, TimeUnit.SECONDS).body();
   }

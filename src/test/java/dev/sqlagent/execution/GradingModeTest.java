@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateReply;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -108,9 +110,8 @@ class GradingModeTest {
     assertThat(whole).doesNotContain("clipped").hasSizeGreaterThan(ResultJson.CLIP_CHARS * 10);
     assertThat(whole.split(",")).hasSize(BILLS);
     // The agent's path (the service's gate) clips the same value.
-    JsonObject agent = service.vertx.eventBus().<JsonObject>request(Addresses.EXECUTE, new JsonObject().put("sql", sql))
-        .await(60, TimeUnit.SECONDS).body();
-    assertThat(agent.getJsonArray("rows").getJsonArray(0).getString(0)).contains("…[clipped, " + whole.length() + " chars]");
+    GateReply agent = new GateClient(service.vertx, 60_000).execute(GateRequest.run(sql)).await(60, TimeUnit.SECONDS);
+    assertThat(agent.result().rows().getJsonArray(0).getString(0)).contains("…[clipped, " + whole.length() + " chars]");
   }
 
   @Test

@@ -92,6 +92,7 @@ class GenerationVerticleTest {
         Message.user("How many customers are there?")).toJson();
   }
 
+  /** Raw on purpose: the reply and failure bodies as they cross the bus, checked for what they must never carry. */
   private JsonObject ask(JsonObject request) throws Exception {
     JsonObject body = vertx.eventBus().<JsonObject>request(Addresses.GENERATE, request).await(20, TimeUnit.SECONDS).body();
     outputs.add(body.encode());

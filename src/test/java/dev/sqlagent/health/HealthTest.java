@@ -1,5 +1,6 @@
 package dev.sqlagent.health;
 
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,7 +54,7 @@ class HealthTest {
   static Path home;
   static Target viaProxy;
   static StateStore stateViaProxy;
-  static final AtomicReference<JsonObject> retrieval = new AtomicReference<>();
+  static final AtomicReference<IndexStatus> retrieval = new AtomicReference<>();
   static volatile boolean modelUp = true;
   static volatile String seenAuthorization;
 
@@ -82,8 +83,8 @@ class HealthTest {
       }
     }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
 
-    retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", "2025-01-01T00:00:00Z"));
-    vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(retrieval.get()));
+    retrieval.set(built(15, "2025-01-01T00:00:00Z"));
+    vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(retrieval.get().toJson()));
 
     AppConfig config = AppConfig.load(java.util.Map.of("SQLAGENT_HTTP_PORT", "0",
         "SQLAGENT_HEALTH_TIMEOUT_MS", String.valueOf(CHECK_TIMEOUT_MS), "SQLAGENT_LLM_MODEL", "fake-model",
@@ -107,7 +108,7 @@ class HealthTest {
   void putBack() {
     proxy.restore();
     modelUp = true;
-    retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", "2025-01-01T00:00:00Z"));
+    retrieval.set(built(15, "2025-01-01T00:00:00Z"));
   }
 
   static HttpResponse<JsonObject> get(String path) throws Exception {
@@ -205,7 +206,7 @@ class HealthTest {
 
   @Test
   void anUnbuiltIndexOrAnAbsentRetrievalIsNotReady() throws Exception {
-    retrieval.set(new JsonObject().put("built", false).put("tables", 0).putNull("built_at"));
+    retrieval.set(new IndexStatus(false, 0, null, null, null, null));
     HttpResponse<JsonObject> r = get("/api/health");
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.body().getBoolean("schema_index_built")).isFalse();
@@ -224,8 +225,8 @@ class HealthTest {
   @Test
   void aRebuiltIndexGetsAFreshSnapshotAndDriftIsReportedWithTheDifferences() throws Exception {
     String builtAt = Instant.now().toString();
-    retrieval.set(new JsonObject().put("built", true).put("tables", 15).put("built_at", builtAt));
-    vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, retrieval.get());
+    retrieval.set(built(15, builtAt));
+    vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, retrieval.get().toJson());
     awaitSnapshot(builtAt);
 
     // Make the snapshot say bills.total_amt was called bill_total: the live schema then has drifted from it.
@@ -251,5 +252,10 @@ class HealthTest {
       if (c.getString("id").equals(id)) return c.getJsonObject("data");
     }
     throw new AssertionError("no check " + id);
+  }
+
+  /** What retrieval reports once its index is built over {@code tables} tables at {@code builtAt}. */
+  private static IndexStatus built(int tables, String builtAt) {
+    return new IndexStatus(true, tables, builtAt, null, null, null);
   }
 }

@@ -1,5 +1,7 @@
 package dev.sqlagent.mcp;
 
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,9 +13,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.vertx.core.Future;
-import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -64,8 +64,7 @@ class McpHttpTransportTest {
    */
   static void awaitRetrievalIndex(Vertx vertx) {
     try {
-      vertx.eventBus().request(Addresses.RETRIEVE, new JsonObject().put("question", "bills").put("widen", false),
-          new DeliveryOptions().setSendTimeout(180_000)).await(200, TimeUnit.SECONDS);
+      new RetrievalClient(vertx, 180_000).retrieve(new Retrieval.Request("bills", false)).await(200, TimeUnit.SECONDS);
     } catch (Exception e) {
       // Best effort: the close below goes ahead either way.
     }

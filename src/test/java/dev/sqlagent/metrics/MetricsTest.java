@@ -1,5 +1,7 @@
 package dev.sqlagent.metrics;
 
+import dev.sqlagent.contract.OpsMessages.LiveClients;
+import dev.sqlagent.contract.StateMessages.LogFacts;
 import dev.sqlagent.config.AppConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,11 +75,11 @@ class MetricsTest {
       bus.publish(Addresses.events(runId), refusal);
       bus.publish(Addresses.EVENTS, new JsonObject().put("run_id", runId).put("node", "generate_sql").put("status", "finished")
           .put("kind", "generation").put("data", new JsonObject().put("latency_ms", 800)));
-      bus.publish(Addresses.QUERY_LOG_FACTS, new JsonObject().put("written", 7).put("dropped", 3).put("buffered", 2));
-      bus.publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "ws").put("delta", 1));
-      bus.publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "ws").put("delta", 1));
-      bus.publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "ws").put("delta", -1));
-      bus.publish(Addresses.LIVE_CLIENTS, new JsonObject().put("transport", "eventbus").put("delta", 1));
+      bus.publish(Addresses.QUERY_LOG_FACTS, new LogFacts(7, 3, 2).toJson());
+      bus.publish(Addresses.LIVE_CLIENTS, new LiveClients("ws", 1).toJson());
+      bus.publish(Addresses.LIVE_CLIENTS, new LiveClients("ws", 1).toJson());
+      bus.publish(Addresses.LIVE_CLIENTS, new LiveClients("ws", -1).toJson());
+      bus.publish(Addresses.LIVE_CLIENTS, new LiveClients("eventbus", 1).toJson());
 
       String text = scrapeUntil(vertx, http,
           "sqlagent_questions_total{mode=\"agent\",outcome=\"answered\",source=\"http\"} 1.0",

@@ -1,9 +1,11 @@
 package dev.sqlagent.ops;
 
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.Flush;
+import dev.sqlagent.contract.StateMessages.LogStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.Credentials;
@@ -250,8 +252,7 @@ class LoadAndFaultsTest {
     });
 
     // The log holds exactly one row per answered question once the database is back.
-    JsonObject log = vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_FLUSH, new JsonObject().put("timeout_ms", 30_000),
-        new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(40_000)).await(45, TimeUnit.SECONDS).body();
+    LogStatus log = new StateClient(vertx, 40_000).flushLog(new Flush(30_000L)).await(45, TimeUnit.SECONDS);
     long answeredOverHttp = outcomes.stream().filter(o -> o.status() == 200).count();
     int rows;
     try (Connection c = state.ownerConnection(); Statement s = c.createStatement();
@@ -259,8 +260,8 @@ class LoadAndFaultsTest {
       rs.next();
       rows = rs.getInt(1);
     }
-    assertThat(log.getInteger("buffered")).isZero();
-    assertThat(log.getLong("dropped")).isZero();
+    assertThat(log.buffered()).isZero();
+    assertThat(log.dropped()).isZero();
     assertThat(rows).isEqualTo(answeredOverHttp);
 
     // Questions asked once readiness was back are answered: the pools found the restarted server by themselves.
@@ -308,7 +309,7 @@ class LoadAndFaultsTest {
     return -1;
   }
 
-  static String report(List<Outcome> outcomes, List<Sample> health, Map<String, Long> faultTimes, int rows, JsonObject log) {
+  static String report(List<Outcome> outcomes, List<Sample> health, Map<String, Long> faultTimes, int rows, LogStatus log) {
     List<Long> latencies = new ArrayList<>(outcomes.stream().map(Outcome::latencyMs).toList());
     Collections.sort(latencies);
     Map<String, Integer> byKind = new TreeMap<>();
@@ -331,8 +332,8 @@ class LoadAndFaultsTest {
         + "  database: " + faultTimes + " (ms since start)\n"
         + "  /api/health transitions:" + transitions + " (" + health.size() + " samples)\n"
         + "  query log: " + rows + " rows for " + outcomes.stream().filter(o -> o.status() == 200).count()
-        + " answered over HTTP; written " + log.getLong("written") + ", dropped " + log.getLong("dropped")
-        + ", failed writes " + log.getLong("failed_writes") + "\n";
+        + " answered over HTTP; written " + log.written() + ", dropped " + log.dropped()
+        + ", failed writes " + log.failedWrites() + "\n";
   }
 
   static long pct(List<Long> sorted, int p) {

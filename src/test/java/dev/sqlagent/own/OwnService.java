@@ -1,12 +1,12 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.Databases;
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -66,8 +66,7 @@ final class OwnService implements AutoCloseable {
   /** Waits until retrieval's index is built (and with it the schema snapshot is due). */
   void awaitIndex() {
     try {
-      vertx.eventBus().request(Addresses.RETRIEVE, new JsonObject().put("question", "anything").put("widen", false),
-          new DeliveryOptions().setSendTimeout(180_000)).await(200, TimeUnit.SECONDS);
+      new RetrievalClient(vertx, 180_000).retrieve(new Retrieval.Request("anything", false)).await(200, TimeUnit.SECONDS);
     } catch (Exception e) {
       // best effort
     }

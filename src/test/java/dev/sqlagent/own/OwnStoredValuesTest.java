@@ -1,8 +1,8 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.contract.RetrievalClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -64,8 +64,7 @@ class OwnStoredValuesTest {
   static JsonObject storedValues(OwnService service) throws Exception {
     long until = System.currentTimeMillis() + 120_000;
     while (System.currentTimeMillis() < until) {
-      JsonObject s = service.vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-          .await(30, TimeUnit.SECONDS).body().getJsonObject("stored_values");
+      JsonObject s = new RetrievalClient(service.vertx, 30_000).status().await(30, TimeUnit.SECONDS).storedValues();
       if (s.getBoolean("ready", false)) return s;
       Thread.sleep(200);
     }

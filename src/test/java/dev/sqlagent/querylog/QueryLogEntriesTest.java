@@ -1,16 +1,23 @@
 package dev.sqlagent.querylog;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages.SchemaRequest;
+import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.Flush;
+import dev.sqlagent.contract.StateMessages.LogStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,24 +52,21 @@ class QueryLogEntriesTest {
     vertx.close().await(60, TimeUnit.SECONDS);
   }
 
-  static JsonObject ask(String source) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.ASK,
-            new JsonObject().put("question", "How many customers are there? (" + source + ")").put("source", source),
-            new DeliveryOptions().setSendTimeout(120_000))
-        .await(130, TimeUnit.SECONDS).body();
+  static Answer ask(String source) throws Exception {
+    return new AgentClient(vertx, 120_000).ask(AskRequest.of("How many customers are there? (" + source + ")", source))
+        .await(130, TimeUnit.SECONDS);
   }
 
   @Test
   void everyUserFacingEntryLeavesOneRowAndEvaluationNone() throws Exception {
     Map<String, String> runs = new HashMap<>();
     for (String source : List.of("cli", "eventbus", "mcp", "ws", "eval")) {
-      JsonObject answer = ask(source);
-      assertThat(answer.getBoolean("gave_up")).as(answer.encodePrettily()).isFalse();
-      runs.put(source, answer.getString("run_id"));
+      Answer answer = ask(source);
+      assertThat(answer.gaveUp()).as(answer.toJson().encodePrettily()).isFalse();
+      runs.put(source, answer.runId());
     }
-    JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_FLUSH, new JsonObject().put("timeout_ms", 20_000))
-        .await(30, TimeUnit.SECONDS).body();
-    assertThat(status.getLong("dropped")).isZero();
+    LogStatus status = new StateClient(vertx, 30_000).flushLog(new Flush(20_000L)).await(30, TimeUnit.SECONDS);
+    assertThat(status.dropped()).isZero();
     List<Map<String, Object>> rows = QueryLogTest.rows(List.copyOf(runs.values()));
     assertThat(rows).extracting(r -> r.get("source")).containsExactlyInAnyOrder("cli", "eventbus", "mcp", "ws");
     Map<String, Object> cli = rows.stream().filter(r -> r.get("source").equals("cli")).findFirst().orElseThrow();
@@ -74,14 +78,14 @@ class QueryLogEntriesTest {
 
   @Test
   void theSchemaOfferedToTheAgentNeverIncludesTheLog() throws Exception {
-    JsonObject schema = vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject()).await(60, TimeUnit.SECONDS).body();
-    JsonArray tables = schema.getJsonArray("tables");
+    RetrievalClient retrieval = new RetrievalClient(vertx, 60_000);
+    List<TableInfo> tables = retrieval.tables(new SchemaRequest(null)).await(60, TimeUnit.SECONDS).tables();
     assertThat(tables).isNotEmpty();
-    assertThat(tables.stream().map(t -> ((JsonObject) t).getString("name"))).doesNotContain("agent_query_log");
-    JsonObject chosen = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVE,
-            new JsonObject().put("question", "which questions did the agent log, with their sql, attempts and errors?").put("widen", true))
-        .await(60, TimeUnit.SECONDS).body();
-    assertThat(chosen.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name"))).doesNotContain("agent_query_log");
-    assertThat(chosen.getString("schema")).doesNotContain("agent_query_log");
+    assertThat(tables).extracting(TableInfo::name).doesNotContain("agent_query_log");
+    Retrieval chosen = retrieval.retrieve(new Retrieval.Request(
+            "which questions did the agent log, with their sql, attempts and errors?", true))
+        .await(60, TimeUnit.SECONDS);
+    assertThat(chosen.tables()).extracting(ScoredTable::name).doesNotContain("agent_query_log");
+    assertThat(chosen.schema()).doesNotContain("agent_query_log");
   }
 }

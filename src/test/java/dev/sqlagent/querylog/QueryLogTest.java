@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.Flush;
+import dev.sqlagent.contract.StateMessages.Keep;
+import dev.sqlagent.contract.StateMessages.Kept;
+import dev.sqlagent.contract.StateMessages.LogFacts;
+import dev.sqlagent.contract.StateMessages.LogStatus;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.state.StateStore;
 import dev.sqlagent.testing.TcpProxy;
@@ -38,14 +46,14 @@ class QueryLogTest {
   TcpProxy proxy;
   String deployment;
   LogCapture logLines;
-  final List<JsonObject> facts = new CopyOnWriteArrayList<>();
+  final List<LogFacts> facts = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void setUp() throws Exception {
     vertx = Vertx.vertx();
     PgUrl a = DB.adminUrl();
     proxy = TcpProxy.start(vertx, a.host(), a.port()).await(10, TimeUnit.SECONDS);
-    vertx.eventBus().<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> facts.add(m.body()));
+    vertx.eventBus().<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> facts.add(LogFacts.fromJson(m.body())));
     logLines = LogCapture.of(QueryLogVerticle.class);
   }
 
@@ -77,9 +85,9 @@ class QueryLogTest {
       bySource.put(source, a);
       vertx.eventBus().publish(Addresses.ANSWERS, a);
     }
-    JsonObject status = flush();
-    assertThat(status.getLong("written")).isEqualTo(5);
-    assertThat(status.getLong("dropped")).isZero();
+    LogStatus status = flush();
+    assertThat(status.written()).isEqualTo(5);
+    assertThat(status.dropped()).isZero();
 
     List<Map<String, Object>> rows = rows(bySource.values().stream().map(a -> a.getString("run_id")).toList());
     assertThat(rows).hasSize(5);
@@ -128,16 +136,16 @@ class QueryLogTest {
       runs.add(a.getString("run_id"));
       vertx.eventBus().publish(Addresses.ANSWERS, a);
     }
-    JsonObject during = awaitStatus(s -> s.getLong("failed_writes") >= 2 && s.getInteger("buffered") == 4);
-    assertThat(during.getLong("written")).isZero();
-    assertThat(during.getString("last_error")).isNotBlank();
-    assertThat(during.getBoolean("retrying")).isTrue();
+    LogStatus during = awaitStatus(s -> s.failedWrites() >= 2 && s.buffered() == 4);
+    assertThat(during.written()).isZero();
+    assertThat(during.lastError()).isNotBlank();
+    assertThat(during.retrying()).isTrue();
     assertThat(rows(runs)).isEmpty();
 
     proxy.restore();
-    JsonObject after = awaitStatus(s -> s.getInteger("buffered") == 0);
-    assertThat(after.getLong("written")).isEqualTo(4);
-    assertThat(after.getLong("dropped")).isZero();
+    LogStatus after = awaitStatus(s -> s.buffered() == 0);
+    assertThat(after.written()).isEqualTo(4);
+    assertThat(after.dropped()).isZero();
     assertThat(rows(runs)).hasSize(4);
   }
 
@@ -151,16 +159,16 @@ class QueryLogTest {
       runs.add(a.getString("run_id"));
       vertx.eventBus().publish(Addresses.ANSWERS, a);
     }
-    JsonObject during = awaitStatus(s -> s.getLong("dropped") == 3);
-    assertThat(during.getInteger("buffered")).isEqualTo(2);
-    assertThat(facts).anySatisfy(f -> assertThat(f.getLong("dropped")).isEqualTo(3));
+    LogStatus during = awaitStatus(s -> s.dropped() == 3);
+    assertThat(during.buffered()).isEqualTo(2);
+    assertThat(facts).anySatisfy(f -> assertThat(f.dropped()).isEqualTo(3));
     assertThat(logLines.events()).filteredOn(e -> e.getLevel() == Level.ERROR && e.getFormattedMessage().contains("DROPPED"))
         .hasSize(3)
         .allSatisfy(e -> assertThat(e.getFormattedMessage()).contains("buffer is full"));
     // The first two (the ones that were buffered) are written once the database is back; the rest are gone.
     proxy.restore();
-    JsonObject after = flush();
-    assertThat(after.getLong("written")).isEqualTo(2);
+    LogStatus after = flush();
+    assertThat(after.written()).isEqualTo(2);
     assertThat(rows(runs)).extracting(r -> r.get("run_id")).containsExactlyInAnyOrder(runs.get(0), runs.get(1));
   }
 
@@ -172,11 +180,11 @@ class QueryLogTest {
     JsonObject bad = answer("http").put("cost_usd", 12_345_678.0);  // beyond numeric(12,6)
     JsonObject good2 = answer("http");
     for (JsonObject a : List.of(good1, bad, good2)) vertx.eventBus().publish(Addresses.ANSWERS, a);
-    awaitStatus(s -> s.getInteger("buffered") == 3);
+    awaitStatus(s -> s.buffered() == 3);
     proxy.restore();
-    JsonObject after = flush();
-    assertThat(after.getLong("written")).isEqualTo(2);
-    assertThat(after.getLong("dropped")).isEqualTo(1);
+    LogStatus after = flush();
+    assertThat(after.written()).isEqualTo(2);
+    assertThat(after.dropped()).isEqualTo(1);
     assertThat(rows(List.of(good1.getString("run_id"), bad.getString("run_id"), good2.getString("run_id"))))
         .extracting(r -> r.get("run_id")).containsExactlyInAnyOrder(good1.getString("run_id"), good2.getString("run_id"));
     assertThat(logLines.events()).anySatisfy(e -> assertThat(e.getFormattedMessage())
@@ -190,8 +198,8 @@ class QueryLogTest {
     vertx.eventBus().publish(Addresses.ANSWERS, a);
     flush();
     vertx.eventBus().publish(Addresses.ANSWERS, a);
-    JsonObject s = flush();
-    assertThat(s.getLong("dropped")).isZero();
+    LogStatus s = flush();
+    assertThat(s.dropped()).isZero();
     assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);
   }
 
@@ -211,7 +219,7 @@ class QueryLogTest {
     proxy.cut();
     JsonObject a = answer("mcp");
     vertx.eventBus().publish(Addresses.ANSWERS, a);
-    awaitStatus(s -> s.getInteger("buffered") == 1 && s.getLong("failed_writes") >= 1);
+    awaitStatus(s -> s.buffered() == 1 && s.failedWrites() >= 1);
     vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
     assertThat(logLines.events()).anySatisfy(e -> {
       assertThat(e.getLevel()).isEqualTo(Level.ERROR);
@@ -227,13 +235,13 @@ class QueryLogTest {
     JsonObject published = answer("http");
     vertx.eventBus().publish(Addresses.ANSWERS, published);  // not an input here: the edges keep what they deliver
     JsonObject a = answer("ws");
-    JsonObject reply = keep(a, 10_000);
-    assertThat(reply.getBoolean("kept")).isTrue();
+    Kept reply = keep(a, 10_000);
+    assertThat(reply.kept()).isTrue();
     assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);  // no flush: committed before the reply
-    assertThat(keep(a, 10_000).getBoolean("kept")).isTrue();
-    assertThat(keep(answer("eval"), 10_000).getBoolean("kept")).isFalse();
-    JsonObject s = flush();
-    assertThat(s.getLong("dropped")).isZero();
+    assertThat(keep(a, 10_000).kept()).isTrue();
+    assertThat(keep(answer("eval"), 10_000).kept()).isFalse();
+    LogStatus s = flush();
+    assertThat(s.dropped()).isZero();
     assertThat(rows(List.of(a.getString("run_id"), published.getString("run_id")))).extracting(r -> r.get("run_id"))
         .containsExactly(a.getString("run_id"));
   }
@@ -243,40 +251,33 @@ class QueryLogTest {
     deploy(Map.of(), false);
     proxy.cut();
     JsonObject a = answer("mcp");
-    io.vertx.core.Future<io.vertx.core.eventbus.Message<JsonObject>> first = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP,
-        new JsonObject().put("answer", a).put("answered_at", System.currentTimeMillis()),
-        new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(500));
+    io.vertx.core.Future<Kept> first = new StateClient(vertx, 500).keep(new Keep(a, System.currentTimeMillis()));
     assertThat(first.toCompletionStage().toCompletableFuture().handle((m, e) -> e).get(5, TimeUnit.SECONDS))
         .as("no confirmation while nothing is written").isNotNull();
     // The edge asks again: the same buffered row, not a second one.
-    io.vertx.core.Future<io.vertx.core.eventbus.Message<JsonObject>> again = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP,
-        new JsonObject().put("answer", a).put("answered_at", System.currentTimeMillis()),
-        new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(30_000));
-    assertThat(awaitStatus(st -> st.getLong("failed_writes") >= 1).getInteger("buffered")).isEqualTo(1);
+    io.vertx.core.Future<Kept> again = new StateClient(vertx, 30_000).keep(new Keep(a, System.currentTimeMillis()));
+    assertThat(awaitStatus(st -> st.failedWrites() >= 1).buffered()).isEqualTo(1);
     proxy.restore();
-    assertThat(again.await(30, TimeUnit.SECONDS).body().getBoolean("kept")).isTrue();
+    assertThat(again.await(30, TimeUnit.SECONDS).kept()).isTrue();
     assertThat(rows(List.of(a.getString("run_id")))).hasSize(1);
-    assertThat(flush().getLong("written")).isEqualTo(1);
+    assertThat(flush().written()).isEqualTo(1);
   }
 
   @Test
   void aKeptRowTheDatabaseRejectsFails422AndAStoppingWriterHandsItsWaitingRowsBack() throws Exception {
     deploy(Map.of(), false);
     JsonObject bad = answer("http").put("cost_usd", 12_345_678.0);  // beyond numeric(12,6)
-    Throwable refused = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP, new JsonObject().put("answer", bad))
+    Throwable refused = new StateClient(vertx, 30_000).keep(new Keep(bad, null))
         .toCompletionStage().toCompletableFuture().handle((m, e) -> e).get(20, TimeUnit.SECONDS);
-    assertThat(refused).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
-        e -> assertThat(e.failureCode()).isEqualTo(422));
+    assertThat(refused).isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.REJECTED));
 
     proxy.cut();
     JsonObject waiting = answer("http");
-    io.vertx.core.Future<io.vertx.core.eventbus.Message<JsonObject>> kept = vertx.eventBus().request(Addresses.QUERY_LOG_KEEP,
-        new JsonObject().put("answer", waiting), new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(60_000));
-    awaitStatus(st -> st.getInteger("buffered") == 1 && st.getLong("failed_writes") >= 1);
+    io.vertx.core.Future<Kept> kept = new StateClient(vertx, 60_000).keep(new Keep(waiting, null));
+    awaitStatus(st -> st.buffered() == 1 && st.failedWrites() >= 1);
     vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
     Throwable handedBack = kept.toCompletionStage().toCompletableFuture().handle((m, e) -> e).get(5, TimeUnit.SECONDS);
-    assertThat(handedBack).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
-        e -> assertThat(e.failureCode()).isEqualTo(503));
+    assertThat(handedBack).isInstanceOfSatisfying(BusError.class, e -> assertThat(e.failure()).isEqualTo(BusFailure.UNAVAILABLE));
     // Not dropped: the edge asks the next writer.
     assertThat(logLines.events()).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(waiting.getString("run_id")));
   }
@@ -297,7 +298,7 @@ class QueryLogTest {
     deploy(Map.of(), false);
     io.vertx.core.Future<Void> again = edge.keep(b);
     io.vertx.core.Future<Void> twice = worker.keep(b);
-    awaitStatus(st -> st.getInteger("buffered") == 2 && st.getLong("failed_writes") >= 1);
+    awaitStatus(st -> st.buffered() == 2 && st.failedWrites() >= 1);
     proxy.restore();
     byWorker.await(30, TimeUnit.SECONDS);
     byEdge.await(30, TimeUnit.SECONDS);
@@ -305,16 +306,14 @@ class QueryLogTest {
     twice.await(30, TimeUnit.SECONDS);
     assertThat(rows(List.of(a.getString("run_id"), b.getString("run_id")))).extracting(r -> r.get("run_id"))
         .containsExactlyInAnyOrder(a.getString("run_id"), b.getString("run_id"));
-    assertThat(flush().getLong("dropped")).isZero();
+    assertThat(flush().dropped()).isZero();
     // An answer that is not logged (evaluation) is kept at once, with no writer asked.
     assertThat(edge.keep(answer("eval")).await(1, TimeUnit.SECONDS)).isNull();
   }
 
-  JsonObject keep(JsonObject answer, long timeoutMs) throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_KEEP,
-            new JsonObject().put("answer", answer).put("answered_at", System.currentTimeMillis()),
-            new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(timeoutMs))
-        .await(timeoutMs + 5_000, TimeUnit.MILLISECONDS).body();
+  Kept keep(JsonObject answer, long timeoutMs) throws Exception {
+    return new StateClient(vertx, timeoutMs).keep(new Keep(answer, System.currentTimeMillis()))
+        .await(timeoutMs + 5_000, TimeUnit.MILLISECONDS);
   }
 
   // --- helpers -------------------------------------------------------------------------------------
@@ -336,20 +335,19 @@ class QueryLogTest {
         .put("message", "m").put("strategy", strategy);
   }
 
-  JsonObject flush() throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_FLUSH, new JsonObject().put("timeout_ms", 15_000))
-        .await(20, TimeUnit.SECONDS).body();
+  LogStatus flush() throws Exception {
+    return new StateClient(vertx, 20_000).flushLog(new Flush(15_000L)).await(20, TimeUnit.SECONDS);
   }
 
-  JsonObject awaitStatus(Predicate<JsonObject> until) throws Exception {
+  LogStatus awaitStatus(Predicate<LogStatus> until) throws Exception {
     long deadline = System.currentTimeMillis() + 20_000;
-    JsonObject s;
+    LogStatus s;
     do {
-      s = vertx.eventBus().<JsonObject>request(Addresses.QUERY_LOG_STATUS, new JsonObject()).await(5, TimeUnit.SECONDS).body();
+      s = new StateClient(vertx, 5_000).logStatus().await(5, TimeUnit.SECONDS);
       if (until.test(s)) return s;
       Thread.sleep(50);
     } while (System.currentTimeMillis() < deadline);
-    throw new AssertionError("status never reached the expected state; last: " + s.encode());
+    throw new AssertionError("status never reached the expected state; last: " + s.toJson().encode());
   }
 
   /** The rows of these runs, read as the admin (the log role cannot read its own table). */

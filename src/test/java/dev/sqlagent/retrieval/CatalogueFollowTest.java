@@ -1,15 +1,17 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.contract.RetrievalMessages.SchemaRequest;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueSnapshot;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.testing.DatabaseCopy;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,42 +50,42 @@ class CatalogueFollowTest {
     DatabaseCopy.exec(copy, statements);
   }
 
-  static JsonObject status() throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject()).await(30, TimeUnit.SECONDS).body();
+  static IndexStatus status() throws Exception {
+    return new RetrievalClient(vertx, 30_000).status().await(30, TimeUnit.SECONDS);
   }
 
   static List<String> schemaNames() throws Exception {
-    return vertx.eventBus().<JsonObject>request(Addresses.SCHEMA, new JsonObject()).await(30, TimeUnit.SECONDS).body()
-        .getJsonArray("tables").stream().map(o -> ((JsonObject) o).getString("name")).toList();
+    return new RetrievalClient(vertx, 30_000).tables(new SchemaRequest(null)).await(30, TimeUnit.SECONDS)
+        .tables().stream().map(TableInfo::name).toList();
   }
 
-  static JsonObject builtFrom(long version) throws Exception {
+  static IndexStatus builtFrom(long version) throws Exception {
     long until = System.currentTimeMillis() + 60_000;
-    JsonObject s = status();
+    IndexStatus s = status();
     while (System.currentTimeMillis() < until) {
       s = status();
-      if (s.getBoolean("built") && s.getJsonObject("catalogue").getLong("version") == version) return s;
+      if (s.built() && s.catalogue().version() == version) return s;
       Thread.sleep(50);
     }
-    throw new AssertionError("the index was not built from catalogue version " + version + ": " + s.encode());
+    throw new AssertionError("the index was not built from catalogue version " + version + ": " + s.toJson().encode());
   }
 
   @Test
   void aNewVersionIsEmbeddedAndOneOfTheSameShapeIsOnlyTaken() throws Exception {
-    JsonObject first = builtFrom(catalogue.snapshot().version());
+    IndexStatus first = builtFrom(catalogue.snapshot().version());
     admin("CREATE TABLE public.follow_probe (probe_id int PRIMARY KEY, label text)",
         "GRANT SELECT ON public.follow_probe TO " + copy.role());
     CatalogueSnapshot added = catalogue.refresh().await(30, TimeUnit.SECONDS);
-    JsonObject rebuilt = builtFrom(added.version());
-    assertThat(rebuilt.getInteger("tables")).isEqualTo(first.getInteger("tables") + 1);
-    assertThat(rebuilt.getString("built_at")).isNotEqualTo(first.getString("built_at"));
+    IndexStatus rebuilt = builtFrom(added.version());
+    assertThat(rebuilt.tables()).isEqualTo(first.tables() + 1);
+    assertThat(rebuilt.builtAt()).isNotEqualTo(first.builtAt());
     assertThat(schemaNames()).contains("follow_probe");
 
     CatalogueSnapshot same = catalogue.refresh().await(30, TimeUnit.SECONDS);
     assertThat(same.fingerprint()).isEqualTo(added.fingerprint());
     Thread.sleep(500);  // its news has reached retrieval by now
-    JsonObject after = status();
-    assertThat(after.getString("built_at")).as("no rebuild for the same shape").isEqualTo(rebuilt.getString("built_at"));
-    assertThat(after.getJsonObject("catalogue").getLong("version")).isEqualTo(added.version());
+    IndexStatus after = status();
+    assertThat(after.builtAt()).as("no rebuild for the same shape").isEqualTo(rebuilt.builtAt());
+    assertThat(after.catalogue().version()).isEqualTo(added.version());
   }
 }

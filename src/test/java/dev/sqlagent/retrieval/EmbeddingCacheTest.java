@@ -1,12 +1,12 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.state.StateDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.state.StateStore;
@@ -119,10 +119,9 @@ class EmbeddingCacheTest {
     String id = vertx.deployVerticle(new RetrievalVerticle(db.target(), StateDatabase.open(vertx, db.state(), 2), db.config(java.util.Map.of())), new DeploymentOptions())
         .await(120, TimeUnit.SECONDS);
     new RetrievalClient(vertx, 60_000).retrieve(new Retrieval.Request("How many bills were paid?", false)).await(120, TimeUnit.SECONDS);
-    JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-        .await(30, TimeUnit.SECONDS).body();
+    IndexStatus status = new RetrievalClient(vertx, 30_000).status().await(30, TimeUnit.SECONDS);
     vertx.undeploy(id).await(30, TimeUnit.SECONDS);
-    assertThat(status.getBoolean("built")).isTrue();
-    return status.getJsonObject("last_build");
+    assertThat(status.built()).isTrue();
+    return status.lastBuild();
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.ScoredTable;
@@ -470,17 +471,16 @@ class Retrieval1000Benchmark {
           Boolean.parseBoolean(System.getenv("SCALE_DEMO")));
       StateStore state = new StateStore(PgUrl.parse(System.getenv("SCALE_STATE_URL")), "unused");
       Vertx vertx = Vertx.vertx();
-      Promise<JsonObject> built = Promise.promise();
-      vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> built.tryComplete(m.body()));
+      Promise<IndexStatus> built = Promise.promise();
+      vertx.eventBus().<JsonObject>consumer(Addresses.RETRIEVAL_BUILT, m -> built.tryComplete(IndexStatus.fromJson(m.body())));
       long t0 = System.nanoTime();
       vertx.deployVerticle(new RetrievalVerticle(target, StateDatabase.open(vertx, state, 2), AppConfig.load(java.util.Map.of())), new DeploymentOptions()).await(300, TimeUnit.SECONDS);
       long deployed = System.nanoTime();
-      JsonObject status = built.future().await(600, TimeUnit.SECONDS);
+      IndexStatus status = built.future().await(600, TimeUnit.SECONDS);
       long ready = System.nanoTime();
       JsonObject out = new JsonObject().put("deployed_ms", ms(deployed - t0)).put("ready_ms", ms(ready - t0))
-          .put("tables", status.getInteger("tables"))
-          .put("build", vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-              .await(30, TimeUnit.SECONDS).body().getJsonObject("last_build"));
+          .put("tables", status.tables())
+          .put("build", new RetrievalClient(vertx, 30_000).status().await(30, TimeUnit.SECONDS).lastBuild());
       System.out.println("RESULT " + out.encode());
       vertx.close().await(60, TimeUnit.SECONDS);
       System.exit(0);

@@ -44,6 +44,7 @@ class RetrievalVerticleTest {
     vertx.close().await(30, TimeUnit.SECONDS);
   }
 
+  /** Raw on purpose: these tests pin retrieval's wire (its keys, its failures); the client is checked against it. */
   private static JsonObject request(String address, JsonObject body) throws Exception {
     return vertx.eventBus().<JsonObject>request(address, body).await(60, TimeUnit.SECONDS).body();
   }

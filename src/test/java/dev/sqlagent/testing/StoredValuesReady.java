@@ -1,8 +1,8 @@
 package dev.sqlagent.testing;
 
-import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.contract.RetrievalClient;
+import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import java.util.concurrent.TimeUnit;
 
 /** The stored values are read in the background after start; questions before that get none. */
@@ -13,9 +13,8 @@ public final class StoredValuesReady {
   public static void await(Vertx vertx) throws Exception {
     long until = System.currentTimeMillis() + 120_000;
     while (System.currentTimeMillis() < until) {
-      JsonObject status = vertx.eventBus().<JsonObject>request(Addresses.RETRIEVAL_STATUS, new JsonObject())
-          .await(30, TimeUnit.SECONDS).body();
-      if (status.getJsonObject("stored_values", new JsonObject()).getBoolean("ready", false)) return;
+      IndexStatus status = new RetrievalClient(vertx, 30_000).status().await(30, TimeUnit.SECONDS);
+      if (status.storedValues() != null && status.storedValues().getBoolean("ready", false)) return;
       Thread.sleep(200);
     }
     throw new AssertionError("the stored values were not read within 120 s");

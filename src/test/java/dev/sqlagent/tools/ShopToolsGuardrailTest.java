@@ -1,13 +1,13 @@
 package dev.sqlagent.tools;
 
+import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.contract.RetrievalClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.TestDatabase;
-import dev.sqlagent.bus.Addresses;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -55,8 +55,7 @@ class ShopToolsGuardrailTest {
    */
   static void awaitRetrievalIndex(Vertx vertx) {
     try {
-      vertx.eventBus().request(Addresses.RETRIEVE, new JsonObject().put("question", "bills").put("widen", false),
-          new DeliveryOptions().setSendTimeout(180_000)).await(200, TimeUnit.SECONDS);
+      new RetrievalClient(vertx, 180_000).retrieve(new Retrieval.Request("bills", false)).await(200, TimeUnit.SECONDS);
     } catch (Exception e) {
       // Best effort: the close below goes ahead either way.
     }
