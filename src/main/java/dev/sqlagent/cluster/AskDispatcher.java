@@ -1,6 +1,8 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
@@ -68,7 +70,7 @@ public final class AskDispatcher extends VerticleBase {
   private int turn;
 
   /** A question handed to a worker, by run id. */
-  private record InFlight(Message<JsonObject> msg, JsonObject request, ClusterMember worker, long startedAt) {}
+  private record InFlight(Message<JsonObject> msg, AskRequest request, ClusterMember worker, long startedAt) {}
 
   public AskDispatcher(Cluster cluster, AppConfig config) {
     this.cluster = cluster;
@@ -91,33 +93,35 @@ public final class AskDispatcher extends VerticleBase {
   }
 
   private void ask(Message<JsonObject> msg) {
-    JsonObject request = msg.body() == null ? new JsonObject() : msg.body().copy();
-    String problem = AgentVerticle.invalid(request);
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    String problem = AgentVerticle.invalid(body);
     if (problem != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
-    if (request.getString("run_id") == null) request.put("run_id", UUID.randomUUID().toString());
-    if (inFlight.containsKey(request.getString("run_id"))) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + request.getString("run_id") + " is already in use");
+    AskRequest asked = AskRequest.fromJson(body);
+    AskRequest request = asked.runId() != null ? asked : asked.withRunId(UUID.randomUUID().toString());
+    if (inFlight.containsKey(request.runId())) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + request.runId() + " is already in use");
       return;
     }
     forward(msg, request, new HashSet<>());
   }
 
-  private void forward(Message<JsonObject> msg, JsonObject request, Set<String> tried) {
+  private void forward(Message<JsonObject> msg, AskRequest request, Set<String> tried) {
     ClusterMember worker = pick(tried);
     if (worker == null) {
       msg.fail(BusFailure.BUSY.code(), workers.isEmpty() ? "no worker node is in the cluster; try again in a few seconds"
           : "no worker node is ready yet; try again in a few seconds");
       return;
     }
-    String runId = request.getString("run_id");
+    String runId = request.runId();
     InFlight f = new InFlight(msg, request, worker, System.currentTimeMillis());
     inFlight.put(runId, f);
-    vertx.eventBus().<JsonObject>request(Addresses.askOn(worker.id()), request, new DeliveryOptions().setSendTimeout(forwardTimeoutMs))
+    vertx.eventBus().<JsonObject>request(Addresses.askOn(worker.id()), request.toJson(),
+            new DeliveryOptions().setSendTimeout(forwardTimeoutMs))
         .onSuccess(reply -> {
-          if (inFlight.remove(runId, f)) deliver(msg, reply.body().put("worker", worker.name()));
+          if (inFlight.remove(runId, f)) deliver(msg, Answer.fromJson(reply.body()).onWorker(worker.name()));
         })
         .onFailure(err -> {
           if (!inFlight.remove(runId, f)) return;  // already ended (its worker left)
@@ -163,23 +167,23 @@ public final class AskDispatcher extends VerticleBase {
 
   private void workerLost(String runId, InFlight f) {
     inFlight.remove(runId);
-    JsonObject answer = WorkerLost.answer(AskRequest.fromJson(f.request()), f.worker().name(),
-        System.currentTimeMillis() - f.startedAt(), model).toJson();
+    Answer answer = WorkerLost.answer(f.request(), f.worker().name(), System.currentTimeMillis() - f.startedAt(), model);
     LOG.warn("run {} given up: its worker {} left the cluster", runId, f.worker().name());
-    vertx.eventBus().publish(Addresses.ANSWERS, answer);
+    vertx.eventBus().publish(Addresses.ANSWERS, answer.toJson());
     deliver(f.msg(), answer);
   }
 
   // --- one log row per answered question ---------------------------------------------------------
 
   /** Replies the answer once its log row is committed, or once it has waited {@link #keepWaitMs} for it. */
-  private void deliver(Message<JsonObject> msg, JsonObject answer) {
+  private void deliver(Message<JsonObject> msg, Answer typed) {
+    JsonObject answer = typed.toJson();
     boolean[] replied = new boolean[1];
     long timer = vertx.setTimer(keepWaitMs, t -> {
       if (replied[0]) return;
       replied[0] = true;
       LOG.warn("run {}: answering before its log row is confirmed (waited {} ms); still asking the log writer",
-          answer.getString("run_id"), keepWaitMs);
+          typed.runId(), keepWaitMs);
       msg.reply(answer);
     });
     // Kept, refused by the writer (it logged the drop) or given up (logged by the keeper): the answer goes out.
@@ -252,22 +256,19 @@ public final class AskDispatcher extends VerticleBase {
     List<Future<JsonObject>> replies = new ArrayList<>();
     for (ClusterMember w : asked) replies.add(workersBus.request(Addresses.runsOn(w.id()), body));
     Future.join(replies).onComplete(ar -> {
-      List<JsonObject> runs = new ArrayList<>();
-      JsonArray unreachable = new JsonArray();
+      List<RunMessages.Run> runs = new ArrayList<>();
+      List<String> unreachable = new ArrayList<>();
       for (int i = 0; i < replies.size(); i++) {
         Future<JsonObject> r = replies.get(i);
         if (r.failed()) {
           unreachable.add(asked.get(i).name());
           continue;
         }
-        for (Object o : r.result().getJsonArray("runs", new JsonArray())) {
-          runs.add(((JsonObject) o).put("worker", asked.get(i).name()));
-        }
+        String worker = asked.get(i).name();
+        for (RunMessages.Run run : RunMessages.Runs.fromJson(r.result()).runs()) runs.add(run.onWorker(worker));
       }
-      runs.sort(Comparator.comparing((JsonObject run) -> Instant.parse(run.getString("started_at"))).reversed());
-      JsonObject reply = new JsonObject().put("runs", new JsonArray(runs));
-      if (!unreachable.isEmpty()) reply.put("unreachable", unreachable);
-      msg.reply(reply);
+      runs.sort(Comparator.comparing((RunMessages.Run run) -> Instant.parse(run.startedAt())).reversed());
+      msg.reply(new RunMessages.Runs(runs, unreachable).toJson());
     });
   }
 

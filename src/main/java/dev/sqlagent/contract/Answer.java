@@ -63,6 +63,13 @@ public record Answer(String question, String answer, String sql, int attempts, L
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null);
   }
 
+  /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
+  public Answer onWorker(String workerName) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType);
+  }
+
   /** Whether a verified query answered, without the model. */
   public boolean fromVerified() {
     return "verified".equals(answerSource);

@@ -40,6 +40,11 @@ public final class RunMessages {
     public Run(String runId, String user, String question, String state, String startedAt) {
       this(runId, user, question, state, startedAt, null);
     }
+
+    /** The same run, as the cluster's edge lists it: naming its worker node. */
+    public Run onWorker(String workerName) {
+      return new Run(runId, user, question, state, startedAt, workerName);
+    }
   }
 
   /**
