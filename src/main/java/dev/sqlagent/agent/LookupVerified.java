@@ -4,7 +4,9 @@ import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
+import dev.sqlagent.contract.VerifiedMessages;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * lookup_verified: the verified queries closest to the question. The few closest become worked examples; a near-exact
@@ -24,17 +26,16 @@ final class LookupVerified extends Step {
     return run.services().lookupVerified(run.question())
         .map(reply -> {
           if (reply.candidates() == 0) return s.then(Node.SELECT_SCHEMA, null);
-          JsonArray matches = reply.matches();
-          JsonObject direct = reply.direct();
+          List<VerifiedMessages.Match> matches = reply.ranked();
+          VerifiedMessages.Match direct = reply.directMatch();
           JsonArray scores = new JsonArray();
-          for (Object o : matches) {
-            JsonObject m = (JsonObject) o;
-            scores.add(new JsonObject().put("verified_id", m.getLong("verified_id")).put("question", m.getString("question"))
-                .put("score", m.getDouble("score")).put("same_values", m.getBoolean("same_values")));
+          for (VerifiedMessages.Match m : matches) {
+            scores.add(new JsonObject().put("verified_id", m.verifiedId()).put("question", m.question())
+                .put("score", m.score()).put("same_values", m.sameValues()));
           }
           RunState.Report report = RunState.Report.announced(new JsonObject().put("question", run.question()),
               new JsonObject().put("threshold", reply.threshold()).put("candidates", reply.candidates())
-                  .put("matches", scores).put("direct", direct == null ? null : direct.getLong("verified_id")));
+                  .put("matches", scores).put("direct", direct == null ? null : direct.verifiedId()));
           return s.with(c -> {
             c.verifiedMatches = matches;
             c.report = report;
@@ -43,7 +44,7 @@ final class LookupVerified extends Step {
             } else {
               c.next = Node.VALIDATE_SQL;
               c.attempt = 1;
-              c.sql = direct.getString("sql");
+              c.sql = direct.sql();
               c.verifiedDirect = direct;
             }
           });
@@ -57,7 +58,7 @@ final class LookupVerified extends Step {
    */
   static RunState fallBack(RunContext run, RunState s, GateReply reply, Outcome o) {
     if (!reply.passedChecks() && reply.failedStage().isPresent()) {
-      run.services().retireVerified(s.verifiedDirect.getLong("verified_id"), o.errorType() + ": " + o.message());
+      run.services().retireVerified(s.verifiedDirect.verifiedId(), o.errorType() + ": " + o.message());
     }
     return s.with(c -> {
       c.attempt = 0;

@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.VerifiedMessages;
 import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.GateReply;
@@ -41,7 +42,7 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
   Answer answerOf(RunState s, String text, String sql, boolean refused, boolean gaveUp, boolean cancelled,
       GateReply.Result result) {
     long now = System.currentTimeMillis();
-    JsonObject verified = s.verifiedUsed;
+    VerifiedMessages.Match verified = s.verifiedUsed;
     return new Answer(question, text, sql, s.attempt, tablesUsed(s.retrieval, sql), refused, gaveUp, cancelled,
         result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
         result == null ? new JsonArray() : result.rows(),
@@ -51,9 +52,9 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
         cancelled ? Long.valueOf(now - control.cancelledAt()) : null,
         s.lastCandidates == null ? null : s.lastCandidates.copy(), conversationId,
         verified != null ? "verified" : "model",
-        verified == null ? null : verified.getLong("verified_id"),
-        verified == null ? null : verified.getString("question"),
-        verified == null ? null : verified.getDouble("score"));
+        verified == null ? null : verified.verifiedId(),
+        verified == null ? null : verified.question(),
+        verified == null ? null : verified.score());
   }
 
   /** The retrieved tables the SQL names. */

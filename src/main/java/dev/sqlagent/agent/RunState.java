@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.VerifiedMessages;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.Attempt;
@@ -67,9 +68,9 @@ final class RunState {
     List<Candidate> candidates;
     JsonArray lastCandidates;
     JsonObject injectedFault;
-    JsonArray verifiedMatches;
-    JsonObject verifiedDirect;
-    JsonObject verifiedUsed;
+    List<VerifiedMessages.Match> verifiedMatches;
+    VerifiedMessages.Match verifiedDirect;
+    VerifiedMessages.Match verifiedUsed;
     Report report;
     Answer answer;
 
@@ -108,11 +109,11 @@ final class RunState {
   final JsonArray lastCandidates;
   final JsonObject injectedFault;
   /** The closest verified queries (worked examples). */
-  final JsonArray verifiedMatches;
+  final List<VerifiedMessages.Match> verifiedMatches;
   /** A verified query close enough to answer with, being tried. */
-  final JsonObject verifiedDirect;
+  final VerifiedMessages.Match verifiedDirect;
   /** The verified query that answered. */
-  final JsonObject verifiedUsed;
+  final VerifiedMessages.Match verifiedUsed;
   /** The event the last node ends with; the driver publishes it. */
   final Report report;
   /** The run's answer, once a node ended it. */
@@ -148,7 +149,7 @@ final class RunState {
     c.next = first;
     c.history = List.of();
     c.usage = new Usage(0, 0, 0.0, model);
-    c.verifiedMatches = new JsonArray();
+    c.verifiedMatches = List.of();
     return new RunState(c);
   }
 

@@ -1,7 +1,6 @@
 package dev.sqlagent.verified;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.VerifiedMessages;
 import java.util.List;
 
 /**
@@ -13,15 +12,14 @@ public final class WorkedExamples {
   private WorkedExamples() {}
 
   /** The section's text, or "" when there is nothing to teach. */
-  public static String render(JsonArray matches, List<String> terms) {
+  public static String render(List<VerifiedMessages.Match> matches, List<String> terms) {
     StringBuilder b = new StringBuilder();
     int shown = 0;
-    for (Object o : matches == null ? new JsonArray() : matches) {
-      JsonObject m = (JsonObject) o;
-      if (m.getDouble("score", 0.0) < VerifiedVerticle.EXAMPLE_MIN_SCORE) continue;
+    for (VerifiedMessages.Match m : matches == null ? List.<VerifiedMessages.Match>of() : matches) {
+      if (m.score() < VerifiedVerticle.EXAMPLE_MIN_SCORE) continue;
       if (shown++ == 0) b.append("Worked examples (questions with the SQL a person verified on this database):\n");
-      b.append("Q: ").append(oneLine(m.getString("question"))).append('\n')
-          .append("SQL: ").append(oneLine(m.getString("sql"))).append('\n');
+      b.append("Q: ").append(oneLine(m.question())).append('\n')
+          .append("SQL: ").append(oneLine(m.sql())).append('\n');
     }
     if (terms != null && !terms.isEmpty()) {
       b.append("Business terms of this database:\n");
