@@ -70,9 +70,7 @@ final class GenerateCandidates extends Step {
   }
 
   private Future<Completion> generate(List<ChatRequest.Message> messages, int n) {
-    return run.services().generate(messages, false, run.settings().candidateTemperature(), n, run.services().remaining())
-        .recover(err -> Future.failedFuture(err instanceof Infrastructure infra
-            ? infra.reported(new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage())) : err));
+    return run.services().generate(messages, false, run.settings().candidateTemperature(), n, run.services().remaining());
   }
 
   private static Candidate parse(int index, String text) {

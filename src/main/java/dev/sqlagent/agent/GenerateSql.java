@@ -41,8 +41,6 @@ final class GenerateSql extends Step {
         run.events().progress(Node.GENERATE_SQL, s.attempt, new JsonObject().put("delta", text)));
     return run.services().generate(messages, true, null, 1, run.services().remaining())
         .eventually(deltas::unregister)
-        .recover(err -> Future.failedFuture(err instanceof Infrastructure infra
-            ? infra.reported(new JsonObject().put("error_type", infra.errorType).put("message", infra.getMessage())) : err))
         .map(reply -> read(s.with(c -> {
           c.usage = s.usage.plus(reply);
           c.outcome = null;

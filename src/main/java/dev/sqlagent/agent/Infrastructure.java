@@ -20,8 +20,8 @@ final class Infrastructure extends RuntimeException {
     this.eventData = eventData;
   }
 
-  /** The same failure, reported as the failed event {@code data} of the node it happened in. */
-  Infrastructure reported(JsonObject data) {
-    return new Infrastructure(errorType, getMessage(), data);
+  /** The model failed: the node that asked it fails with the error type and the message. */
+  static Infrastructure model(String errorType, String message) {
+    return new Infrastructure(errorType, message, new JsonObject().put("error_type", errorType).put("message", message));
   }
 }

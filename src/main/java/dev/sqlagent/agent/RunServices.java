@@ -72,7 +72,7 @@ final class RunServices {
 
   /**
    * A model completion of {@code messages}, waiting at most {@code waitMs}; a failure is an {@link Infrastructure}
-   * with the model's error type.
+   * with the model's error type, which the asking node fails with.
    */
   Future<Completion> generate(List<ChatRequest.Message> messages, boolean stream, Double temperature, int n, long waitMs) {
     ChatRequest request = new ChatRequest(runId, messages, stream, temperature, n);
@@ -118,9 +118,9 @@ final class RunServices {
     ModelException e = ModelException.of(err);
     // Waited for as long as the run had left: the question's deadline, not the model's own, ran out.
     if (e.type() == ModelException.Type.MODEL_TIMEOUT && remaining() <= 50) {
-      return new Infrastructure(e.errorType(), "the model did not answer before the question's deadline");
+      return Infrastructure.model(e.errorType(), "the model did not answer before the question's deadline");
     }
-    return new Infrastructure(e.errorType(), e.getMessage());
+    return Infrastructure.model(e.errorType(), e.getMessage());
   }
 
   static String describe(Throwable err) {

@@ -168,17 +168,17 @@ class WebSocketBridgeTest {
     assertThat(page.getHeader("Content-Security-Policy")).contains("script-src 'self'");
     // Every module the two pages load, and every module those import, is served as JavaScript (a browser refuses
     // a module script with any other type).
-    java.util.Deque<String> todo = new java.util.ArrayDeque<>(java.util.List.of("/js/main.js", "/js/watch.js"));
+    java.util.Deque<String> toLoad = new java.util.ArrayDeque<>(java.util.List.of("/js/main.js", "/js/watch.js"));
     java.util.Set<String> seen = new java.util.HashSet<>();
     java.util.regex.Pattern imports = java.util.regex.Pattern.compile("from '\\./([a-z-]+\\.js)'");
-    while (!todo.isEmpty()) {
-      String path = todo.pop();
+    while (!toLoad.isEmpty()) {
+      String path = toLoad.pop();
       if (!seen.add(path)) continue;
       var js = web.get(port, "127.0.0.1", path).send().await(10, TimeUnit.SECONDS);
       assertThat(js.statusCode()).as(path).isEqualTo(200);
       assertThat(js.getHeader("Content-Type")).as(path).matches("(text|application)/javascript.*");
       var m = imports.matcher(js.bodyAsString());
-      while (m.find()) todo.push("/js/" + m.group(1));
+      while (m.find()) toLoad.push("/js/" + m.group(1));
     }
     try (var files = java.nio.file.Files.list(java.nio.file.Path.of("webroot", "js"))) {
       assertThat(seen).as("every module in webroot/js is loaded by a page")
