@@ -82,7 +82,42 @@ class CancelTest {
   static void awaitActive(int n, long withinMs) throws Exception {
     long until = System.currentTimeMillis() + withinMs;
     while (activeAgentStatements() != n && System.currentTimeMillis() < until) Thread.sleep(20);
-    assertThat(activeAgentStatements()).as("active statements of the agent role").isEqualTo(n);
+    int seen = activeAgentStatements();
+    if (seen != n) {
+      assertThat(seen).as("active statements of the agent role; the server's sessions:\n" + sessions()
+          + "\nruns: " + runs()).isEqualTo(n);
+    }
+  }
+
+  /** Every session but idle ones, for a failure's message. */
+  static String sessions() throws Exception {
+    StringBuilder out = new StringBuilder();
+    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT usename, datname, application_name, state, wait_event_type, wait_event,"
+             + " round(extract(epoch FROM now() - query_start)) AS secs, left(query, 120) AS query"
+             + " FROM pg_stat_activity WHERE state IS DISTINCT FROM 'idle' AND backend_type = 'client backend'")) {
+      while (rs.next()) {
+        for (int i = 1; i <= 8; i++) out.append(i > 1 ? " | " : "").append(rs.getString(i));
+        out.append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  static String runs() {
+    try {
+      JsonObject runs = service.client.get(service.port(), "127.0.0.1", "/api/runs").send().await(10, TimeUnit.SECONDS)
+          .bodyAsJsonObject();
+      StringBuilder out = new StringBuilder(runs.encode());
+      for (Object o : runs.getJsonArray("runs")) {
+        String id = ((JsonObject) o).getString("run_id");
+        out.append("\nevents of ").append(id).append(": ").append(service.client.get(service.port(), "127.0.0.1",
+            "/api/runs/" + id + "/events").send().await(10, TimeUnit.SECONDS).bodyAsString());
+      }
+      return out.toString();
+    } catch (Exception e) {
+      return "(unavailable: " + e.getMessage() + ")";
+    }
   }
 
   Future<HttpResponse<Buffer>> ask(String question) {
