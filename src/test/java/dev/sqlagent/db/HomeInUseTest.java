@@ -17,7 +17,7 @@ class HomeInUseTest {
   @Test
   void openingAHomeWhoseEmbeddedPostgresIsRunningSaysWhatToDo() throws Exception {
     Path home = Files.createTempDirectory("sql-agent-home-in-use");
-    try (EmbeddedDatabase running = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"),
+    try (EmbeddedDatabase running = EmbeddedDatabase.start(home.resolve("pgdata"), dev.sqlagent.testing.TestDatabase.binaries(),
         new Credentials(home).embeddedAdminPassword())) {
       AppConfig config = AppConfig.load(Map.of("SQLAGENT_HOME", home.toString(), "SQLAGENT_HTTP_PORT", "8123"));
       assertThatThrownBy(() -> Databases.open(config))

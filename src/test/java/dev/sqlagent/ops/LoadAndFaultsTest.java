@@ -18,6 +18,7 @@ import dev.sqlagent.metrics.MetricsVerticle;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.StoredValuesReady;
+import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -82,7 +83,7 @@ class LoadAndFaultsTest {
     port = dev.sqlagent.testing.FreePorts.next();
     Credentials credentials = new Credentials(home);
     adminPassword = credentials.embeddedAdminPassword();
-    pg = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), adminPassword, port);
+    pg = EmbeddedDatabase.start(home.resolve("pgdata"), TestDatabase.binaries(), adminPassword, port);
     PgUrl admin = pg.adminUrl();
     Credentials.RolePasswords roles = credentials.rolesOrCreate("embedded");
     DemoShop demo = new DemoShop(admin.withDatabase(DemoShop.DATABASE), roles.ro());
@@ -211,7 +212,7 @@ class LoadAndFaultsTest {
       pg.close();
       faultTimes.put("stopped", System.currentTimeMillis() - t0);
       Thread.sleep(OUTAGE_MS);
-      pg = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), adminPassword, port);
+      pg = EmbeddedDatabase.start(home.resolve("pgdata"), TestDatabase.binaries(), adminPassword, port);
       faultTimes.put("started", System.currentTimeMillis() - t0);
       return null;
     });

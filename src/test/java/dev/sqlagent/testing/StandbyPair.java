@@ -93,7 +93,7 @@ public final class StandbyPair implements AutoCloseable {
   }
 
   private static Path binaries() throws IOException {
-    return Files.createDirectories(TestDatabase.get().home().resolve("pgbin"));
+    return TestDatabase.binaries();
   }
 
   private static void copy(Path from, Path to) throws IOException {

@@ -61,6 +61,19 @@ public final class TestDatabase {
     return instance;
   }
 
+  private static Path binaries;
+
+  /**
+   * Where every embedded server of this JVM runs its PostgreSQL binaries from. zonky unpacks them once per JVM and
+   * hands the first directory to every later server, whatever directory that server names: a test that deleted the
+   * directory it named took the binaries of servers still running (their next backend could not load plpgsql).
+   * One directory, kept for the JVM's life, is what zonky does anyway, said out loud.
+   */
+  public static synchronized Path binaries() throws IOException {
+    if (binaries == null) binaries = Files.createTempDirectory("sql-agent-pgbin");
+    return binaries;
+  }
+
   private static TestDatabase start() throws IOException {
     Path home = Files.createTempDirectory("sql-agent-test");
     Credentials credentials = new Credentials(home);
@@ -74,7 +87,7 @@ public final class TestDatabase {
       admin = new PgUrl(pg.getHost(), pg.getFirstMappedPort(), pg.getUsername(), pg.getPassword(), "postgres");
       kind = "testcontainers";
     } else {
-      embedded = EmbeddedDatabase.start(home.resolve("pgdata"), home.resolve("pgbin"), credentials.embeddedAdminPassword());
+      embedded = EmbeddedDatabase.start(home.resolve("pgdata"), binaries(), credentials.embeddedAdminPassword());
       admin = embedded.adminUrl();
       kind = "embedded";
     }

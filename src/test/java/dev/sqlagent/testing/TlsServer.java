@@ -161,11 +161,11 @@ public final class TlsServer implements AutoCloseable {
   }
 
   /** A server on {@code data} with TLS from the certificates in {@code dir}, listening on localhost and {@code sock}. */
-  private static EmbeddedPostgres.Builder tlsServer(Path dir, Path data, boolean clean, Path sock) {
+  private static EmbeddedPostgres.Builder tlsServer(Path dir, Path data, boolean clean, Path sock) throws IOException {
     return EmbeddedPostgres.builder()
         .setDataDirectory(data)
         .setCleanDataDirectory(clean)
-        .setOverrideWorkingDirectory(dir.resolve("bin").toFile())
+        .setOverrideWorkingDirectory(TestDatabase.binaries().toFile())
         .setPGStartupWait(Duration.ofSeconds(60))
         .setServerConfig("listen_addresses", "localhost")
         .setServerConfig("unix_socket_directories", sock.toString())
