@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,12 @@ class CancelTest {
 
   /** Allowed by the gate and effectively endless: ten billion rows of a nested loop. */
   static final String ENDLESS = "SELECT count(*) AS n FROM generate_series(1, 100000) a, generate_series(1, 100000) b";
+
+  /**
+   * How long a question may take to reach PostgreSQL. Generous: what these tests time is the cancel, from a statement
+   * seen active; a loaded machine may be slow to get there.
+   */
+  static final long STARTS_WITHIN_MS = 60_000;
 
   static FakeModelServer model;
   static RunningService service;
@@ -58,6 +65,24 @@ class CancelTest {
   static void stop() throws Exception {
     if (service != null) service.close();
     if (model != null) model.close();
+  }
+
+  /** Whatever a test left running is stopped, so one failure does not become the next test's. */
+  @AfterEach
+  void stopWhatIsLeft() throws Exception {
+    JsonObject runs = service.client.get(service.port(), "127.0.0.1", "/api/runs").send().await(10, TimeUnit.SECONDS)
+        .bodyAsJsonObject();
+    for (Object o : runs.getJsonArray("runs")) {
+      JsonObject r = (JsonObject) o;
+      if ("running".equals(r.getString("state"))) {
+        service.client.delete(service.port(), "127.0.0.1", "/api/runs/" + r.getString("run_id")).send()
+            .await(10, TimeUnit.SECONDS);
+      }
+    }
+    try (Connection c = TestDatabase.get().adminConnection("postgres"); Statement s = c.createStatement()) {
+      s.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE usename = '"
+          + TestDatabase.get().target().role() + "' AND state = 'active'");
+    }
   }
 
   /** Settings under which {@link #ENDLESS} runs until stopped: the cost limit and statement timeout raised. */
@@ -145,7 +170,7 @@ class CancelTest {
   void deleteCancelsTheRunningStatementInPostgresql() throws Exception {
     Future<HttpResponse<Buffer>> answer = ask("How many pairs of numbers are there?");
     String runId = runningRun();
-    awaitActive(1, 10_000);
+    awaitActive(1, STARTS_WITHIN_MS);
     long t0 = System.nanoTime();
     HttpResponse<Buffer> del = service.client.delete(service.port(), "127.0.0.1", "/api/runs/" + runId).send()
         .await(10, TimeUnit.SECONDS);
@@ -182,7 +207,7 @@ class CancelTest {
     own.post(service.port(), "127.0.0.1", "/api/ask").putHeader("Content-Type", "application/json")
         .sendJsonObject(new JsonObject().put("question", "How many pairs, asked and abandoned?"));
     String runId = runningRun();
-    awaitActive(1, 10_000);
+    awaitActive(1, STARTS_WITHIN_MS);
     own.close();  // closes its connection mid-run
     awaitActive(0, 3_000);
     assertRunState(runId, "cancelled");
@@ -227,7 +252,7 @@ class CancelTest {
     ws.textMessageHandler(t -> frames.add(new JsonObject(t)));
     ws.writeTextMessage(new JsonObject().put("type", "ask").put("question", "Pairs, then the tab closes").encode());
     String runId = await(frames, "accepted").getString("run_id");
-    awaitActive(1, 10_000);
+    awaitActive(1, STARTS_WITHIN_MS);
     ws.close().await(10, TimeUnit.SECONDS);
     awaitActive(0, 3_000);
     assertRunState(runId, "cancelled");
