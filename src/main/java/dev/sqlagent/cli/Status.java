@@ -4,6 +4,7 @@ import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.ReadOnlyProof;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.learn.StatStatements;
 import dev.sqlagent.state.StateStore;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -53,6 +54,15 @@ public final class Status {
       checks.add(new Check("relations the agent can read", false, "discovery failed: "
           + dev.sqlagent.db.ConnectFailure.describe(e, target.url())));
     }
+    // Learning from the workload reads pg_stat_statements when the agent role may: say whether it may, and what enables it.
+    checks.add(attempt("pg_stat_statements (learning)", () -> {
+      try (Connection c = target.roConnection(); Statement s = c.createStatement();
+           ResultSet rs = s.executeQuery(StatStatements.ACCESS)) {
+        rs.next();
+        return StatStatements.describe(rs.getBoolean("installed"), rs.getString("schema"), rs.getString("preload"),
+            rs.getBoolean("all_stats"), rs.getString("role")).detail();
+      }
+    }));
     checks.add(attempt("state store connection", () -> {
       try (Connection c = state.ownerConnection()) {
         return value(c, "SELECT current_user || ' on ' || current_database() || ', version '"
