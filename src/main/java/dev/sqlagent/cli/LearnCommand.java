@@ -50,7 +50,7 @@ public final class LearnCommand implements Callable<Integer> {
   }
 
   /** With the configuration from elsewhere than the process environment (tests). */
-  LearnCommand(Supplier<AppConfig> configuration) {
+  public LearnCommand(Supplier<AppConfig> configuration) {
     this.configuration = configuration;
   }
 

@@ -63,19 +63,32 @@ record QueryShape(Set<String> tables, Set<JoinPair> joins, Set<Condition> condit
   /** pg_stat_statements writes constants as $1, $2: read as parameters, which JSqlParser knows as '?'. */
   private static final Pattern NUMBERED_PARAMETER = Pattern.compile("\\$\\d+");
 
+  /**
+   * pg_stat_statements records a statement run through {@code PREPARE name AS ...} (as the gate runs every query) and
+   * then {@code EXECUTE}d under the PREPARE's text: the query is what follows AS. (One only prepared, or only
+   * EXPLAINed, is never executed, so it is not recorded.)
+   */
+  private static final Pattern PREPARED = Pattern.compile("^\\s*PREPARE\\s+\"?[\\w$]+\"?\\s*(\\([^)]*\\))?\\s*AS\\s+",
+      Pattern.CASE_INSENSITIVE);
+
   /** The shape of {@code sql}; {@link #NONE} when it does not parse or is not a query. */
   static QueryShape of(String sql, Catalogue catalogue) {
     Statement statement;
     try {
-      statement = CCJSqlParserUtil.parse(NUMBERED_PARAMETER.matcher(sql).replaceAll("?"),
+      String query = PREPARED.matcher(sql).replaceFirst("");
+      statement = CCJSqlParserUtil.parse(NUMBERED_PARAMETER.matcher(query).replaceAll("?"),
           parser -> parser.withTimeOut(2_000));
     } catch (JSQLParserException | RuntimeException e) {
       return NONE;
     }
     if (!(statement instanceof net.sf.jsqlparser.statement.select.Select)) return NONE;
     Walk walk = new Walk(catalogue);
-    walk.ctes(statement);
-    walk.walk(statement, null);
+    try {
+      walk.ctes(statement);
+      walk.walk(statement, null);
+    } catch (RuntimeException e) {
+      return NONE;  // a tree this walk does not know: nothing is learned from it, the rest of the workload still is
+    }
     return new QueryShape(Set.copyOf(walk.tables), Set.copyOf(walk.joins), Set.copyOf(walk.conditions),
         Set.copyOf(walk.aggregates));
   }
@@ -250,7 +263,7 @@ record QueryShape(Set<String> tables, Set<JoinPair> joins, Set<Condition> condit
   private static List<Object> children(Object o) {
     List<Object> out = new ArrayList<>();
     if (o instanceof Collection<?> c) {
-      out.addAll(c);
+      for (Object e : c) if (e != null) out.add(e);
       return out;
     }
     if (!o.getClass().getName().startsWith("net.sf.jsqlparser.")) return out;

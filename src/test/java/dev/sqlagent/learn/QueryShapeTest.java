@@ -61,6 +61,10 @@ class QueryShapeTest {
         + " WHERE v.status = $1 AND v.deleted_at IS NULL) q LIMIT $2", CLINIC);
     assertThat(s.joins()).containsExactly(pair("doctors", "id", "visits", "doctor_ref"));
     assertThat(s.conditions()).extracting(QueryShape.Condition::predicate).containsExactly("deleted_at IS NULL");
+    // the gate's statements, as pg_stat_statements records them: under the text of their PREPARE
+    QueryShape prepared = QueryShape.of("PREPARE sql_agent_gate_2 AS SELECT q.c1 FROM (\nSELECT d.name FROM visits v"
+        + " JOIN doctors d ON d.id = v.doctor_ref\n) q LIMIT $1", CLINIC);
+    assertThat(prepared.joins()).containsExactly(pair("doctors", "id", "visits", "doctor_ref"));
   }
 
   @Test
