@@ -412,9 +412,35 @@ public final class RetrievalVerticle extends VerticleBase {
     List<TableInfo> sampled = fitted.shown().stream()
         .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).toList();
     return sampleCache.samples(current, role, sampled)
-        .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
+        .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + learnedJoinsText(names)
+            + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
+  }
+
+  /**
+   * The learned joins between the offered tables that no declared key already gives, so the model can write the join
+   * a completed path relies on: observed facts of the workload (with how often they ran), not suggestions.
+   */
+  private String learnedJoinsText(List<String> offered) {
+    List<LearnedMessages.Join> joins = learned.joins().stream()
+        .filter(j -> offered.contains(j.table()) && offered.contains(j.refTable())).limit(12).toList();
+    if (joins.isEmpty()) return "";
+    Catalogue cat = current;
+    StringBuilder b = new StringBuilder();
+    for (LearnedMessages.Join j : joins) {
+      if (cat != null && declared(cat, j)) continue;
+      b.append("-- ").append(j.describe()).append(" (run ").append(j.count()).append(" times)\n");
+    }
+    return b.isEmpty() ? "" : "\n-- Joins this database's workload runs (learned; no foreign key declares them):\n" + b;
+  }
+
+  /** Whether a foreign key of either table already says this join. */
+  private static boolean declared(Catalogue cat, LearnedMessages.Join j) {
+    return cat.find(j.table()).map(t -> t.foreignKeys().stream().anyMatch(fk -> fk.refTable().equals(j.refTable())))
+        .orElse(false)
+        || cat.find(j.refTable()).map(t -> t.foreignKeys().stream().anyMatch(fk -> fk.refTable().equals(j.table())))
+        .orElse(false);
   }
 
   private void onSchema(Message<Object> msg) {

@@ -265,6 +265,11 @@ class LearnedWorkloadTest {
     RetrievalClient retrieval = new RetrievalClient(vertx, 120_000);
     assertThat(joins(retrieval.learned().await(120, TimeUnit.SECONDS))).contains("drugs.id = prescriptions.drug_ref",
         "doctors.id = visits.doctor_ref");
+    // The prompt's schema says how the offered tables join when only the workload knows it.
+    var asked = retrieval.retrieve(new dev.sqlagent.contract.Retrieval.Request("How many visits did each doctor have?", false))
+        .await(120, TimeUnit.SECONDS);
+    assertThat(asked.tableNames()).contains("visits", "doctors");
+    assertThat(asked.schema()).contains("Joins this database's workload runs", "-- doctors.id = visits.doctor_ref (run ");
     try (Connection c = pg.getDatabase("postgres", "clinic").getConnection(); Statement s = c.createStatement()) {
       s.execute("ALTER TABLE prescriptions DROP COLUMN drug_ref");
     }
