@@ -2,8 +2,7 @@ package dev.sqlagent.learn;
 
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import dev.sqlagent.execution.ParseTree;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,8 +26,6 @@ import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
 import net.sf.jsqlparser.expression.operators.relational.NotEqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
-import net.sf.jsqlparser.parser.Node;
-import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
@@ -43,7 +40,8 @@ import net.sf.jsqlparser.statement.select.WithItem;
  * WHERE's top-level conjuncts: {@code deleted_at IS NULL}, {@code status = 'paid'}), and the columns it sums or
  * averages. A column is resolved through the aliases of its SELECT (then the enclosing ones); an unqualified one
  * only when exactly one table of its SELECT has it. What does not resolve to a table and column of the catalogue
- * is left out, so a join the schema no longer has is never learned. BLOCKING (JSqlParser): never on an event loop.
+ * is left out, so a join the schema no longer has is never learned. The tree is walked as the gate walks it
+ * ({@link ParseTree}). BLOCKING (JSqlParser): never on an event loop.
  */
 record QueryShape(Set<String> tables, Set<JoinPair> joins, Set<Condition> conditions, Set<Condition> aggregates) {
 
@@ -149,7 +147,6 @@ record QueryShape(Set<String> tables, Set<JoinPair> joins, Set<Condition> condit
         resolve(c, scope).ifPresent(x -> aggregates.add(new Condition(x.table().name(), x.column(),
             f.getName().toLowerCase(Locale.ROOT) + "(" + x.column() + ")")));
       }
-      if (!o.getClass().getName().startsWith("net.sf.jsqlparser.")) return;
       for (Object child : children(o)) walk(child, scope);
     }
 
@@ -241,41 +238,8 @@ record QueryShape(Set<String> tables, Set<JoinPair> joins, Set<Condition> condit
     return identifier.toLowerCase(Locale.ROOT);
   }
 
-  // ----- the parse tree's children, by reflection over JSqlParser's fields (no node type a visitor forgets)
-
-  private static final ClassValue<List<Field>> FIELDS = new ClassValue<>() {
-    @Override
-    protected List<Field> computeValue(Class<?> type) {
-      List<Field> out = new ArrayList<>();
-      for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-        for (Field f : c.getDeclaredFields()) {
-          if (Modifier.isStatic(f.getModifiers())) continue;
-          if (Node.class.isAssignableFrom(f.getType()) || Token.class.isAssignableFrom(f.getType())) continue;
-          if (f.getType().isPrimitive() || f.getType() == String.class || f.getType().isEnum()) continue;
-          if (!f.trySetAccessible()) continue;
-          out.add(f);
-        }
-      }
-      return out;
-    }
-  };
-
   private static List<Object> children(Object o) {
-    List<Object> out = new ArrayList<>();
-    if (o instanceof Collection<?> c) {
-      for (Object e : c) if (e != null) out.add(e);
-      return out;
-    }
-    if (!o.getClass().getName().startsWith("net.sf.jsqlparser.")) return out;
-    for (Field f : FIELDS.get(o.getClass())) {
-      try {
-        Object v = f.get(o);
-        if (v != null) out.add(v);
-      } catch (IllegalAccessException e) {
-        // not readable: nothing below it is needed
-      }
-    }
-    return out;
+    return ParseTree.children(o);
   }
 
   private static void forEachNode(Object root, java.util.function.Consumer<Object> visit) {
