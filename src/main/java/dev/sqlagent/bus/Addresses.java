@@ -47,6 +47,8 @@ public final class Addresses {
   public static final String RETRIEVAL_STATUS = "sqlagent.retrieval.status";
   /** Published by retrieval each time its index is (re)built, with the same body as RETRIEVAL_STATUS. */
   public static final String RETRIEVAL_BUILT = "sqlagent.retrieval.built";
+  /** What retrieval learned from the workload, read again now: request {} → {@code LearnedMessages.Report}. */
+  public static final String LEARNED = "sqlagent.retrieval.learned";
 
   // --- the model ------------------------------------------------------------------------------
   /** Request {run_id, messages, stream}, reply the completion (or fail with error_type). */

@@ -23,7 +23,8 @@ import java.util.Set;
  * {@code SQLAGENT_SCHEMAS}. Visible: tables, partitioned tables (as one relation: partitions are hidden),
  * views, materialized views and foreign tables on which the role holds SELECT (on the relation or on some of
  * its columns, then only those columns), in a schema it may use. A view is visible on its own privilege:
- * its base tables need not be readable.
+ * its base tables need not be readable. Relations that belong to an extension ({@link #EXTENSION_OWNED}) are not
+ * the user's: never offered, hidden from the gate (a view of the user's that reads one still may).
  */
 public final class Discovery {
 
@@ -32,7 +33,20 @@ public final class Discovery {
 
   private static final String SCOPE = "n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'"
       + " AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))";
-  private static final String RELATION = "c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition";
+  /**
+   * A relation that belongs to an extension ({@code pg_depend} deptype 'e' on it or on its schema:
+   * {@code pg_stat_statements}, {@code pg_stat_statements_info}, PostGIS's {@code geometry_columns}) is the
+   * extension's, not the user's: it is never offered, and the gate treats it as hidden.
+   */
+  static final String EXTENSION_OWNED = "(EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass"
+      + " AND d.objid = c.oid AND d.deptype = 'e') OR EXISTS (SELECT 1 FROM pg_depend d"
+      + " WHERE d.classid = 'pg_namespace'::regclass AND d.objid = n.oid AND d.deptype = 'e'))";
+  private static final String RELATION = "c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition"
+      + " AND NOT " + EXTENSION_OWNED;
+  /** The relations in scope that an extension owns, to be hidden (the gate says plainly they are not the user's). */
+  private static final String EXTENSION_RELATIONS = "SELECT n.nspname::text AS schema, c.relname::text AS relname,"
+      + " pg_table_is_visible(c.oid) AS on_path FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+      + " WHERE " + SCOPE + " AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND " + EXTENSION_OWNED;
   private static final String READABLE = "has_schema_privilege(n.oid, 'USAGE') AND has_any_column_privilege(c.oid, 'SELECT')";
 
   private static final String RELATIONS = "SELECT c.oid::int8 AS oid, n.nspname::text AS schema, c.relname::text AS relname,"
@@ -144,11 +158,13 @@ public final class Discovery {
             .compose(relations -> conn.preparedQuery(COLUMNS).execute(scope)
                 .compose(columns -> conn.preparedQuery(KEYS).execute(scope)
                     .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
-                        .compose(underlying -> (full ? functions(conn) : Future.succeededFuture(Functions.NONE))
+                        .compose(underlying -> conn.preparedQuery(EXTENSION_RELATIONS).execute(scope)
+                        .compose(extension -> (full ? functions(conn) : Future.succeededFuture(Functions.NONE))
                             .compose(functions -> (full ? exactCounts(conn, relations, functions)
                                     : Future.succeededFuture(Map.<Long, Long>of()))
-                                .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts)
-                                    .withUnderlying(underlyingNames(underlying)).withFunctions(functions))))))));
+                                .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts,
+                                    extension)
+                                    .withUnderlying(underlyingNames(underlying)).withFunctions(functions)))))))));
   }
 
   /**
@@ -158,9 +174,11 @@ public final class Discovery {
   public Future<Catalogue.Visibility> visibilityOn(SqlConnection conn) {
     Tuple scope = Tuple.of(schemas.isEmpty() ? null : schemas.toArray(new String[0]));
     return conn.preparedQuery(VISIBILITY).execute(scope)
-        .compose(relations -> conn.preparedQuery(UNDERLYING).execute(scope).map(underlying -> {
+        .compose(relations -> conn.preparedQuery(UNDERLYING).execute(scope)
+            .compose(underlying -> conn.preparedQuery(EXTENSION_RELATIONS).execute(scope).map(extension -> {
           Set<String> readable = new HashSet<>();
           Set<String> hidden = new HashSet<>();
+          for (Row r : extension) hide(hidden, r);
           for (Row r : relations) {
             if (Boolean.TRUE.equals(r.getBoolean("readable"))) {
               readable.add(r.getString("schema") + "." + r.getString("relname"));
@@ -169,7 +187,7 @@ public final class Discovery {
             }
           }
           return new Catalogue.Visibility(readable, hidden, underlyingNames(underlying));
-        }));
+        })));
   }
 
   /** A relation in scope the role may not read: by {@code schema.relname}, and bare when the search path finds it. */
@@ -266,7 +284,7 @@ public final class Discovery {
   }
 
   private static Catalogue assemble(String database, RowSet<Row> relations, RowSet<Row> columns, RowSet<Row> keys,
-      Map<Long, Long> counts) {
+      Map<Long, Long> counts, RowSet<Row> extension) {
     // Bare names only where the search path finds the relation and no other readable schema has the same name.
     Map<String, Integer> sameName = new HashMap<>();
     for (Row r : relations) {
@@ -274,6 +292,7 @@ public final class Discovery {
     }
     Map<Long, String> nameOf = new HashMap<>();
     Set<String> hidden = new HashSet<>();
+    for (Row r : extension) hide(hidden, r);
     for (Row r : relations) {
       if (!Boolean.TRUE.equals(r.getBoolean("readable"))) {
         hide(hidden, r);

@@ -4,6 +4,7 @@ import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.ReadOnlyProof;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.learn.StatStatements;
 import dev.sqlagent.state.StateStore;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -52,6 +53,16 @@ public final class Status {
       // The reactive client's own words ("Postgres Server does not handle SSL connection") say less than ours.
       checks.add(new Check("relations the agent can read", false, "discovery failed: "
           + dev.sqlagent.db.ConnectFailure.describe(e, target.url())));
+    }
+    // Learning from the workload reads pg_stat_statements when the agent role may: say whether it may, and what
+    // enables it. Informational: learning goes on without it (the query log, the verified queries), so never a failure.
+    try (Connection c = target.roConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(StatStatements.ACCESS)) {
+      rs.next();
+      checks.add(new Check("pg_stat_statements (learning)", true, StatStatements.describe(rs.getBoolean("installed"),
+          rs.getString("schema"), rs.getString("preload"), rs.getBoolean("all_stats"), rs.getString("role")).detail()));
+    } catch (SQLException e) {
+      checks.add(new Check("pg_stat_statements (learning)", true, "not checked: " + e.getSQLState() + " " + e.getMessage()));
     }
     checks.add(attempt("state store connection", () -> {
       try (Connection c = state.ownerConnection()) {

@@ -66,6 +66,11 @@ public final class RetrievalClient {
     return call(Addresses.RETRIEVAL_STATUS, new JsonObject()).map(IndexStatus::fromJson);
   }
 
+  /** What the workload teaches (learned joins, suggested notes), read again now. */
+  public Future<dev.sqlagent.contract.LearnedMessages.Report> learned() {
+    return call(Addresses.LEARNED, new JsonObject()).map(dev.sqlagent.contract.LearnedMessages.Report::fromJson);
+  }
+
   private Future<JsonObject> call(String address, JsonObject body) {
     return bus.request(address, body);
   }

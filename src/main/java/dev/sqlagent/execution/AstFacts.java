@@ -1,11 +1,7 @@
 package dev.sqlagent.execution;
 
-import java.lang.reflect.Array;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
@@ -14,8 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import net.sf.jsqlparser.expression.AnalyticExpression;
 import net.sf.jsqlparser.expression.Function;
-import net.sf.jsqlparser.parser.Node;
-import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
@@ -25,8 +19,8 @@ import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.WithItem;
 
 /**
- * What a parsed statement contains, found by walking every object reachable from it (by reflection over
- * JSqlParser's fields, not its visitors, so no node type a visitor forgets is skipped): the tables it
+ * What a parsed statement contains, found by walking every object reachable from it ({@link ParseTree}: by
+ * reflection over JSqlParser's fields, not its visitors, so no node type a visitor forgets is skipped): the tables it
  * reads, its CTE names, the functions it calls, data-modifying statements anywhere inside (CTEs
  * included), SELECT INTO and locking clauses.
  */
@@ -42,23 +36,6 @@ final class AstFacts {
   boolean into;
   boolean locking;
 
-  private static final ClassValue<List<Field>> FIELDS = new ClassValue<>() {
-    @Override
-    protected List<Field> computeValue(Class<?> type) {
-      List<Field> out = new ArrayList<>();
-      for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-        for (Field f : c.getDeclaredFields()) {
-          if (Modifier.isStatic(f.getModifiers())) continue;
-          if (Node.class.isAssignableFrom(f.getType()) || Token.class.isAssignableFrom(f.getType())) continue;
-          if (f.getType().isPrimitive() || f.getType() == String.class || f.getType().isEnum()) continue;
-          f.setAccessible(true);
-          out.add(f);
-        }
-      }
-      return out;
-    }
-  };
-
   static AstFacts of(Statement statement) {
     AstFacts facts = new AstFacts();
     facts.walk(statement);
@@ -72,41 +49,8 @@ final class AstFacts {
     while (!pending.isEmpty()) {
       Object o = pending.pop();
       if (o == null || seen.put(o, Boolean.TRUE) != null) continue;
-      if (o instanceof Collection<?> c) {
-        for (Object e : c) if (e != null) pending.push(e);
-        continue;
-      }
-      if (o instanceof Map<?, ?> m) {
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-          if (e.getKey() != null) pending.push(e.getKey());
-          if (e.getValue() != null) pending.push(e.getValue());
-        }
-        continue;
-      }
-      if (o instanceof Map.Entry<?, ?> e) {
-        if (e.getKey() != null) pending.push(e.getKey());
-        if (e.getValue() != null) pending.push(e.getValue());
-        continue;
-      }
-      if (o.getClass().isArray()) {
-        if (!o.getClass().getComponentType().isPrimitive()) {
-          for (int i = 0; i < Array.getLength(o); i++) {
-            Object e = Array.get(o, i);
-            if (e != null) pending.push(e);
-          }
-        }
-        continue;
-      }
-      if (!o.getClass().getName().startsWith("net.sf.jsqlparser.")) continue;
-      inspect(o);
-      for (Field f : FIELDS.get(o.getClass())) {
-        Object v;
-        try {
-          v = f.get(o);
-        } catch (IllegalAccessException e) {
-          continue;
-        }
-        if (v == null) continue;
+      if (ParseTree.isNode(o)) inspect(o);
+      for (Object v : ParseTree.children(o)) {
         // A column's or t.*'s table is a qualifier, not a relation the query reads.
         if (v instanceof Table && (o instanceof Column || o instanceof AllTableColumns)) continue;
         pending.push(v);

@@ -31,6 +31,10 @@ import java.util.TreeSet;
  *       of): two marginal tables are not linked to each other;</li>
  *   <li>pairs are taken best-ranked first, and at most {@link #maxAdded(int)} tables are added in all.</li>
  * </ul>
+ * <p>Joins learned from the workload ({@link #graph(Catalogue, List)}) complete the graph where keys are not
+ * declared: ranked below the keys (a path over declared keys is always preferred), and marked {@code learned}
+ * with their evidence in the {@code via}.
+ *
  * Pure and fast (a breadth-first search of at most 3 levels per pair): safe anywhere.
  */
 public final class JoinPaths {
@@ -63,13 +67,66 @@ public final class JoinPaths {
   }
 
   /**
+   * The join graph: the declared foreign keys, and the same with the joins learned from the workload
+   * ({@code dev.sqlagent.learn}), each learned edge with its evidence.
+   *
+   * @param declared the foreign-key graph ({@link #graph(Catalogue)})
+   * @param all declared and learned edges together
+   * @param learned the edges only the workload knows, by {@link #edge}: the joins that make them and how often they ran
+   */
+  public record Graph(Map<String, Set<String>> declared, Map<String, Set<String>> all, Map<String, String> learned) {
+    /** Foreign keys only. */
+    public static Graph declaredOnly(Map<String, Set<String>> declared) {
+      return new Graph(declared, declared, Map.of());
+    }
+  }
+
+  /**
+   * The foreign-key graph with the learned joins added below it: a learned pair of relations the keys already
+   * link adds nothing; a pair only the workload joins becomes an edge marked {@code learned}. Joins naming a
+   * relation the catalogue no longer has are left out.
+   */
+  public static Graph graph(Catalogue catalogue, List<dev.sqlagent.contract.LearnedMessages.Join> joins) {
+    Map<String, Set<String>> declared = graph(catalogue);
+    if (joins.isEmpty()) return Graph.declaredOnly(declared);
+    Set<String> known = new HashSet<>(catalogue.names());
+    Map<String, Set<String>> all = new HashMap<>();
+    declared.forEach((k, v) -> all.put(k, new TreeSet<>(v)));
+    Map<String, String> learned = new HashMap<>();
+    for (var j : joins) {
+      String a = j.table();
+      String b = j.refTable();
+      if (a.equals(b) || !known.contains(a) || !known.contains(b)) continue;
+      if (declared.getOrDefault(a, Set.of()).contains(b)) continue;
+      all.computeIfAbsent(a, x -> new TreeSet<>()).add(b);
+      all.computeIfAbsent(b, x -> new TreeSet<>()).add(a);
+      learned.merge(edge(a, b), j.describe() + ", run " + j.count() + " times", (x, y) -> x);  // most run first
+    }
+    return new Graph(declared, all, learned);
+  }
+
+  /** The key of the undirected edge between two relations. */
+  static String edge(String a, String b) {
+    return a.compareTo(b) <= 0 ? a + "\u0000" + b : b + "\u0000" + a;
+  }
+
+  /** {@link #complete(Graph, List, List, int)} over the foreign keys alone. */
+  public static List<ScoredTable> complete(Map<String, Set<String>> graph, List<ScoredTable> chosen,
+      List<ScoredTable> ranked, int maxAdded) {
+    return complete(Graph.declaredOnly(graph), chosen, ranked, maxAdded);
+  }
+
+  /**
    * The chosen tables (best first), followed by the linking tables added for join paths, each with its own
-   * similarity (from {@code ranked}) and a {@code via} naming the path.
+   * similarity (from {@code ranked}) and a {@code via} naming the path. A path over declared keys is preferred;
+   * one that needs learned joins is taken only when the keys give none, and its {@code via} names each learned
+   * join with its evidence.
    *
    * @param ranked every table with its similarity to the question (to score and prefer intermediates)
    */
-  public static List<ScoredTable> complete(Map<String, Set<String>> graph, List<ScoredTable> chosen,
+  public static List<ScoredTable> complete(Graph joinGraph, List<ScoredTable> chosen,
       List<ScoredTable> ranked, int maxAdded) {
+    Map<String, Set<String>> graph = joinGraph.all();
     Map<String, Double> score = new HashMap<>();
     for (ScoredTable s : ranked) score.put(s.name(), s.score());
     for (ScoredTable s : chosen) score.putIfAbsent(s.name(), s.score());
@@ -85,11 +142,12 @@ public final class JoinPaths {
         String a = names.get(i);
         String b = names.get(j);
         if (connected(graph, inSet, a, b)) continue;
-        List<String> path = shortestPath(graph, a, b, score);
+        List<String> path = shortestPath(joinGraph.declared(), a, b, score);
+        if (path == null && !joinGraph.learned().isEmpty()) path = shortestPath(graph, a, b, score);
         if (path == null) continue;
         List<String> middle = path.subList(1, path.size() - 1).stream().filter(n -> !inSet.contains(n)).toList();
         if (middle.isEmpty() || added.size() + middle.size() > maxAdded) continue;
-        String via = "join path: " + String.join(" - ", path);
+        String via = "join path: " + String.join(" - ", path) + learnedOn(joinGraph, path);
         for (String m : middle) {
           added.put(m, new ScoredTable(m, score.getOrDefault(m, 0.0), via));
           inSet.add(m);
@@ -100,6 +158,16 @@ public final class JoinPaths {
     List<ScoredTable> all = new ArrayList<>(chosen);
     all.addAll(added.values());
     return List.copyOf(all);
+  }
+
+  /** The learned joins a path takes, with their evidence: {@code " (learned: a.x = b.y, run 12 times)"}; "" for none. */
+  private static String learnedOn(Graph g, List<String> path) {
+    List<String> learned = new ArrayList<>();
+    for (int i = 1; i < path.size(); i++) {
+      String why = g.learned().get(edge(path.get(i - 1), path.get(i)));
+      if (why != null && !g.declared().getOrDefault(path.get(i - 1), Set.of()).contains(path.get(i))) learned.add(why);
+    }
+    return learned.isEmpty() ? "" : " (learned: " + String.join("; ", learned) + ")";
   }
 
   /** Whether a and b are connected through tables of {@code within} only. */

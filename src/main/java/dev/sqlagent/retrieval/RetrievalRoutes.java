@@ -9,7 +9,10 @@ import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 
-/** The HTTP side of retrieval: {@code GET /api/schema}, the SCHEMA reply as it is, and the refresh. */
+/**
+ * The HTTP side of retrieval: {@code GET /api/schema}, the SCHEMA reply as it is, the refresh, and
+ * {@code GET /api/learned} (what the workload teaches).
+ */
 public final class RetrievalRoutes {
   private RetrievalRoutes() {}
 
@@ -33,5 +36,15 @@ public final class RetrievalRoutes {
             .otherwise(reply))
         .onSuccess(refreshed -> ctx.json(refreshed.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, CATALOGUE)));
+    // What the workload teaches: learned joins and suggested notes. With identities, for admins only (the
+    // workload's statements are everyone's).
+    router.get("/api/learned").handler(ctx -> {
+      if (config.users().configured() && (Users.of(ctx) == null || !Users.of(ctx).admin())) {
+        JsonErrors.send(ctx, 403, "forbidden", "only an admin may read what was learned from everyone's queries");
+        return;
+      }
+      retrieval.learned().onSuccess(report -> ctx.json(report.toJson()))
+          .onFailure(err -> JsonErrors.send(ctx, err, CATALOGUE));
+    });
   }
 }

@@ -15,6 +15,8 @@ import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.contract.LearnedMessages;
+import dev.sqlagent.learn.Learner;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.values.RoleValues;
 import dev.sqlagent.values.StoredValues;
@@ -95,10 +97,18 @@ public final class RetrievalVerticle extends VerticleBase {
   private CatalogueSnapshot indexedFrom;
   private int indexedTables;
   private JsonObject lastBuild;
-  /** The foreign-key graph of the catalogue it was built from (join-path completion). */
+  /** The join graph of the catalogue and learned joins it was built from (join-path completion). */
   private volatile JoinGraph joinGraph;
+  /** Reads the workload for joins people run ({@code dev.sqlagent.learn}). */
+  private Learner learner;
+  /** What the workload taught at its last reading. */
+  private volatile LearnedMessages.Report learned = LearnedMessages.Report.none("not read yet");
+  private long relearnTimer = -1;
 
-  private record JoinGraph(Catalogue catalogue, java.util.Map<String, java.util.Set<String>> graph) {}
+  /** The workload is read again this often (and at each new catalogue version, and for {@code GET /api/learned}). */
+  static final long RELEARN_EVERY_MS = 15 * 60_000L;
+
+  private record JoinGraph(Catalogue catalogue, LearnedMessages.Report learned, JoinPaths.Graph graph) {}
 
   /**
    * @param target the user's database, read as the agent role
@@ -136,6 +146,7 @@ public final class RetrievalVerticle extends VerticleBase {
       ownsCatalogue = true;
     }
     roleValues = new RoleValues(pool, storedValues);
+    learner = new Learner(pool, state == null ? null : state.owner(), target.key());
     sampleCache = new SampleCache((role, tables) -> SampleReader.readAll(pool, role, tables, PROMPT_SAMPLE_ROWS),
         System::currentTimeMillis);
     modelLoaded = vertx.executeBlocking(() -> {
@@ -166,6 +177,8 @@ public final class RetrievalVerticle extends VerticleBase {
           indexReady = buildIndex(first);
           following = indexReady.otherwiseEmpty();
           storedValues.refresh(first, true);  // in the background: questions do not wait for it
+          relearn(first);  // in the background too: until it is done, join paths use the declared keys
+          relearnTimer = vertx.setPeriodic(RELEARN_EVERY_MS, t -> relearn(current));
           var bus = vertx.eventBus();
           return Future.all(List.of(
               bus.<JsonObject>consumer(Addresses.CATALOGUE_CHANGED, m -> follow(catalogue.snapshot(), false)).completion(),
@@ -176,7 +189,10 @@ public final class RetrievalVerticle extends VerticleBase {
               // Clustered, the edges refresh every worker, each on its own address.
               bus.<Object>consumer(clusterNode == null ? Addresses.SCHEMA_REFRESH : Addresses.schemaRefreshOn(clusterNode),
                   this::onRefresh).completion(),
-              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus().toJson())).completion()));
+              bus.<Object>consumer(Addresses.RETRIEVAL_STATUS, m -> m.reply(indexStatus().toJson())).completion(),
+              bus.<Object>consumer(Addresses.LEARNED, m -> relearn(current)
+                  .onSuccess(report -> m.reply(report.toJson()))
+                  .onFailure(e -> unavailable(m, "learning", e))).completion()));
         })
         // A failed start is not stopped: let the model finish loading before the failure is reported.
         .recover(e -> modelLoaded.otherwiseEmpty().transform(x -> Future.failedFuture(e)));
@@ -185,6 +201,7 @@ public final class RetrievalVerticle extends VerticleBase {
   /** The model loads on a worker: a process that exits mid-load crashes inside onnxruntime, so wait for it. */
   @Override
   public Future<?> stop() {
+    if (relearnTimer >= 0) vertx.cancelTimer(relearnTimer);
     return Future.all(indexReady == null ? Future.succeededFuture() : indexReady.otherwiseEmpty(),
         modelLoaded == null ? Future.succeededFuture() : modelLoaded.otherwiseEmpty(),
         ownsCatalogue ? catalogue.close() : Future.succeededFuture());
@@ -266,7 +283,9 @@ public final class RetrievalVerticle extends VerticleBase {
       current = annotated(next);
       if (same && !always) return Future.succeededFuture();
       Future<Void> values = storedValues.refresh(current, false);  // read again from the target: values drift with the schema
-      return (indexReady = buildIndex(current)).compose(v -> values);
+      // Learned again against the new schema: a join whose columns are gone is dropped.
+      Future<LearnedMessages.Report> relearned = relearn(current);
+      return (indexReady = buildIndex(current)).compose(v -> values).compose(v -> relearned.<Void>mapEmpty().otherwiseEmpty());
     });
     return following;
   }
@@ -284,6 +303,16 @@ public final class RetrievalVerticle extends VerticleBase {
         .onSuccess(next -> msg.reply(new Refreshed(indexStatus().withCatalogue(next.describe()),
             next.catalogue().tables().size(), (System.nanoTime() - t0) / 1_000_000).toJson()))
         .onFailure(e -> unavailable(msg, "schema refresh", e));
+  }
+
+  /**
+   * Reads the workload again and learns from it against {@code cat} (on a worker); what it learned serves join-path
+   * completion from then on. A failure keeps what was learned before.
+   */
+  private Future<LearnedMessages.Report> relearn(Catalogue cat) {
+    return learner.learn(vertx, cat)
+        .onSuccess(report -> learned = report)
+        .onFailure(e -> LOG.warn("learning from the workload failed: {}", e.toString()));
   }
 
   /** The tables chosen for a question, from the catalogue its role sees, k of them before join paths. */
@@ -330,7 +359,10 @@ public final class RetrievalVerticle extends VerticleBase {
   /** The top k by similarity moved by the notes, then the tables that join them. BLOCKING (the model): on a worker. */
   private List<ScoredTable> choose(Catalogue cat, String question, int k) {
     JoinGraph g = joinGraph;
-    if (g == null || g.catalogue() != cat) joinGraph = g = new JoinGraph(cat, JoinPaths.graph(cat));
+    LearnedMessages.Report taught = learned;
+    if (g == null || g.catalogue() != cat || g.learned() != taught) {
+      joinGraph = g = new JoinGraph(cat, taught, JoinPaths.graph(cat, taught.joins()));
+    }
     List<ScoredTable> ranked = notes.rerank(selector.rank(cat, question), question, java.time.LocalDate.now());
     List<ScoredTable> chosen = List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
     return JoinPaths.complete(g.graph(), chosen, ranked, joinTables(cat.tables().size(), k));
@@ -380,9 +412,35 @@ public final class RetrievalVerticle extends VerticleBase {
     List<TableInfo> sampled = fitted.shown().stream()
         .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).toList();
     return sampleCache.samples(current, role, sampled)
-        .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
+        .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + learnedJoinsText(names)
+            + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
+  }
+
+  /**
+   * The learned joins between the offered tables that no declared key already gives, so the model can write the join
+   * a completed path relies on: observed facts of the workload (with how often they ran), not suggestions.
+   */
+  private String learnedJoinsText(List<String> offered) {
+    List<LearnedMessages.Join> joins = learned.joins().stream()
+        .filter(j -> offered.contains(j.table()) && offered.contains(j.refTable())).limit(12).toList();
+    if (joins.isEmpty()) return "";
+    Catalogue cat = current;
+    StringBuilder b = new StringBuilder();
+    for (LearnedMessages.Join j : joins) {
+      if (cat != null && declared(cat, j)) continue;
+      b.append("-- ").append(j.describe()).append(" (run ").append(j.count()).append(" times)\n");
+    }
+    return b.isEmpty() ? "" : "\n-- Joins this database's workload runs (learned; no foreign key declares them):\n" + b;
+  }
+
+  /** Whether a foreign key of either table already says this join. */
+  private static boolean declared(Catalogue cat, LearnedMessages.Join j) {
+    return cat.find(j.table()).map(t -> t.foreignKeys().stream().anyMatch(fk -> fk.refTable().equals(j.refTable())))
+        .orElse(false)
+        || cat.find(j.refTable()).map(t -> t.foreignKeys().stream().anyMatch(fk -> fk.refTable().equals(j.table())))
+        .orElse(false);
   }
 
   private void onSchema(Message<Object> msg) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.contract.LearnedMessages;
 import dev.sqlagent.contract.ScoredTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -148,5 +149,51 @@ class JoinPathsTest {
     assertThat(RetrievalVerticle.joinTables(31, 5)).isEqualTo(2);
     assertThat(RetrievalVerticle.joinTables(1000, 12)).isEqualTo(6);
     assertThat(JoinPaths.maxAdded(12)).isEqualTo(6);
+  }
+
+  /** The music schema with every foreign key dropped: the columns stay, the keys are gone. */
+  private static Catalogue withoutKeys(Catalogue c) {
+    return Catalogue.of(c.tables().stream().map(t -> TableInfo.of(t.name(), null, 10L, t.columns(), t.primaryKey(),
+        List.of())).toList());
+  }
+
+  private static LearnedMessages.Join learned(String t, String c, String rt, String rc, long count) {
+    return new LearnedMessages.Join(t, c, rt, rc, count, null,
+        List.of(new LearnedMessages.Evidence("pg_stat_statements", count, null)));
+  }
+
+  @Test
+  void learnedJoinsCompleteWhatDroppedKeysNoLongerDo() {
+    Catalogue bare = withoutKeys(MUSIC);
+    List<ScoredTable> chosen = scored("artist", "release_group");
+    assertThat(JoinPaths.complete(JoinPaths.graph(bare, List.of()), chosen, chosen, 4)).isEqualTo(chosen);
+    List<LearnedMessages.Join> workload = List.of(
+        learned("artist", "id", "artist_credit_name", "artist_id", 40),
+        learned("artist_credit", "id", "artist_credit_name", "artist_credit_id", 35),
+        learned("artist_credit", "id", "release_group", "artist_credit_id", 12),
+        learned("gone_table", "id", "artist", "id", 99));  // a relation the catalogue no longer has: left out
+    List<ScoredTable> done = JoinPaths.complete(JoinPaths.graph(bare, workload), chosen, chosen, 4);
+    assertThat(names(done)).containsExactly("artist", "release_group", "artist_credit_name", "artist_credit");
+    assertThat(done.get(2).via()).startsWith("join path: artist - artist_credit_name - artist_credit - release_group (learned: ")
+        .contains("artist.id = artist_credit_name.artist_id, run 40 times", "artist_credit.id = release_group.artist_credit_id, run 12 times");
+  }
+
+  @Test
+  void declaredKeysRankAboveLearnedJoins() {
+    // The workload joins artist to release_group directly (one hop); the keys go through the credit tables.
+    List<LearnedMessages.Join> workload = List.of(learned("artist", "id", "release_group", "artist_credit_id", 500));
+    JoinPaths.Graph g = JoinPaths.graph(MUSIC, workload);
+    assertThat(g.learned()).hasSize(1);
+    List<ScoredTable> chosen = scored("artist", "release_group", "label");
+    // connected by the learned edge already: nothing is added for that pair
+    assertThat(names(JoinPaths.complete(g, chosen, chosen, 4))).containsExactly("artist", "release_group", "label", "area");
+    // a pair the keys join is joined by the keys, even where an equally short learned path has likelier tables
+    JoinPaths.Graph keysFirst = JoinPaths.graph(MUSIC, List.of(learned("area", "id", "recording", "id", 900),
+        learned("artist_credit_name", "id", "recording", "id", 900), learned("label", "area_id", "area", "id", 1)));
+    assertThat(keysFirst.learned()).hasSize(2);  // label-area is declared: the learned copy adds nothing
+    List<ScoredTable> pair = scored("area", "artist_credit_name");
+    List<ScoredTable> ranked = List.of(new ScoredTable("recording", 0.8), new ScoredTable("artist", 0.1));
+    List<ScoredTable> done = JoinPaths.complete(keysFirst, pair, ranked, 4);
+    assertThat(done.get(2).via()).isEqualTo("join path: area - artist - artist_credit_name");
   }
 }

@@ -383,6 +383,138 @@ class Retrieval1000Benchmark {
     Files.writeString(file, json + "\n");
   }
 
+  /** Workload sizes learned from, side by side. */
+  static final List<Integer> WORKLOADS = List.of(50, 200, 1000);
+
+  /**
+   * The same schema and questions with every foreign key dropped: recall of the needed tables without learning, after
+   * learning the joins of a workload of 50, 200 and 1,000 queries, and with the keys declared, in one run. The
+   * workload is generated from the declared keys (before they are dropped), fixed seed: each query joins along a
+   * chain of one to three keys, starting half the time from a key between two needle tables (the tables people ask
+   * about) and half the time from any key of the 1,000 tables (ETL, reports, the rest). It is learned as the query
+   * log's answered queries are ({@code dev.sqlagent.learn.Learner}); retrieval is the service's: the same ranking,
+   * top k and join-path completion. Writes {@code target/benchmarks/retrieval-1000-learned.json}.
+   *
+   * <p>Run: {@code mvn -B test -Dtest='Retrieval1000Benchmark#learnedJoins' -Dgroups=benchmark -Dtest.excludedGroups=}
+   */
+  @Test
+  void learnedJoins() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    create(db);
+    Target target = new Target(db.target().url().withDatabase(DATABASE), false);
+    dev.sqlagent.catalogue.Catalogue declared = dev.sqlagent.catalogue.Discovery.readBlocking(target.roOptions(), List.of());
+    int keys = 0;
+    try (Connection c = db.adminConnection(DATABASE); Statement s = c.createStatement()) {
+      List<String> drops = new ArrayList<>();
+      try (var rs = s.executeQuery("SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', conrelid::regclass, conname)"
+          + " FROM pg_constraint WHERE contype = 'f'")) {
+        while (rs.next()) drops.add(rs.getString(1));
+      }
+      for (String d : drops) s.execute(d);
+      keys = drops.size();
+    }
+    dev.sqlagent.catalogue.Catalogue bare = dev.sqlagent.catalogue.Discovery.readBlocking(target.roOptions(), List.of());
+    if (bare.tables().stream().anyMatch(t -> !t.foreignKeys().isEmpty())) throw new IllegalStateException("keys remain");
+    Vertx vertx = Vertx.vertx();
+    JsonObject report = new JsonObject().put("tables", bare.tables().size()).put("foreign_keys_dropped", keys)
+        .put("questions", QUESTIONS.size());
+    try {
+      TableSelector selector = new TableSelector(new EmbeddingRepository(StateDatabase.open(vertx, db.state(), 2).owner()));
+      selector.index(bare);
+      int k = RetrievalVerticle.topK(bare.tables().size(), false);
+      int joinTables = RetrievalVerticle.joinTables(bare.tables().size(), k);
+      Map<String, List<ScoredTable>> ranked = new LinkedHashMap<>();
+      for (String q : QUESTIONS.keySet()) ranked.put(q, selector.rank(bare, q));
+
+      Map<String, JoinPaths.Graph> graphs = new LinkedHashMap<>();
+      graphs.put("no keys, nothing learned", JoinPaths.graph(bare, List.of()));
+      JsonArray learning = new JsonArray();
+      for (int n : WORKLOADS) {
+        List<dev.sqlagent.learn.Learner.Statement> workload = new ArrayList<>();
+        for (String sql : workload(declared, n, new Random(28 + n))) {
+          workload.add(new dev.sqlagent.learn.Learner.Statement(dev.sqlagent.learn.Learner.QUERY_LOG, sql, 1, null));
+        }
+        long t0 = System.nanoTime();
+        var learned = dev.sqlagent.learn.Learner.learn(bare, new dev.sqlagent.learn.Learner.Workload(List.of(), workload),
+            java.time.Instant.now());
+        learning.add(new JsonObject().put("queries", n).put("joins_learned", learned.joins().size())
+            .put("learn_ms", ms(System.nanoTime() - t0)));
+        graphs.put("no keys, learned from " + n + " queries", JoinPaths.graph(bare, learned.joins()));
+      }
+      graphs.put("keys declared", JoinPaths.graph(declared, List.of()));
+      JsonArray rows = new JsonArray();
+      for (var g : graphs.entrySet()) {
+        int needed = 0, found = 0, complete = 0, added = 0;
+        JsonArray missed = new JsonArray();
+        for (var e : QUESTIONS.entrySet()) {
+          List<ScoredTable> r = ranked.get(e.getKey());
+          List<ScoredTable> chosen = List.copyOf(r.subList(0, Math.min(k, r.size())));
+          List<String> offered = JoinPaths.complete(g.getValue(), chosen, r, joinTables).stream().map(ScoredTable::name).toList();
+          List<String> missing = e.getValue().stream().filter(t -> !offered.contains(t)).toList();
+          needed += e.getValue().size();
+          found += e.getValue().size() - missing.size();
+          added += offered.size() - chosen.size();
+          if (missing.isEmpty()) complete++;
+          else missed.add(e.getKey() + " missing " + missing);
+        }
+        rows.add(new JsonObject().put("graph", g.getKey()).put("found", found).put("needed", needed)
+            .put("recall", round(1.0 * found / needed)).put("questions_complete", complete)
+            .put("join_tables_added", added).put("missed", missed));
+        System.out.printf("%-36s recall %d/%d = %.1f%%, %d/%d questions complete%n", g.getKey(), found, needed,
+            100.0 * found / needed, complete, QUESTIONS.size());
+      }
+      report.put("k", k).put("join_tables_max", joinTables).put("learning", learning).put("recall", rows);
+    } finally {
+      vertx.close().await(60, TimeUnit.SECONDS);
+    }
+    String json = report.encodePrettily();
+    System.out.println(json);
+    Path file = Path.of("target", "benchmarks", "retrieval-1000-learned.json");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, json + "\n");
+  }
+
+  /**
+   * {@code n} queries joining along chains of one to three declared keys: every other one starts from a key between
+   * two needle tables, the rest from any key (see {@link #learnedJoins}).
+   */
+  static List<String> workload(dev.sqlagent.catalogue.Catalogue declared, int n, Random r) {
+    record Key(String table, String column, String ref, String refColumn) {}
+    List<Key> all = new ArrayList<>();
+    java.util.Set<String> needles = new java.util.HashSet<>();
+    for (Needle nd : NEEDLES) needles.add(nd.name());
+    for (var t : declared.tables()) {
+      for (var fk : t.foreignKeys()) all.add(new Key(t.name(), fk.columns().get(0), fk.refTable(), fk.refColumns().get(0)));
+    }
+    List<Key> core = all.stream().filter(x -> needles.contains(x.table()) && needles.contains(x.ref())).toList();
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      List<Key> pool = i % 2 == 0 && !core.isEmpty() ? core : all;
+      Key first = pool.get(r.nextInt(pool.size()));
+      java.util.Map<String, String> alias = new LinkedHashMap<>();
+      alias.put(first.table(), "t0");
+      StringBuilder sql = new StringBuilder("SELECT count(*) FROM " + first.table() + " t0");
+      Key step = first;
+      for (int hop = 0; step != null && hop < 1 + r.nextInt(3); hop++) {
+        String from = alias.containsKey(step.table()) ? step.table() : step.ref();
+        String to = from.equals(step.table()) ? step.ref() : step.table();
+        if (alias.containsKey(to)) break;
+        String a = "t" + alias.size();
+        alias.put(to, a);
+        String toCol = to.equals(step.table()) ? step.column() : step.refColumn();
+        String fromCol = to.equals(step.table()) ? step.refColumn() : step.column();
+        sql.append(" JOIN ").append(to).append(' ').append(a).append(" ON ").append(a).append('.').append(toCol)
+            .append(" = ").append(alias.get(from)).append('.').append(fromCol);
+        String last = to;
+        List<Key> next = all.stream().filter(x -> (x.table().equals(last) || x.ref().equals(last))
+            && !(alias.containsKey(x.table()) && alias.containsKey(x.ref()))).toList();
+        step = next.isEmpty() ? null : next.get(r.nextInt(next.size()));
+      }
+      out.add(sql.toString());
+    }
+    return out;
+  }
+
   /** Creates the database afresh and lets the agent role read it (CONNECT, USAGE, SELECT). */
   static void create(TestDatabase db) throws Exception {
     String role = db.target().role();
