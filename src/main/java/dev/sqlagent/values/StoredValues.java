@@ -182,6 +182,17 @@ public final class StoredValues {
     return ValueMatcher.prepare(s.index(), question, schemaWords(catalogue));
   }
 
+  /**
+   * The whole stored values the question names in any table of {@code catalogue} (see {@link
+   * ValueMatcher#wholeValues}), from the lookups made before; none when values are not read yet or were read again
+   * since. BLOCKING (Lucene): on a worker.
+   */
+  public List<ValueMatch> wholeValues(ValueMatcher.Prepared prepared, Catalogue catalogue) {
+    Snapshot s = current;
+    if (prepared == null || s == null || prepared.index() != s.index()) return List.of();
+    return ValueMatcher.wholeValues(prepared, schemaWords(catalogue));
+  }
+
   /** The words of every table's and column's name, of the catalogue last asked about (kept while it is current). */
   private Set<String> schemaWords(Catalogue catalogue) {
     if (catalogue == null) return Set.of();
