@@ -365,8 +365,18 @@ public final class RetrievalVerticle extends VerticleBase {
     Catalogue cat = r.catalogue();
     JoinGraph g = joinGraph;
     if (g == null || g.catalogue() != cat) joinGraph = g = new JoinGraph(cat, JoinPaths.graph(cat));
-    List<ScoredTable> chosen = ValueLinks.choose(r.ranked(), r.k(), links);
-    return JoinPaths.complete(g.graph(), chosen, r.ranked(), joinTables(cat.tables().size(), r.k()));
+    return choice(g.graph(), r.ranked(), r.k(), cat.tables().size(), links);
+  }
+
+  /**
+   * The choice for a question: the top {@code k} of {@code ranked} with the tables the question's stored values
+   * link ({@link ValueLinks#choose}), then the tables that join them ({@link JoinPaths}).
+   *
+   * @param tables how many tables the catalogue holds
+   */
+  public static List<ScoredTable> choice(java.util.Map<String, java.util.Set<String>> graph, List<ScoredTable> ranked,
+      int k, int tables, java.util.Map<String, String> links) {
+    return JoinPaths.complete(graph, ValueLinks.choose(ranked, k, links), ranked, joinTables(tables, k));
   }
 
   /**

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import dev.sqlagent.notes.TableNames;
 import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
@@ -308,6 +309,11 @@ public final class ValueIndex implements AutoCloseable {
   /** Words whose near words are kept ({@link #nearWords}); past it the kept ones are forgotten. */
   static final int NEAR_WORDS_KEPT = 20_000;
 
+  /** Forgets the near words kept: the next lookups build every word's automaton anew (benchmarks). */
+  void forgetNearWords() {
+    nearKept.clear();
+  }
+
   /**
    * The indexed words within {@code edits} of {@code word}, the first two letters as written, closest first (ties
    * in text order), the word itself first whether indexed or not. Kept per word: a question looks a word up in
@@ -324,7 +330,7 @@ public final class ValueIndex implements AutoCloseable {
       TermsEnum te = FuzzyQuery.getFuzzyAutomaton(word, edits, Math.min(2, word.length() - 1), true).getTermsEnum(words);
       for (BytesRef t = te.next(); t != null; t = te.next()) {
         String term = t.utf8ToString();
-        if (!term.equals(word)) n.add(new NearWord(term, distance(word, term)));
+        if (!term.equals(word)) n.add(new NearWord(term, TableNames.distance(word, term)));
       }
     }
     n.sort((a, b) -> a.edits() != b.edits() ? Integer.compare(a.edits(), b.edits()) : a.word().compareTo(b.word()));
@@ -403,23 +409,6 @@ public final class ValueIndex implements AutoCloseable {
       variants(near, at + 1, prefix, used + n.edits(), budget, out);
       prefix.setLength(mark);
     }
-  }
-
-  /** Edits between two words, a swap of neighbours one edit (optimal string alignment). */
-  static int distance(String a, String b) {
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) d[i][0] = i;
-    for (int j = 0; j <= b.length(); j++) d[0][j] = j;
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
   }
 
   private List<Hit> hits(Docs found, int max) {

@@ -29,26 +29,7 @@ class OwnValueLinksTest {
   @BeforeAll
   static void start() throws Exception {
     own = OwnDatabase.create();
-    own.exec(
-        "SET ROLE " + own.owner,
-        "INSERT INTO public.customers VALUES (10, 'Pooja Patil', 'IN'), (11, 'Suresh Kulkarni', 'IN'), (12, 'Meera Nair', 'IN')",
-        "CREATE TABLE sales.\"Staff\" (staff_id int PRIMARY KEY, \"StaffName\" text NOT NULL, desk text)",
-        "INSERT INTO sales.\"Staff\" VALUES (1, 'Suresh Bhosale', 'north'), (2, 'Meena Joshi', 'south')",
-        "CREATE TABLE public.suppliers (supplier_id int PRIMARY KEY, supplier_name text NOT NULL)",
-        "INSERT INTO public.suppliers VALUES (1, 'Kulkarni Builders'), (2, 'Shree Traders')",
-        "CREATE TABLE public.\"Expenses\" (expense_id int PRIMARY KEY, category text, amount numeric(10,2), spent_on date)",
-        "COMMENT ON TABLE public.\"Expenses\" IS 'Money we spent: every expense in total'",
-        "CREATE TABLE sales.payments (payment_id int PRIMARY KEY, order_id int, amount numeric(10,2), paid_at date, method text)",
-        "COMMENT ON TABLE sales.payments IS 'How much was paid, and how'",
-        "CREATE TABLE sales.refunds (refund_id int PRIMARY KEY, order_id int, amount numeric(10,2), reason text)",
-        "CREATE TABLE sales.invoices (invoice_no int PRIMARY KEY, total numeric(10,2), issued date)",
-        "COMMENT ON TABLE sales.invoices IS 'Invoices sent: the total spent on each'",
-        "CREATE TABLE \"Reporting\".\"SpendByMonth\" (\"Month\" date, \"TotalSpent\" numeric(12,2))",
-        "COMMENT ON TABLE \"Reporting\".\"SpendByMonth\" IS 'How much was spent in total, per month'",
-        "CREATE TABLE sales.budgets (budget_id int PRIMARY KEY, year int, amount numeric(12,2))",
-        "RESET ROLE",
-        "GRANT SELECT ON ALL TABLES IN SCHEMA public, sales, \"Reporting\" TO " + own.ro,
-        "ANALYZE");
+    own.addPeopleAndSpending();
     before = own.fingerprint();
     model = FakeModelServer.start();
     service = OwnService.start(own.config(own.roUrl(), model.env()));
