@@ -92,8 +92,9 @@ public final class StoredValues {
       ValueIndex index = ValueIndex.build(loaded.columns());
       long indexMs = (System.nanoTime() - t1) / 1_000_000;
       Map<String, List<String>> low = new HashMap<>();
+      // In text order whatever their source (pg_stats lists the most common first): the same schema text every read.
       loaded.columns().stream().filter(ColumnValues::lowCardinality)
-          .forEach(c -> low.put(key(c.table(), c.column()), c.values()));
+          .forEach(c -> low.put(key(c.table(), c.column()), c.values().stream().sorted().toList()));
       JsonObject status = new JsonObject().put("ready", true).put("from", loaded.from())
           .put("columns", loaded.columns().size()).put("low_cardinality_columns", low.size())
           .put("indexed_values", index.size()).put("index_bytes", index.indexBytes()).put("index_ms", indexMs)
