@@ -356,6 +356,9 @@ function tableChips(tables) {
     const c = el('span', 'chip');
     c.append(el('span', null, t.name));
     if (typeof t.score === 'number') c.append(el('span', 'score', t.score.toFixed(2)));
+    // Why a table is there beyond its similarity: a stored value the question names, a join path, the notes.
+    const why = [t.value_link, t.via, t.ranking].filter(Boolean).join('; ');
+    if (why) c.title = why;
     wrap.append(c);
   });
   return wrap;

@@ -30,7 +30,9 @@ final class SelectSchema extends Step {
           c.next = Node.GENERATE_SQL;
           c.report = RunState.Report.finished(new JsonObject()
               .put("tables", new JsonArray(reply.tables().stream().map(ScoredTable::toJson).toList()))
-              .put("top_k", reply.topK()).put("value_matches", reply.valueMatches().copy()));
+              .put("top_k", reply.topK()).put("value_matches", reply.valueMatches().copy())
+              .put("value_links", new JsonArray(reply.tables().stream().filter(t -> t.valueLink() != null)
+                  .map(t -> t.name() + ": " + t.valueLink()).toList())));
         }))
         .recover(err -> {
           if (err instanceof RunControl.Stopped) return Future.failedFuture(err);

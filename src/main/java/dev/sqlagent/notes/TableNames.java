@@ -159,7 +159,7 @@ public final class TableNames {
   }
 
   /** Edit distance counting a swap of two neighbours as one edit (optimal string alignment). */
-  static int distance(String a, String b) {
+  public static int distance(String a, String b) {
     int[][] d = new int[a.length() + 1][b.length() + 1];
     for (int i = 0; i <= a.length(); i++) d[i][0] = i;
     for (int j = 0; j <= b.length(); j++) d[0][j] = j;

@@ -328,19 +328,47 @@ public final class RetrievalVerticle extends VerticleBase {
     }
     int budget = config.promptBudgetTokens();
     String role = role(body(msg));
-    // The tables are chosen (the question's embedding, the longest step) on one worker while the question's
-    // stored-value lookups, which need no tables, are made over all of them on another, then only sorted by the
-    // chosen tables. The choice is handed to a worker first: the second task waits a little for its thread.
+    // The tables are ranked (the question's embedding, the longest step) on one worker while the question's
+    // stored-value lookups, which need no tables, are made over all of them on another; the whole values the
+    // question names then link their tables into the choice, and the matches are only sorted by the chosen
+    // tables. The ranking is handed to a worker first: the second task waits a little for its thread.
     Catalogue all = current;
-    Future<Choice> chosen = indexReady.compose(ready -> catalogue(role)).compose(cat -> {
+    Future<Ranking> ranking = indexReady.compose(ready -> catalogue(role)).compose(cat -> {
       int k = topK(cat.tables().size(), req.widen());
-      return vertx.executeBlocking(() -> new Choice(cat, k, choose(cat, req.question(), k)), false);
+      return vertx.executeBlocking(() -> new Ranking(cat, k, rank(cat, req.question())), false);
     });
     Future<ValueMatcher.Prepared> lookups = vertx.executeBlocking(() -> storedValues.prepare(req.question(), all), false);
+    Future<List<ValueMatch>> wholeValues = lookups.compose(prepared -> prepared == null
+            ? Future.succeededFuture(List.<ValueMatch>of())
+            : vertx.executeBlocking(() -> storedValues.wholeValues(prepared, all), false))
+        .otherwise(e -> {
+          LOG.warn("stored values link no tables to this question: {}", e.toString());
+          return List.of();
+        });
+    Future<Choice> chosen = ranking.compose(r -> wholeValues
+        .compose(values -> links(r.catalogue(), role, values))
+        .compose(links -> vertx.executeBlocking(() -> new Choice(r.catalogue(), r.k(), choose(r, links)), false)));
     chosen
         .compose(c -> retrieval(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, lookups))
         .onSuccess(r -> msg.reply(r.withTerms(notes.termsFor(r.tableNames())).toJson()))
         .onFailure(e -> unavailable(msg, "retrieval", e));
+  }
+
+  /** Every table of the catalogue a role sees, ranked for a question, and how many are chosen by rank. */
+  private record Ranking(Catalogue catalogue, int k, List<ScoredTable> ranked) {}
+
+  /**
+   * The tables the question's whole stored values link ({@link ValueLinks}), of those {@code cat} holds; for a
+   * user's role only values it finds itself (row-level security: a linked table, and its reason in the
+   * {@code select_schema} event, would tell it such a row exists).
+   */
+  private Future<java.util.Map<String, String>> links(Catalogue cat, String role, List<ValueMatch> values) {
+    if (values.isEmpty()) return Future.succeededFuture(java.util.Map.of());
+    if (role == null) return Future.succeededFuture(ValueLinks.tables(values, t -> cat.find(t).isPresent()));
+    List<TableInfo> tables = values.stream().flatMap(m -> m.stored().stream()).map(ValueMatch.Stored::table)
+        .distinct().flatMap(t -> cat.find(t).stream()).toList();
+    return roleValues.shownTo(role, tables, values)
+        .map(shown -> ValueLinks.tables(shown.matches(), t -> cat.find(t).isPresent()));
   }
 
   /**
@@ -356,16 +384,38 @@ public final class RetrievalVerticle extends VerticleBase {
     return widen ? k + WIDEN_BY : k;
   }
 
-  /** The top k by similarity moved by the notes, then the tables that join them. BLOCKING (the model): on a worker. */
-  private List<ScoredTable> choose(Catalogue cat, String question, int k) {
+  /** Every table by similarity moved by the notes. BLOCKING (the model): on a worker. */
+  private List<ScoredTable> rank(Catalogue cat, String question) {
+    return notes.rerank(selector.rank(cat, question), question, java.time.LocalDate.now());
+  }
+
+  /** The top k with the tables the question's stored values link, then the tables that join them. */
+  private List<ScoredTable> choose(Ranking r, java.util.Map<String, String> links) {
+    Catalogue cat = r.catalogue();
     JoinGraph g = joinGraph;
     LearnedMessages.Report taught = learned;
     if (g == null || g.catalogue() != cat || g.learned() != taught) {
       joinGraph = g = new JoinGraph(cat, taught, JoinPaths.graph(cat, taught.joins()));
     }
-    List<ScoredTable> ranked = notes.rerank(selector.rank(cat, question), question, java.time.LocalDate.now());
-    List<ScoredTable> chosen = List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
-    return JoinPaths.complete(g.graph(), chosen, ranked, joinTables(cat.tables().size(), k));
+    return choice(g.graph(), r.ranked(), r.k(), cat.tables().size(), links);
+  }
+
+  /**
+   * The choice for a question: the top {@code k} of {@code ranked} with the tables the question's stored values
+   * link ({@link ValueLinks#choose}), then the tables that join them ({@link JoinPaths}), over declared keys first
+   * and learned joins after.
+   *
+   * @param tables how many tables the catalogue holds
+   */
+  public static List<ScoredTable> choice(JoinPaths.Graph graph, List<ScoredTable> ranked, int k, int tables,
+      java.util.Map<String, String> links) {
+    return JoinPaths.complete(graph, ValueLinks.choose(ranked, k, links), ranked, joinTables(tables, k));
+  }
+
+  /** {@link #choice(JoinPaths.Graph, List, int, int, java.util.Map)} over the foreign keys alone. */
+  public static List<ScoredTable> choice(java.util.Map<String, java.util.Set<String>> graph, List<ScoredTable> ranked,
+      int k, int tables, java.util.Map<String, String> links) {
+    return choice(JoinPaths.Graph.declaredOnly(graph), ranked, k, tables, links);
   }
 
   /**

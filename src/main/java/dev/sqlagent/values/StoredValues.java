@@ -92,8 +92,9 @@ public final class StoredValues {
       ValueIndex index = ValueIndex.build(loaded.columns());
       long indexMs = (System.nanoTime() - t1) / 1_000_000;
       Map<String, List<String>> low = new HashMap<>();
+      // In text order whatever their source (pg_stats lists the most common first): the same schema text every read.
       loaded.columns().stream().filter(ColumnValues::lowCardinality)
-          .forEach(c -> low.put(key(c.table(), c.column()), c.values()));
+          .forEach(c -> low.put(key(c.table(), c.column()), c.values().stream().sorted().toList()));
       JsonObject status = new JsonObject().put("ready", true).put("from", loaded.from())
           .put("columns", loaded.columns().size()).put("low_cardinality_columns", low.size())
           .put("indexed_values", index.size()).put("index_bytes", index.indexBytes()).put("index_ms", indexMs)
@@ -180,6 +181,17 @@ public final class StoredValues {
     Snapshot s = current;
     if (s == null || s.index().size() == 0) return null;
     return ValueMatcher.prepare(s.index(), question, schemaWords(catalogue));
+  }
+
+  /**
+   * The whole stored values the question names in any table of {@code catalogue} (see {@link
+   * ValueMatcher#wholeValues}), from the lookups made before; none when values are not read yet or were read again
+   * since. BLOCKING (Lucene): on a worker.
+   */
+  public List<ValueMatch> wholeValues(ValueMatcher.Prepared prepared, Catalogue catalogue) {
+    Snapshot s = current;
+    if (prepared == null || s == null || prepared.index() != s.index()) return List.of();
+    return ValueMatcher.wholeValues(prepared, schemaWords(catalogue));
   }
 
   /** The words of every table's and column's name, of the catalogue last asked about (kept while it is current). */

@@ -13,10 +13,12 @@ import java.util.regex.Pattern;
 
 /**
  * Finds the phrases of a question that name stored values. Longest phrases first, each word used once: a run
- * of up to four words that equals a whole value (case and spaces aside), then single words that are one word
- * of a value, allowing an edit in words of 5 or more letters and two from 9. Neighbouring words whose values
- * lie in the same table make one phrase ('Penelope Guiness' → first_name, last_name). Words of the schema's
- * own names and common question words are not looked up.
+ * of up to four words that equals a whole value (case and spaces aside), else is within the fuzzy bounds of a
+ * whole value as one phrase ('suresh kulkarny' → 'Suresh Kulkarni'), before any shorter run; then single words
+ * that are one word of a value. The fuzzy bounds: an edit in a phrase or word of 5 or more letters, two from 9,
+ * the first two letters as written. Neighbouring words whose values lie in the same table make one phrase
+ * ('Penelope Guiness' → first_name, last_name). Words of the schema's own names and common question words are
+ * not looked up.
  */
 public final class ValueMatcher {
 
@@ -39,7 +41,8 @@ public final class ValueMatcher {
 
   private record Word(String text, String folded, int start, int end) {}
 
-  private record Found(int from, int to, List<ValueIndex.Hit> hits) {}
+  /** Words {@code from} to {@code to} stand for these values; {@code whole}: each hit is the whole value. */
+  private record Found(int from, int to, List<ValueIndex.Hit> hits, boolean whole) {}
 
   /**
    * @param tables only values of these relations (the ones offered to the model); null: any
@@ -81,12 +84,20 @@ public final class ValueMatcher {
         if (stored.contains(phrase(question, words, i, len))) java.util.Arrays.fill(covered, i, i + len, true);
       }
     }
+    Map<String, Integer> fuzzyPhrases = new HashMap<>();
+    for (int len = Math.min(LONGEST_PHRASE, words.size()); len >= 2; len--) {
+      for (int i = 0; i + len <= words.size(); i++) {
+        if (anyUsed(covered, i, len) || !fuzzyPhrase(words, i, len, schemaWordsOfAnyTable)) continue;
+        String p = phrase(question, words, i, len);
+        fuzzyPhrases.putIfAbsent(p, edits(p));
+      }
+    }
     Map<String, Integer> fuzzy = new HashMap<>();
     for (int i = 0; i < words.size(); i++) {
       String w = words.get(i).folded();
       if (!covered[i] && !skip(w, schemaWordsOfAnyTable) && w.length() >= 4) fuzzy.putIfAbsent(w, edits(w));
     }
-    return new Prepared(index, question, phrases, exact, fuzzy);
+    return new Prepared(index, question, phrases, exact, fuzzy, fuzzyPhrases);
   }
 
   /** {@link #prepare(ValueIndex, String, Set)} knowing no schema words. */
@@ -110,15 +121,19 @@ public final class ValueMatcher {
     private final ValueIndex.Ranked exact;
     private final Map<String, ValueIndex.Ranked> fuzzy = new HashMap<>();
     private final Map<String, Integer> fuzzyEdits;
+    private final Map<String, ValueIndex.Ranked> fuzzyPhrases = new HashMap<>();
+    private final Map<String, Integer> fuzzyPhraseEdits;
 
     private Prepared(ValueIndex index, String question, Set<String> phrases, ValueIndex.Ranked exact,
-        Map<String, Integer> fuzzyEdits) {
+        Map<String, Integer> fuzzyEdits, Map<String, Integer> fuzzyPhraseEdits) {
       this.index = index;
       this.question = question;
       this.phrases = phrases;
       this.exact = exact;
       this.fuzzyEdits = fuzzyEdits;
+      this.fuzzyPhraseEdits = fuzzyPhraseEdits;
       fuzzyEdits.forEach((w, e) -> fuzzy.put(w, index.fuzzyRanked(w, e, FUZZY_DEPTH)));
+      fuzzyPhraseEdits.forEach((p, e) -> fuzzyPhrases.put(p, index.fuzzyPhraseRanked(p, e, FUZZY_DEPTH)));
     }
 
     public String question() {
@@ -150,6 +165,22 @@ public final class ValueMatcher {
     public List<ValueIndex.Hit> fuzzyWord(String word, int edits, Set<String> tables, int max) {
       ValueIndex.Ranked ranked = fuzzy.get(word);
       if (ranked == null || fuzzyEdits.get(word) != edits) return index.fuzzyWord(word, edits, tables, max);
+      List<ValueIndex.Hit> out = kept(ranked, tables, max);
+      return out != null ? out : index.fuzzyWord(word, edits, tables, max);
+    }
+
+    @Override
+    public List<ValueIndex.Hit> fuzzyPhrase(String foldedPhrase, int edits, Set<String> tables, int max) {
+      ValueIndex.Ranked ranked = fuzzyPhrases.get(foldedPhrase);
+      if (ranked == null || fuzzyPhraseEdits.get(foldedPhrase) != edits) {
+        return index.fuzzyPhrase(foldedPhrase, edits, tables, max);
+      }
+      List<ValueIndex.Hit> out = kept(ranked, tables, max);
+      return out != null ? out : index.fuzzyPhrase(foldedPhrase, edits, tables, max);
+    }
+
+    /** The first {@code max} kept hits in these tables; null when they may lie among those not kept. */
+    private static List<ValueIndex.Hit> kept(ValueIndex.Ranked ranked, Set<String> tables, int max) {
       List<ValueIndex.Hit> out = new ArrayList<>();
       for (int i = 0; i < ranked.size(); i++) {
         ValueIndex.Hit h = ranked.get(i);
@@ -157,13 +188,38 @@ public final class ValueMatcher {
         if (out.size() >= max) return out;
       }
       // fewer than max among the kept hits: the rest are among those not kept, unless every hit was kept
-      return ranked.complete() ? out : index.fuzzyWord(word, edits, tables, max);
+      return ranked.complete() ? out : null;
     }
   }
 
   private static List<ValueMatch> match(ValueIndex.Lookups index, String question, Set<String> tables,
       Set<String> schemaWords) {
     List<Word> words = words(question);
+    return phrases(question, words, found(index, question, words, tables, schemaWords));
+  }
+
+  /**
+   * The stored values the question's phrases name, in every table (the lookups made over all tables,
+   * {@link #prepare}): only the phrases that are a whole value, as written or within the fuzzy bounds, each with
+   * at most {@link #MAX_PER_PHRASE} values, in the question's order. A word that is only one word of a value
+   * links nothing. {@code schemaWords}: words of every table's and column's names.
+   */
+  public static List<ValueMatch> wholeValues(Prepared prepared, Set<String> schemaWords) {
+    String question = prepared.question();
+    List<Word> words = words(question);
+    List<ValueMatch> out = new ArrayList<>();
+    for (Found f : found(prepared, question, words, null, schemaWords)) {
+      if (!f.whole()) continue;
+      List<ValueMatch.Stored> stored = new ArrayList<>();
+      f.hits().forEach(h -> stored.add(new ValueMatch.Stored(h.table(), h.column(), h.value())));
+      out.add(new ValueMatch(question.substring(words.get(f.from()).start(), words.get(f.to()).end()), stored));
+    }
+    return out;
+  }
+
+  /** Every phrase that names stored values, each word in one phrase at most, in the question's order. */
+  private static List<Found> found(ValueIndex.Lookups index, String question, List<Word> words, Set<String> tables,
+      Set<String> schemaWords) {
     boolean[] used = new boolean[words.size()];
     List<Found> found = new ArrayList<>();
     // Every candidate phrase at once, then the longest that matched first, each word used once.
@@ -182,11 +238,25 @@ public final class ValueMatcher {
       List<ValueIndex.Hit> hits = byPhrase.get(ValueIndex.fold(h.value()));
       if (hits != null && hits.size() < MAX_PER_PHRASE) hits.add(h);
     }
-    for (int[] span : spans) {
+    for (int s = 0; s < spans.size(); s++) {
+      int[] span = spans.get(s);
       List<ValueIndex.Hit> hits = byPhrase.get(phrase(question, words, span[0], span[1]));
-      if (hits.isEmpty() || anyUsed(used, span[0], span[1])) continue;
-      found.add(new Found(span[0], span[0] + span[1] - 1, hits));
-      for (int j = span[0]; j < span[0] + span[1]; j++) used[j] = true;
+      if (!hits.isEmpty() && !anyUsed(used, span[0], span[1])) {
+        found.add(new Found(span[0], span[0] + span[1] - 1, hits, true));
+        java.util.Arrays.fill(used, span[0], span[0] + span[1], true);
+      }
+      // Before any shorter phrase: the phrases of this length that are a whole value within the fuzzy bounds.
+      int len = span[1];
+      if (len >= 2 && (s + 1 == spans.size() || spans.get(s + 1)[1] != len)) {
+        for (int i = 0; i + len <= words.size(); i++) {
+          if (anyUsed(used, i, len) || !fuzzyPhrase(words, i, len, schemaWords)) continue;
+          String p = phrase(question, words, i, len);
+          List<ValueIndex.Hit> near = index.fuzzyPhrase(p, edits(p), tables, MAX_PER_PHRASE);
+          if (near.isEmpty()) continue;
+          found.add(new Found(i, i + len - 1, near, true));
+          java.util.Arrays.fill(used, i, i + len, true);
+        }
+      }
     }
     for (int i = 0; i < words.size(); i++) {
       String w = words.get(i).folded();
@@ -194,11 +264,21 @@ public final class ValueMatcher {
       int edits = edits(w);
       List<ValueIndex.Hit> hits = index.fuzzyWord(w, edits, tables, 1);
       if (hits.isEmpty()) continue;
-      found.add(new Found(i, i, hits));
+      // a value of one word, and this word within its bounds, is the whole value
+      found.add(new Found(i, i, hits, ValueIndex.fold(hits.get(0).value()).indexOf(' ') < 0));
       used[i] = true;
     }
     found.sort((a, b) -> Integer.compare(a.from(), b.from()));
-    return phrases(question, words, found);
+    return found;
+  }
+
+  /**
+   * Whether words {@code from} .. {@code from + len - 1} are looked up fuzzily as one phrase: neither end a
+   * question or schema word, and long enough for an edit.
+   */
+  private static boolean fuzzyPhrase(List<Word> words, int from, int len, Set<String> schemaWords) {
+    return !skip(words.get(from).folded(), schemaWords) && !skip(words.get(from + len - 1).folded(), schemaWords)
+        && words.get(from + len - 1).end() - words.get(from).start() >= 5;
   }
 
   private static List<Word> words(String question) {
@@ -210,7 +290,7 @@ public final class ValueMatcher {
 
   /** Edits a word may differ by: one from 5 letters, two from 9. */
   private static int edits(String folded) {
-    return folded.length() >= 9 ? 2 : folded.length() >= 5 ? 1 : 0;
+    return ValueIndex.edits(folded);
   }
 
   /** Neighbouring single hits in the same table, on different columns, read as one phrase. */

@@ -133,6 +133,42 @@ final class OwnDatabase implements AutoCloseable {
   }
 
   /** Superuser connection to this database. */
+  /**
+   * More people and spending, for value links: names of customers, staff (mixed-case sales."Staff") and suppliers
+   * that share words ('Suresh Kulkarni' the customer, 'Suresh Bhosale' the staff member, 'Kulkarni Builders' the
+   * supplier), and tables about spending that resemble a question about money more than {@code customers} does.
+   * Granted to the read-only role.
+   */
+  void addPeopleAndSpending() throws SQLException {
+    exec(
+        "SET ROLE " + owner,
+        "INSERT INTO public.customers VALUES (10, 'Pooja Patil', 'IN'), (11, 'Suresh Kulkarni', 'IN'), (12, 'Meera Nair', 'IN'),"
+            + " (13, 'Tomasz Wojcik', 'PL'), (14, 'Ingrid Halvorsen', 'NO'), (15, 'Oluwaseun Adeyemi', 'NG')",
+        "CREATE TABLE sales.\"Staff\" (staff_id int PRIMARY KEY, \"StaffName\" text NOT NULL, desk text)",
+        "INSERT INTO sales.\"Staff\" VALUES (1, 'Suresh Bhosale', 'north'), (2, 'Meena Joshi', 'south'),"
+            + " (3, 'Ravi Menon', 'north'), (4, 'Kavya Reddy', 'east'), (5, 'Farah Khan', 'west'), (6, 'Arjun Mehta', 'east')",
+        "CREATE TABLE public.suppliers (supplier_id int PRIMARY KEY, supplier_name text NOT NULL)",
+        "INSERT INTO public.suppliers VALUES (1, 'Kulkarni Builders'), (2, 'Shree Traders'), (3, 'Orion Components'),"
+            + " (4, 'Bluewater Logistics'), (5, 'Nimbus Paper Company'), (6, 'Crescent Metals')",
+        "CREATE TABLE public.\"Expenses\" (expense_id int PRIMARY KEY, category text, amount numeric(10,2), spent_on date)",
+        "INSERT INTO public.\"Expenses\" VALUES (1, 'Office Rent', 900, '2025-01-01'), (2, 'Cloud Hosting', 120, '2025-01-03'),"
+            + " (3, 'Conference Travel', 400, '2025-02-01')",
+        "COMMENT ON TABLE public.\"Expenses\" IS 'Money we spent: every expense in total'",
+        "CREATE TABLE sales.payments (payment_id int PRIMARY KEY, order_id int, amount numeric(10,2), paid_at date, method text)",
+        "INSERT INTO sales.payments VALUES (1, 1, 1250, '2024-11-06', 'Wire Transfer'), (2, 3, 20, '2025-01-16', 'Credit Card'),"
+            + " (3, 5, 750, '2025-02-15', 'Bank Cheque')",
+        "COMMENT ON TABLE sales.payments IS 'How much was paid, and how'",
+        "CREATE TABLE sales.refunds (refund_id int PRIMARY KEY, order_id int, amount numeric(10,2), reason text)",
+        "CREATE TABLE sales.invoices (invoice_no int PRIMARY KEY, total numeric(10,2), issued date)",
+        "COMMENT ON TABLE sales.invoices IS 'Invoices sent: the total spent on each'",
+        "CREATE TABLE \"Reporting\".\"SpendByMonth\" (\"Month\" date, \"TotalSpent\" numeric(12,2))",
+        "COMMENT ON TABLE \"Reporting\".\"SpendByMonth\" IS 'How much was spent in total, per month'",
+        "CREATE TABLE sales.budgets (budget_id int PRIMARY KEY, year int, amount numeric(12,2))",
+        "RESET ROLE",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA public, sales, \"Reporting\" TO " + ro,
+        "ANALYZE");
+  }
+
   Connection admin() throws SQLException {
     return adminUrl().connect("sql-agent-test");
   }

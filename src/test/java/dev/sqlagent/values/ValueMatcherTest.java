@@ -70,6 +70,44 @@ class ValueMatcherTest {
   }
 
   @Test
+  void aMisspeltWholeNameBeatsTheWordsOfOtherValues() {
+    try (ValueIndex shop = shopNames()) {
+      // word by word, 'Suresh' is one word of an employee and 'Kulkarny' one word of a supplier
+      assertThat(ValueMatcher.match(shop, "How many bills does Suresh Kulkarny have?", null, Set.of("bills", "bill")))
+          .extracting(ValueMatch::line)
+          .containsExactly("'Suresh Kulkarny' → customers.cust_name = 'Suresh Kulkarni'");
+      assertThat(ValueMatcher.match(shop, "How many bills does Suresh Kulkarny have?", Set.of("employees", "suppliers"),
+          Set.of("bills", "bill"))).extracting(ValueMatch::line)
+          .containsExactly("'Suresh' → employees.emp_name = 'Suresh Bhosale'",
+              "'Kulkarny' → suppliers.supp_name = 'Kulkarni Builders'");
+    }
+  }
+
+  @Test
+  void onlyWholeValuesLinkTables() {
+    try (ValueIndex shop = shopNames()) {
+      assertThat(ValueMatcher.wholeValues(ValueMatcher.prepare(shop, "How much has pooja  PATIL spent in total?"),
+          Set.of())).extracting(ValueMatch::line).containsExactly("'pooja  PATIL' → customers.cust_name = 'Pooja Patil'");
+      assertThat(ValueMatcher.wholeValues(ValueMatcher.prepare(shop, "bills of suresh kulkarny"), Set.of("bills")))
+          .extracting(ValueMatch::line).containsExactly("'suresh kulkarny' → customers.cust_name = 'Suresh Kulkarni'");
+      assertThat(ValueMatcher.wholeValues(ValueMatcher.prepare(shop, "bills paid in mumbay"), Set.of("bills")))
+          .extracting(ValueMatch::line).containsExactly("'paid' → bills.status = 'PAID'", "'mumbay' → suppliers.city = 'Mumbai'");
+      // one word of a value names no table: 'Bhosale' alone, 'Builders' alone
+      assertThat(ValueMatcher.wholeValues(ValueMatcher.prepare(shop, "what did bhosale buy from the builders"), Set.of()))
+          .isEmpty();
+    }
+  }
+
+  private static ValueIndex shopNames() {
+    return ValueIndex.build(List.of(
+        new ColumnValues("customers", "cust_name", false, "distinct", List.of("Pooja Patil", "Suresh Kulkarni", "Anita Rao")),
+        new ColumnValues("employees", "emp_name", false, "distinct", List.of("Suresh Bhosale", "Meena Joshi")),
+        new ColumnValues("suppliers", "supp_name", false, "distinct", List.of("Kulkarni Builders", "Shree Traders")),
+        new ColumnValues("suppliers", "city", true, "pg_stats", List.of("Mumbai", "Pune")),
+        new ColumnValues("bills", "status", true, "pg_stats", List.of("PAID", "CANCELLED"))));
+  }
+
+  @Test
   void anApostropheInAValueIsQuotedForSql() {
     ValueIndex small = ValueIndex.build(List.of(new ColumnValues("t", "name", false, "distinct", List.of("O'Brien"))));
     assertThat(ValueMatcher.match(small, "orders of o'brien", null, Set.of())).extracting(ValueMatch::line)
