@@ -107,6 +107,7 @@ public final class OidcVerifier {
     JsonObject header;
     try {
       header = header(token);
+      times(token);
     } catch (Refused r) {
       return Future.failedFuture(r);
     }
@@ -123,7 +124,13 @@ public final class OidcVerifier {
         return Future.failedFuture(new Refused(503, "identity_provider_unavailable", "the sign-on's keys could not be "
             + "fetched from " + settings.issuer() + " (" + lastProblem + "); try again shortly"));
       }
-      return keys.authenticate(new TokenCredentials(token)).transform(ar -> {
+      Future<io.vertx.ext.auth.User> signed;
+      try {
+        signed = keys.authenticate(new TokenCredentials(token));
+      } catch (RuntimeException e) {
+        signed = Future.failedFuture(e);
+      }
+      return signed.transform(ar -> {
         if (ar.failed()) return Future.failedFuture(signatureRefusal(ar.cause(), kid));
         JsonObject claims = ar.result().attributes().getJsonObject("accessToken", new JsonObject());
         try {
@@ -216,7 +223,7 @@ public final class OidcVerifier {
     return f.onComplete(ar -> {
       fetching = null;
       if (ar.failed()) {
-        lastProblem = clip(String.valueOf(ar.cause().getMessage()));
+        lastProblem = String.valueOf(ar.cause().getMessage());
         LOG.warn("the sign-on's keys could not be fetched from {}: {}", settings.issuer(), lastProblem);
       }
     });
@@ -270,6 +277,23 @@ public final class OidcVerifier {
       return new JsonObject(new String(bytes, StandardCharsets.UTF_8));
     } catch (IllegalArgumentException | DecodeException | ClassCastException e) {
       throw new Refused(401, "malformed", "the token's header is not base64url-encoded JSON");
+    }
+  }
+
+  /** The time claims, when present, must be numbers (the signature check reads them too). */
+  private static void times(String token) {
+    JsonObject payload;
+    try {
+      int a = token.indexOf('.');
+      byte[] bytes = Base64.getUrlDecoder().decode(token.substring(a + 1, token.indexOf('.', a + 1)));
+      payload = new JsonObject(new String(bytes, StandardCharsets.UTF_8));
+    } catch (IllegalArgumentException | DecodeException | ClassCastException e) {
+      throw new Refused(401, "malformed", "the token's claims are not base64url-encoded JSON");
+    }
+    for (String claim : List.of("exp", "iat", "nbf")) {
+      if (payload.containsKey(claim) && !(payload.getValue(claim) instanceof Number)) {
+        throw new Refused(401, "malformed", "the token's " + claim + " claim is not a number of seconds");
+      }
     }
   }
 
