@@ -110,7 +110,7 @@ public final class AccessGuard {
     User user = Users.of(ctx);
     ctx.json(new JsonObject().put("token_required", tokenDigest != null || identityRequired).put("watch_all", mayWatchAll(ctx))
         .put("user", user == null ? null : new JsonObject().put("name", user.name()).put("display_name", user.displayName())
-            .put("admin", user.admin()))
+            .put("admin", user.admin()).put("db_role", user.dbRole()).put("see_sensitive", user.seeSensitive()))
         .put("ask_per_client", askPerClient).put("max_body_bytes", maxBodyBytes)
         .put("max_question_chars", AskRules.MAX_QUESTION_CHARS));
   }
