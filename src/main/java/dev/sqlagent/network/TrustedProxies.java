@@ -165,12 +165,18 @@ public final class TrustedProxies {
   }
 
   public static boolean isLoopback(String address) {
+    InetAddress a = inet(address);
+    return a != null && a.isLoopbackAddress();
+  }
+
+  /** A literal address as an InetAddress (no lookup), or null when it is not one. */
+  private static InetAddress inet(String address) {
     byte[] bytes = literal(address);
-    if (bytes == null) return false;
+    if (bytes == null) return null;
     try {
-      return InetAddress.getByAddress(bytes).isLoopbackAddress();
+      return InetAddress.getByAddress(bytes);
     } catch (UnknownHostException e) {
-      return false;
+      return null;
     }
   }
 
@@ -196,13 +202,8 @@ public final class TrustedProxies {
   }
 
   private static String canonical(String address) {
-    byte[] bytes = literal(address);
-    if (bytes == null) return address;
-    try {
-      return InetAddress.getByAddress(bytes).getHostAddress();
-    } catch (UnknownHostException e) {
-      return address;
-    }
+    InetAddress a = inet(address);
+    return a == null ? address : a.getHostAddress();
   }
 
   private static String unbracket(String host) {
