@@ -1,10 +1,23 @@
-// The API token, when the service requires one: kept for this browser tab only, asked for in #token-dialog.
+// The API token, when the service requires one: kept for this browser tab only, asked for in #token-dialog, or
+// with a sign-on the token the sign-in gave (signin.js).
 import { $ } from './dom.js';
+import { signIn, finishSignIn } from './signin.js';
 
 export const TOKEN_KEY = 'sqlagent.apiToken';
 
 let token = sessionStorage.getItem(TOKEN_KEY) || '';
-let tokenWaiters = null;
+let asking = null;
+let signInProblem = '';
+
+try {
+  const signedIn = await finishSignIn();
+  if (signedIn) {
+    token = signedIn;
+    sessionStorage.setItem(TOKEN_KEY, token);
+  }
+} catch (e) {
+  signInProblem = e.message;
+}
 
 export function currentToken() {
   return token;
@@ -15,20 +28,26 @@ export function tokenQuery() {
   return token ? '?access_token=' + encodeURIComponent(token) : '';
 }
 
+/** One question for a token at a time: every refused request waits for the same answer. */
 function askForToken(message) {
-  if (tokenWaiters) return new Promise(r => tokenWaiters.push(r));
-  tokenWaiters = [];
+  if (!asking) asking = obtainToken(message).finally(() => { asking = null; });
+  return asking;
+}
+
+async function obtainToken(message) {
+  if (!signInProblem && await signIn()) return;   // with a sign-on: off to its login page (never resolves)
+  if (signInProblem) {
+    message = signInProblem + (message ? ' ' + message : '');
+    signInProblem = '';
+  }
   const err = $('#token-error');
   err.hidden = !message;
   err.textContent = message || '';
   return new Promise(resolve => {
-    tokenWaiters.push(resolve);
     $('#token-form').onsubmit = () => {
       token = $('#token-input').value.trim();
       sessionStorage.setItem(TOKEN_KEY, token);
-      const waiters = tokenWaiters;
-      tokenWaiters = null;
-      waiters.forEach(w => w());
+      resolve();
     };
     $('#token-dialog').showModal();
     $('#token-input').focus();
@@ -41,7 +60,8 @@ async function request(path, init, refused) {
     if (token) headers.Authorization = 'Bearer ' + token;
     const res = await fetch(path, { ...init, headers });
     if (refused(res)) {
-      await askForToken(token ? 'That token was not accepted; try again.' : '');
+      const why = await res.clone().json().catch(() => ({}));
+      await askForToken(token ? 'That token was not accepted' + (why.message ? ': ' + why.message : '') + '. Try again.' : '');
       continue;
     }
     return res;

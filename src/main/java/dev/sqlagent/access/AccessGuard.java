@@ -2,6 +2,8 @@ package dev.sqlagent.access;
 
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
+import dev.sqlagent.network.TrustedProxies;
+import dev.sqlagent.users.OidcVerifier;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
@@ -29,6 +31,9 @@ import java.util.regex.Pattern;
  *       WebSockets cannot set headers, so {@code /ws} and {@code /eventbus} also accept {@code ?token=<token>} (or {@code ?access_token=}, the
  *       OAuth-style name the page uses).
  *       Compared in constant time. {@code /health}, {@code /metrics} and the page stay open.</li>
+ *   <li><b>Users.</b> With a users file ({@code SQLAGENT_USERS}) or a sign-on ({@code SQLAGENT_OIDC_ISSUER}),
+ *       the token names the user: a JWT is verified against the issuer's keys ({@link OidcVerifier}), any other
+ *       token is looked up in the users file. A refused token is 401 with its reason (expired, wrong audience, …).</li>
  *   <li><b>Watching every run.</b> Without a token configured, only loopback clients may watch all runs;
  *       the live edges ask {@link #mayWatchAll(RoutingContext)} before subscribing anyone to every event.</li>
  *   <li><b>Sizes.</b> A body larger than {@code maxBodyBytes} is refused (413) before it is read; a question
@@ -38,7 +43,8 @@ import java.util.regex.Pattern;
  *       page ({@link OriginGuard}, 403): a form or a {@code text/plain} fetch that a browser sends without a
  *       preflight cannot spend the model or read data, and a page cannot drive the live edges or the tools.</li>
  *   <li><b>Fair share.</b> {@code POST /api/ask} admits {@code askPerClient} questions in flight per client
- *       address; one more gets 429 with {@code Retry-After}, so one client cannot starve the others.</li>
+ *       address; one more gets 429 with {@code Retry-After}, so one client cannot starve the others. The client's
+ *       address is the socket's peer, or behind a trusted proxy the one it forwarded for ({@link TrustedProxies}).</li>
  * </ul>
  */
 public final class AccessGuard {
@@ -59,14 +65,20 @@ public final class AccessGuard {
 
   private final byte[] tokenDigest;
   private final Users users;
+  private final OidcVerifier oidc;
+  private final TrustedProxies proxies;
+  private final boolean identityRequired;
   private final int maxBodyBytes;
   private final int askPerClient;
   private final AskSlots slots;
 
-  private AccessGuard(Vertx vertx, AppConfig config) {
+  private AccessGuard(Vertx vertx, AppConfig config, OidcVerifier oidc) {
     String token = config.apiToken().orElse(null);
     this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
     this.users = config.users();
+    this.oidc = oidc;
+    this.proxies = config.trustedProxies();
+    this.identityRequired = users.configured() || oidc != null;
     this.maxBodyBytes = config.maxBodyBytes();
     this.askPerClient = config.askPerClient();
     // One table per Vert.x instance, shared by every HTTP verticle instance.
@@ -75,7 +87,12 @@ public final class AccessGuard {
   }
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
-    AccessGuard g = new AccessGuard(vertx, config);
+    mount(router, vertx, config, null);
+  }
+
+  /** With the sign-on's verifier (null without {@code SQLAGENT_OIDC_ISSUER}). */
+  public static void mount(Router router, Vertx vertx, AppConfig config, OidcVerifier oidc) {
+    AccessGuard g = new AccessGuard(vertx, config, oidc);
     OriginGuard origin = new OriginGuard(config);
     router.route().handler(g::limitBody);
     router.post().pathRegex(API_POST.pattern()).handler(AccessGuard::requireJson).handler(origin);
@@ -91,9 +108,9 @@ public final class AccessGuard {
   /** What this client may do here: the page reads it once to know whether to offer "watch every run". */
   private void describe(RoutingContext ctx) {
     User user = Users.of(ctx);
-    ctx.json(new JsonObject().put("token_required", tokenDigest != null || users.configured()).put("watch_all", mayWatchAll(ctx))
+    ctx.json(new JsonObject().put("token_required", tokenDigest != null || identityRequired).put("watch_all", mayWatchAll(ctx))
         .put("user", user == null ? null : new JsonObject().put("name", user.name()).put("display_name", user.displayName())
-            .put("admin", user.admin()))
+            .put("admin", user.admin()).put("db_role", user.dbRole()).put("see_sensitive", user.seeSensitive()))
         .put("ask_per_client", askPerClient).put("max_body_bytes", maxBodyBytes)
         .put("max_question_chars", AskRules.MAX_QUESTION_CHARS));
   }
@@ -150,12 +167,12 @@ public final class AccessGuard {
   }
 
   private void authenticate(RoutingContext ctx) {
-    if (users.configured()) {
+    if (identityRequired) {
       authenticateUser(ctx);
       return;
     }
     if (tokenDigest == null) {
-      ctx.put(WATCH_ALL, mayWatchAll(ctx.request().remoteAddress(), false));
+      ctx.put(WATCH_ALL, proxies.clientIsLoopback(ctx));
       ctx.next();
       return;
     }
@@ -176,7 +193,7 @@ public final class AccessGuard {
    * without one, only a client that may watch every run gets it.
    */
   private void mayListRuns(RoutingContext ctx) {
-    if (!users.configured() && !mayWatchAll(ctx)) {
+    if (!identityRequired && !mayWatchAll(ctx)) {
       refuse(ctx, 403, "forbidden", "listing every run is only allowed from this machine unless an API token is configured");
       return;
     }
@@ -193,17 +210,51 @@ public final class AccessGuard {
     return presented;
   }
 
-  /** With a users file: the presented token names the user, whose rights then go with the request. */
+  /**
+   * With a users file or a sign-on: the presented token names the user, whose rights then go with the request. A JWT
+   * goes to the sign-on's verifier (the request waits, paused, while the issuer's keys are fetched), any other token to
+   * the users file.
+   */
   private void authenticateUser(RoutingContext ctx) {
     String presented = presented(ctx);
+    if (oidc != null && OidcVerifier.looksLikeJwt(presented)) {
+      boolean paused = !ctx.request().isEnded();
+      if (paused) ctx.request().pause();
+      oidc.verify(presented).onComplete(ar -> {
+        if (paused && !ctx.request().isEnded()) ctx.request().resume();
+        if (ar.succeeded()) {
+          admit(ctx, ar.result());
+          return;
+        }
+        OidcVerifier.Refused r = ar.cause() instanceof OidcVerifier.Refused x ? x
+            : new OidcVerifier.Refused(401, "invalid_token", "the token could not be verified");
+        if (r.status() == 401) {
+          ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\", error=\"invalid_token\"");
+        } else {
+          ctx.response().putHeader("Retry-After", String.valueOf(RETRY_AFTER_SECONDS));
+        }
+        JsonErrors.send(ctx, r.status(), new JsonObject().put("ok", false)
+            .put("error_type", r.status() == 401 ? "unauthorized" : "sign_on_unavailable").put("reason", r.reason())
+            .put("message", r.getMessage()));
+      });
+      return;
+    }
     User user = users.authenticate(presented).orElse(null);
     if (user == null) {
       ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");
-      refuse(ctx, 401, "unauthorized", presented == null
-          ? "this service requires your user token: send \"Authorization: Bearer <token>\" (WebSocket clients of /ws and /eventbus may add ?token=<token> instead)"
-          : "the token is not valid");
+      String how = oidc != null ? "sign in, or send \"Authorization: Bearer <token>\" with a token from " + oidc.settings().issuer()
+          : "send \"Authorization: Bearer <token>\"";
+      JsonErrors.send(ctx, 401, new JsonObject().put("ok", false).put("error_type", "unauthorized")
+          .put("reason", presented == null ? "no_token" : "unknown_token")
+          .put("message", presented == null
+              ? "this service requires your user token: " + how + " (WebSocket clients of /ws and /eventbus may add ?access_token=<token> instead)"
+              : "the token is not valid"));
       return;
     }
+    admit(ctx, user);
+  }
+
+  private static void admit(RoutingContext ctx, User user) {
     ctx.put(Users.CONTEXT_KEY, user);
     ctx.put(WATCH_ALL, user.admin());
     ctx.next();
@@ -226,7 +277,7 @@ public final class AccessGuard {
   }
 
   private void admitAsk(RoutingContext ctx) {
-    String client = ctx.request().remoteAddress() == null ? "unknown" : ctx.request().remoteAddress().host();
+    String client = proxies.clientOf(ctx);
     AtomicInteger inFlight = slots.byClient.computeIfAbsent(client, k -> new AtomicInteger());
     if (inFlight.incrementAndGet() > askPerClient) {
       inFlight.decrementAndGet();

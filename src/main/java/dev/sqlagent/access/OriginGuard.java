@@ -2,6 +2,7 @@ package dev.sqlagent.access;
 
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
+import dev.sqlagent.network.TrustedProxies;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
@@ -11,7 +12,9 @@ import java.util.Set;
  * Refuses browser upgrades and SockJS requests coming from another site's page (cross-site WebSocket
  * hijacking). Allowed: the configured origin ({@code SQLAGENT_ALLOWED_ORIGIN}) and the service's own
  * origin — built from the bound host and port, not from the Host header, so DNS rebinding does not pass.
- * A request without an Origin header is not from a browser page and passes. The access guard mounts it on
+ * Behind a trusted proxy ({@code SQLAGENT_TRUSTED_PROXIES}) the own origin is also the scheme and host the proxy
+ * says the browser asked for ({@code Forwarded} or {@code X-Forwarded-Proto} / {@code -Host}); from any other peer
+ * those headers change nothing. A request without an Origin header is not from a browser page and passes. The access guard mounts it on
  * the POST routes of {@code /api}, on {@code /ws}, {@code /eventbus} and {@code /mcp}.
  */
 public final class OriginGuard implements Handler<RoutingContext> {
@@ -21,10 +24,12 @@ public final class OriginGuard implements Handler<RoutingContext> {
 
   private final String configured;
   private final String host;
+  private final TrustedProxies proxies;
 
   public OriginGuard(AppConfig config) {
     this.configured = config.allowedOrigin().orElse(null);
     this.host = config.httpHost().toLowerCase(Locale.ROOT);
+    this.proxies = config.trustedProxies();
   }
 
   @Override
@@ -41,6 +46,14 @@ public final class OriginGuard implements Handler<RoutingContext> {
   private boolean allowed(String origin, RoutingContext ctx) {
     if (origin.equals(configured)) return true;
     String scheme = ctx.request().isSSL() ? "https" : "http";
+    TrustedProxies.Origin forwarded = proxies.forwardedOrigin(ctx.request().remoteAddress(), ctx.request().headers());
+    if (forwarded != null) {
+      String s = forwarded.proto() != null ? forwarded.proto() : scheme;
+      String h = forwarded.host();
+      // Browsers leave the default port out of the Origin header; a proxy may leave it in.
+      if (s.equals("https") && h.endsWith(":443") || s.equals("http") && h.endsWith(":80")) h = h.substring(0, h.lastIndexOf(':'));
+      if (origin.equals(s + "://" + h)) return true;
+    }
     int port = ctx.request().localAddress() == null ? -1 : ctx.request().localAddress().port();
     if (LOOPBACK_NAMES.contains(host)) {
       return same(origin, scheme, "localhost", port) || same(origin, scheme, "127.0.0.1", port)

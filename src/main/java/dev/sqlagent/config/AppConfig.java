@@ -2,6 +2,8 @@ package dev.sqlagent.config;
 
 import dev.sqlagent.db.PgEnvironment;
 import dev.sqlagent.db.PgUrl;
+import dev.sqlagent.network.TrustedProxies;
+import dev.sqlagent.users.OidcSettings;
 import dev.sqlagent.users.Users;
 import dev.sqlagent.users.UsersFile;
 import java.io.IOException;
@@ -72,7 +74,11 @@ public record AppConfig(
     // A connection pooler in front of the target (PgBouncer, Supavisor, RDS Proxy) in transaction mode.
     boolean transactionPooler,
     // Connections of the state store's owner pool, shared by every feature that reads or writes it.
-    int statePoolSize) {
+    int statePoolSize,
+    // The company's sign-on: bearer tokens verified against the issuer's keys (SQLAGENT_OIDC_*).
+    Optional<OidcSettings> oidc,
+    // Proxies whose forwarded-client headers are believed (SQLAGENT_TRUSTED_PROXIES).
+    TrustedProxies trustedProxies) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -202,6 +208,23 @@ public record AppConfig(
     // Users and their rights (issue 14).
     k.put("SQLAGENT_USERS", new String[] {null, "users file (YAML or JSON): per user a token's SHA-256, display name, admin, "
         + "optional database role; unset: one optional shared token (SQLAGENT_API_TOKEN)"});
+    // The company's sign-on (OpenID Connect) and the proxies in front.
+    k.put("SQLAGENT_OIDC_ISSUER", new String[] {null, "OpenID Connect issuer URL (its /.well-known/openid-configuration "
+        + "names the keys): bearer tokens it signed are accepted on /api, /ws, /eventbus and /mcp; unset: no sign-on"});
+    k.put("SQLAGENT_OIDC_AUDIENCE", new String[] {null, "comma-separated audiences (aud) a token must name, one is enough; "
+        + "unset: SQLAGENT_OIDC_CLIENT_ID"});
+    k.put("SQLAGENT_OIDC_CLIENT_ID", new String[] {null, "the page's public client at the issuer: set, the page signs in "
+        + "with the authorization-code flow and PKCE"});
+    k.put("SQLAGENT_OIDC_SCOPES", new String[] {"openid profile", "scopes the page's sign-in asks for"});
+    k.put("SQLAGENT_OIDC_CLAIMS", new String[] {"name=preferred_username,display_name=name", "how claims make the user: "
+        + "name, display_name and role (database role) take a claim's text; admin and see_sensitive are claim:value "
+        + "(granted when the claim is or holds the value), e.g. admin=groups:sql-admins,role=db_role,see_sensitive=groups:pii"});
+    k.put("SQLAGENT_OIDC_CLOCK_SKEW_S", new String[] {"60", "seconds of clock difference tolerated on a token's exp and nbf"});
+    k.put("SQLAGENT_OIDC_KEYS_REFETCH_S", new String[] {"10", "least seconds between two fetches of the issuer's keys "
+        + "prompted by a token signed with an unknown key id (key rotation)"});
+    k.put("SQLAGENT_TRUSTED_PROXIES", new String[] {null, "comma-separated addresses or CIDR blocks (IPv4, IPv6) of proxies "
+        + "whose Forwarded / X-Forwarded-For / -Proto / -Host headers are believed, for per-client limits, origin checks "
+        + "and the client address; unset: those headers are ignored"});
     return java.util.Collections.unmodifiableMap(k);
   }
 
@@ -310,7 +333,40 @@ public record AppConfig(
         r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0),
         allowFunctions(r, notes),
         pooler(r),
-        r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200));
+        r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200),
+        oidc(r),
+        trustedProxies(r));
+  }
+
+  /** SQLAGENT_OIDC_*: present when an issuer is set. */
+  private static Optional<OidcSettings> oidc(Values r) {
+    Optional<String> issuer = r.optional("SQLAGENT_OIDC_ISSUER");
+    if (issuer.isEmpty()) return Optional.empty();
+    if (r.optional("SQLAGENT_API_TOKEN").isPresent()) {
+      throw new ConfigException("SQLAGENT_OIDC_ISSUER and SQLAGENT_API_TOKEN are both set: with a sign-on every user has a "
+          + "token of their own; unset SQLAGENT_API_TOKEN");
+    }
+    try {
+      return Optional.of(OidcSettings.of(issuer.get(), r.optional("SQLAGENT_OIDC_AUDIENCE").orElse(null),
+          r.optional("SQLAGENT_OIDC_CLIENT_ID").orElse(null), r.integer("SQLAGENT_OIDC_CLOCK_SKEW_S", 0, 3_600),
+          r.optional("SQLAGENT_OIDC_CLAIMS").orElse(null), r.optional("SQLAGENT_OIDC_SCOPES").orElse(null),
+          r.integer("SQLAGENT_OIDC_KEYS_REFETCH_S", 1, 86_400)));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  private static TrustedProxies trustedProxies(Values r) {
+    try {
+      return TrustedProxies.parse(r.optional("SQLAGENT_TRUSTED_PROXIES").orElse(null));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("SQLAGENT_TRUSTED_PROXIES: " + e.getMessage());
+    }
+  }
+
+  /** Whether every request must name a user: a users file, a sign-on, or both. */
+  public boolean identityRequired() {
+    return users.configured() || oidc.isPresent();
   }
 
   /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
@@ -400,6 +456,8 @@ public record AppConfig(
     parts.add("answerSummary=" + (llmAnswerSummary ? "model" : "plain"));
     parts.add("apiToken=" + (apiToken.isPresent() ? "****" : "unset"));
     parts.add("users=" + (users.configured() ? users.all().size() : "none"));
+    oidc.ifPresent(o -> parts.add("oidc=" + o));
+    if (trustedProxies.configured()) parts.add("trustedProxies=" + trustedProxies);
     parts.add("logBufferRows=" + logBufferRows + " logRetryMaxMs=" + logRetryMaxMs + " healthTimeoutMs=" + healthTimeoutMs);
     parts.add("maxBodyBytes=" + maxBodyBytes + " askPerClient=" + askPerClient);
     parts.add("allowedOrigin=" + allowedOrigin.orElse("own"));

@@ -60,17 +60,28 @@ final class EventBridge {
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
     config.allowedOrigin().ifPresent(sockjs::setOrigin);
     Users users = config.users();
+    boolean identityRequired = config.identityRequired();
     Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
     AgentClient agent = new AgentClient(vertx, askTimeoutMs);
-    return SockJSHandler.create(vertx, sockjs).bridge(options, ev -> handle(vertx, agent, ev, users, asked));
+    return SockJSHandler.create(vertx, sockjs).bridge(options,
+        ev -> handle(vertx, agent, ev, identityRequired ? userOf(ev.socket(), users) : null, asked));
   }
 
   /** At most this many runs per socket are remembered (to stop them when it closes). */
   static final int REMEMBERED_RUNS = 64;
 
-  private static void handle(Vertx vertx, AgentClient agent, BridgeEvent ev, Users users,
+  /**
+   * Who a bridge socket is: the user the access guard authenticated on the request that opened its session (a users
+   * file's token or a verified sign-on token), else its users-file token read again.
+   */
+  private static User userOf(SockJSSocket socket, Users users) {
+    RoutingContext opened = socket.routingContext();
+    User user = opened == null ? null : Users.of(opened);
+    return user != null ? user : users.userOf(socket.headers().get("Authorization"), socket.uri());
+  }
+
+  private static void handle(Vertx vertx, AgentClient agent, BridgeEvent ev, User user,
       Map<SockJSSocket, Set<String>> asked) {
-    User user = users.configured() ? users.userOf(ev.socket().headers().get("Authorization"), ev.socket().uri()) : null;
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {

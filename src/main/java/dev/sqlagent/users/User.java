@@ -3,21 +3,27 @@ package dev.sqlagent.users;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Who asked: a user of the users file. {@code dbRole}, when set, is the database role the gate switches to
- * for this user's statements (so the target's grants and row-level security apply to them). Never holds the
- * token, so a user can travel on the bus and into events without carrying a credential.
+ * Who asked: a user of the users file, or one the company's sign-on vouched for (a verified OpenID Connect token).
+ * {@code dbRole}, when set, is the database role the gate switches to for this user's statements (so the target's
+ * grants and row-level security apply to them); {@code seeSensitive} whether the user may see sensitive columns
+ * unmasked. Never holds the token, so a user can travel on the bus and into events without carrying a credential.
  */
-public record User(String name, String displayName, boolean admin, String dbRole) {
+public record User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive) {
+
+  public User(String name, String displayName, boolean admin, String dbRole) {
+    this(name, displayName, admin, dbRole, false);
+  }
 
   public JsonObject toJson() {
-    return new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
+    JsonObject json = new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
+    return seeSensitive ? json.put("see_sensitive", true) : json;
   }
 
   /** The user a bus message carries, or null (no users file: everyone is the same anonymous user). */
   public static User fromJson(JsonObject json) {
     if (json == null || json.getString("name") == null) return null;
     return new User(json.getString("name"), json.getString("display_name", json.getString("name")),
-        json.getBoolean("admin", false), json.getString("db_role"));
+        json.getBoolean("admin", false), json.getString("db_role"), json.getBoolean("see_sensitive", false));
   }
 
   /**

@@ -2,6 +2,8 @@ package dev.sqlagent.web;
 
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.access.AccessGuard;
+import dev.sqlagent.access.SignIn;
+import dev.sqlagent.users.OidcVerifier;
 import dev.sqlagent.agent.AgentRoutes;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.conversation.ConversationRoutes;
@@ -40,7 +42,10 @@ public final class HttpVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.route().handler(HttpVerticle::wellFormedQuery);
-    AccessGuard.mount(router, vertx, config);
+    OidcVerifier oidc = config.oidc().map(o -> new OidcVerifier(vertx, o)).orElse(null);
+    if (oidc != null) oidc.start();   // discovery and keys, in the background: a token that comes first waits for them
+    AccessGuard.mount(router, vertx, config, oidc);
+    SignIn.mount(router, oidc);
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config);
     RetrievalRoutes.mount(router, vertx, config);
@@ -53,7 +58,7 @@ public final class HttpVerticle extends VerticleBase {
     ConversationRoutes.mount(router, vertx, config);
     VerifiedRoutes.mount(router, vertx, config);
     for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
-    Page.mount(router);
+    Page.mount(router, oidc == null ? () -> "" : oidc::connectSources);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
     router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
         "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));

@@ -1,0 +1,218 @@
+package dev.sqlagent.testing;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.MessageDigest;
+import java.security.Signature;
+import java.security.interfaces.RSAPublicKey;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A small OpenID Connect issuer on loopback for tests: the discovery document, a key set the test changes (key
+ * rotation), tokens signed in the test with generated RSA keys, and for the page's sign-in an authorize endpoint
+ * that signs the configured person in at once and redirects back with a code, and a token endpoint that gives the
+ * tokens only for the PKCE verifier that matches the code's challenge.
+ */
+public final class OidcServer implements AutoCloseable {
+
+  public static final String CLIENT_ID = "sql-agent-page";
+  public static final String AUDIENCE = "sql-agent";
+
+  /** A signing key and its key id. */
+  public record Key(String kid, KeyPair pair) {
+    public JsonObject jwk() {
+      RSAPublicKey pub = (RSAPublicKey) pair.getPublic();
+      return new JsonObject().put("kty", "RSA").put("use", "sig").put("alg", "RS256").put("kid", kid)
+          .put("n", b64(unsigned(pub.getModulus()))).put("e", b64(unsigned(pub.getPublicExponent())));
+    }
+  }
+
+  /** What the token endpoint was asked, and whether the verifier matched. */
+  public record TokenRequest(String code, String verifier, boolean verifierMatched) {}
+
+  private final HttpServer server;
+  private final List<JsonObject> published = new CopyOnWriteArrayList<>();
+  private final AtomicInteger jwksFetches = new AtomicInteger();
+  private final AtomicInteger discoveryFetches = new AtomicInteger();
+  private final Map<String, JsonObject> codes = new ConcurrentHashMap<>();
+  public final List<TokenRequest> tokenRequests = new CopyOnWriteArrayList<>();
+  public final List<String> authorizeRequests = new CopyOnWriteArrayList<>();
+  private volatile Key signingKey;
+  private volatile JsonObject signInClaims = new JsonObject();
+
+  private OidcServer(HttpServer server) {
+    this.server = server;
+  }
+
+  /** Starts on a free loopback port (blocking; from a test thread). */
+  public static OidcServer start(Vertx vertx) throws Exception {
+    Router router = Router.router(vertx);
+    OidcServer[] self = new OidcServer[1];
+    router.get("/realms/test/.well-known/openid-configuration").handler(ctx -> self[0].discovery(ctx));
+    router.get("/jwks").handler(ctx -> {
+      self[0].jwksFetches.incrementAndGet();
+      ctx.json(new JsonObject().put("keys", new JsonArray(List.copyOf(self[0].published))));
+    });
+    router.get("/authorize").handler(ctx -> self[0].authorize(ctx));
+    router.post("/token").handler(BodyHandler.create(false).setBodyLimit(16_384)).handler(ctx -> self[0].token(ctx));
+    HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").await(30, TimeUnit.SECONDS);
+    self[0] = new OidcServer(server);
+    return self[0];
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  public String issuer() {
+    return "http://127.0.0.1:" + port() + "/realms/test";
+  }
+
+  /** The service's settings for this issuer ({@code claims} as SQLAGENT_OIDC_CLAIMS, or null for the default). */
+  public Map<String, String> env(String claims) {
+    Map<String, String> env = new java.util.HashMap<>(Map.of("SQLAGENT_OIDC_ISSUER", issuer(), "SQLAGENT_OIDC_AUDIENCE", AUDIENCE,
+        "SQLAGENT_OIDC_CLIENT_ID", CLIENT_ID, "SQLAGENT_OIDC_KEYS_REFETCH_S", "2"));
+    if (claims != null) env.put("SQLAGENT_OIDC_CLAIMS", claims);
+    return env;
+  }
+
+  public static Key newKey(String kid) {
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+      g.initialize(2048);
+      return new Key(kid, g.generateKeyPair());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The key set served from now on. */
+  public OidcServer publish(Key... keys) {
+    published.clear();
+    for (Key k : keys) published.add(k.jwk());
+    return this;
+  }
+
+  public int jwksFetches() {
+    return jwksFetches.get();
+  }
+
+  public int discoveryFetches() {
+    return discoveryFetches.get();
+  }
+
+  /** Claims valid for five minutes: this issuer, the service's audience, the user's name and any extra ones. */
+  public JsonObject claims(String user) {
+    long now = System.currentTimeMillis() / 1000;
+    return new JsonObject().put("iss", issuer()).put("aud", AUDIENCE).put("sub", UUID.randomUUID().toString())
+        .put("preferred_username", user).put("iat", now).put("exp", now + 300);
+  }
+
+  /** A compact JWS (RS256) of these claims with this key. */
+  public static String sign(Key key, JsonObject claims) {
+    JsonObject header = new JsonObject().put("alg", "RS256").put("typ", "JWT");
+    if (key.kid() != null) header.put("kid", key.kid());
+    String input = b64(header.encode().getBytes(StandardCharsets.UTF_8)) + "." + b64(claims.encode().getBytes(StandardCharsets.UTF_8));
+    try {
+      Signature s = Signature.getInstance("SHA256withRSA");
+      s.initSign(key.pair().getPrivate());
+      s.update(input.getBytes(StandardCharsets.US_ASCII));
+      return input + "." + b64(s.sign());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Who the authorize endpoint signs in (the claims of the tokens it then gives) and with which key. */
+  public OidcServer signInAs(Key key, JsonObject claims) {
+    this.signingKey = key;
+    this.signInClaims = claims.copy();
+    return this;
+  }
+
+  private void discovery(RoutingContext ctx) {
+    discoveryFetches.incrementAndGet();
+    String base = "http://127.0.0.1:" + port();
+    ctx.json(new JsonObject().put("issuer", issuer()).put("jwks_uri", base + "/jwks")
+        .put("authorization_endpoint", base + "/authorize").put("token_endpoint", base + "/token")
+        .put("response_types_supported", new JsonArray().add("code"))
+        .put("code_challenge_methods_supported", new JsonArray().add("S256")));
+  }
+
+  private void authorize(RoutingContext ctx) {
+    authorizeRequests.add(ctx.request().uri());
+    String redirect = ctx.request().getParam("redirect_uri");
+    String challenge = ctx.request().getParam("code_challenge");
+    if (!CLIENT_ID.equals(ctx.request().getParam("client_id")) || redirect == null || challenge == null
+        || !"S256".equals(ctx.request().getParam("code_challenge_method")) || !"code".equals(ctx.request().getParam("response_type"))) {
+      ctx.response().setStatusCode(400).end("bad authorization request");
+      return;
+    }
+    String code = UUID.randomUUID().toString();
+    codes.put(code, new JsonObject().put("challenge", challenge).put("redirect_uri", redirect));
+    String state = ctx.request().getParam("state");
+    ctx.redirect(redirect + (redirect.contains("?") ? "&" : "?") + "code=" + code
+        + (state == null ? "" : "&state=" + java.net.URLEncoder.encode(state, StandardCharsets.UTF_8)));
+  }
+
+  private void token(RoutingContext ctx) {
+    ctx.response().putHeader("Access-Control-Allow-Origin", "*").putHeader("Cache-Control", "no-store");
+    String code = ctx.request().getFormAttribute("code");
+    String verifier = ctx.request().getFormAttribute("code_verifier");
+    JsonObject grant = code == null ? null : codes.remove(code);
+    boolean matched = grant != null && verifier != null && b64(sha256(verifier)).equals(grant.getString("challenge"))
+        && grant.getString("redirect_uri").equals(ctx.request().getFormAttribute("redirect_uri"))
+        && "authorization_code".equals(ctx.request().getFormAttribute("grant_type"))
+        && CLIENT_ID.equals(ctx.request().getFormAttribute("client_id"));
+    tokenRequests.add(new TokenRequest(code, verifier, matched));
+    if (!matched) {
+      ctx.response().setStatusCode(400).putHeader("content-type", "application/json")
+          .end(new JsonObject().put("error", "invalid_grant").encode());
+      return;
+    }
+    JsonObject claims = signInClaims.copy();
+    long now = System.currentTimeMillis() / 1000;
+    claims.put("iat", now).put("exp", now + 300);
+    String token = sign(signingKey, claims);
+    ctx.json(new JsonObject().put("access_token", token).put("token_type", "Bearer").put("expires_in", 300)
+        .put("id_token", token));
+  }
+
+  static byte[] sha256(String s) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.US_ASCII));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static String b64(byte[] bytes) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  private static byte[] unsigned(BigInteger n) {
+    byte[] b = n.toByteArray();
+    return b.length > 1 && b[0] == 0 ? java.util.Arrays.copyOfRange(b, 1, b.length) : b;
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.close().await(10, TimeUnit.SECONDS);
+  }
+}
