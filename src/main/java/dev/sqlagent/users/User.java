@@ -7,17 +7,36 @@ import io.vertx.core.json.JsonObject;
  * for this user's statements (so the target's grants and row-level security apply to them). Never holds the
  * token, so a user can travel on the bus and into events without carrying a credential.
  */
-public record User(String name, String displayName, boolean admin, String dbRole) {
+public record User(String name, String displayName, boolean admin, String dbRole, boolean seesSensitive) {
+
+  /** A user not granted the values of sensitive columns. */
+  public User(String name, String displayName, boolean admin, String dbRole) {
+    this(name, displayName, admin, dbRole, false);
+  }
+
+  /**
+   * Whether this user is shown the values of the notes file's sensitive columns unmasked (the users file's
+   * {@code see_sensitive: true}; being an admin does not grant it). Everyone else sees them masked.
+   */
+  public boolean seeSensitive() {
+    return seesSensitive;
+  }
+
+  /** Whether {@code user} (null: no users file, an anonymous caller) is shown sensitive values unmasked. */
+  public static boolean seesSensitive(User user) {
+    return user != null && user.seeSensitive();
+  }
 
   public JsonObject toJson() {
-    return new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
+    JsonObject j = new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
+    return seesSensitive ? j.put("see_sensitive", true) : j;
   }
 
   /** The user a bus message carries, or null (no users file: everyone is the same anonymous user). */
   public static User fromJson(JsonObject json) {
     if (json == null || json.getString("name") == null) return null;
     return new User(json.getString("name"), json.getString("display_name", json.getString("name")),
-        json.getBoolean("admin", false), json.getString("db_role"));
+        json.getBoolean("admin", false), json.getString("db_role"), json.getValue("see_sensitive") == Boolean.TRUE);
   }
 
   /**
