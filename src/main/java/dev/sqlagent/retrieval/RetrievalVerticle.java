@@ -15,6 +15,8 @@ import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.policy.ModelSees;
+import dev.sqlagent.policy.SensitiveColumns;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.values.RoleValues;
 import dev.sqlagent.values.StoredValues;
@@ -165,7 +167,8 @@ public final class RetrievalVerticle extends VerticleBase {
         .compose(first -> {
           indexReady = buildIndex(first);
           following = indexReady.otherwiseEmpty();
-          storedValues.refresh(first, true);  // in the background: questions do not wait for it
+          // in the background: questions do not wait for it; a sensitive column is never read for its values
+          storedValues.refresh(sensitive(snapshot).without(first), true);
           var bus = vertx.eventBus();
           return Future.all(List.of(
               bus.<JsonObject>consumer(Addresses.CATALOGUE_CHANGED, m -> follow(catalogue.snapshot(), false)).completion(),
@@ -234,6 +237,14 @@ public final class RetrievalVerticle extends VerticleBase {
   /** What {@link #annotated} derives from a snapshot, with these notes. */
   private record Annotated(TableNotes notes) {}
 
+  /** What {@link #sensitive} derives from a snapshot, with these notes. */
+  private record Sensitive(TableNotes notes) {}
+
+  /** The notes' sensitive columns in a snapshot, resolved once per snapshot. */
+  private SensitiveColumns sensitive(CatalogueSnapshot s) {
+    return s.derive(new Sensitive(notes), x -> SensitiveColumns.of(notes.notes(), x.catalogue()));
+  }
+
   /** A user's role's view of a snapshot, with these notes. */
   private record AnnotatedFor(TableNotes notes, String role) {}
 
@@ -265,7 +276,8 @@ public final class RetrievalVerticle extends VerticleBase {
       snapshot = next;
       current = annotated(next);
       if (same && !always) return Future.succeededFuture();
-      Future<Void> values = storedValues.refresh(current, false);  // read again from the target: values drift with the schema
+      // read again from the target (values drift with the schema), never a sensitive column's
+      Future<Void> values = storedValues.refresh(sensitive(next).without(current), false);
       return (indexReady = buildIndex(current)).compose(v -> values);
     });
     return following;
@@ -350,6 +362,10 @@ public final class RetrievalVerticle extends VerticleBase {
                                       String role, Future<ValueMatcher.Prepared> lookups) {
     List<TableInfo> offered = chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList();
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
+    if (!config.modelSees().storedValues()) {
+      // SQLAGENT_MODEL_SEES=schema: no stored value reaches the prompt, neither a column's values nor a question's match.
+      return fitted(offered, List.of(), chosen, names, question, k, budget, role);
+    }
     // Lookups that failed are made again here (and fail here as they did before).
     Future<List<ValueMatch>> matched = lookups.transform(prepared -> vertx.executeBlocking(
         () -> storedValues.match(prepared.succeeded() ? prepared.result() : null, question, offered), false));
@@ -376,10 +392,14 @@ public final class RetrievalVerticle extends VerticleBase {
     }
     // Sample rows are read as the user's role too (and kept per role): row-level security decides which rows the prompt shows.
     // A view whose definition calls a function that acts outside the transaction is never read, not even for samples.
+    // A sensitive column is never sampled; below SQLAGENT_MODEL_SEES=samples nothing is.
     Catalogue cat = current;
+    SensitiveColumns sensitive = sensitive(snapshot);
     List<TableInfo> sampled = fitted.shown().stream()
-        .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).toList();
-    return sampleCache.samples(current, role, sampled)
+        .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).map(sensitive::without).toList();
+    Future<List<SampleRows>> read = config.modelSees().sampleRows() ? sampleCache.samples(current, role, sampled)
+        : Future.succeededFuture(List.of());
+    return read
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
@@ -420,7 +440,7 @@ public final class RetrievalVerticle extends VerticleBase {
     String role = role(body);
     catalogue(role).onSuccess(cat -> cat.find(name).ifPresentOrElse(
             t -> cat.functions().unsafe(t.schema(), t.relname()).ifPresentOrElse(why -> msg.fail(BAD_REQUEST, why + ", so it is not read."),
-                () -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, t, rows))
+                () -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, sensitive(snapshot).without(t), rows))
                 .onSuccess(s -> msg.reply(s.toJson()))
                 .onFailure(e -> unavailable(msg, "sample", e))),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
