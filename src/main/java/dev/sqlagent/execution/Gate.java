@@ -332,7 +332,7 @@ public final class Gate {
       }
       Located located = err instanceof Located l ? l : new Located(err, 0);
       if (located.getCause() instanceof PgException pg) {
-        GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict, schema);
+        GateError error = withoutValues(fromPostgres(pg, located.prefix, sql, bounded, verdict, schema), verdict, sensitivity);
         return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
       }
       return Future.failedFuture(located.getCause());
@@ -343,6 +343,22 @@ public final class Gate {
   private record Query(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
                        String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey,
                        Progress progress, Sensitivity sensitivity) {}
+
+  /**
+   * A data error (SQLSTATE class 22) of a statement that reads sensitive data, for a caller who may not see it: PostgreSQL
+   * quotes the offending value ({@code invalid input syntax for type integer: "..."}), which could be a sensitive one,
+   * so quoted text is taken out of its message and hint.
+   */
+  private static GateError withoutValues(GateError e, StaticCheck.Verdict verdict, Sensitivity sensitivity) {
+    if (sensitivity.seeSensitive() || e.sqlState() == null || !e.sqlState().startsWith("22")) return e;
+    SensitiveColumns s = sensitivity.columns();
+    if (!s.hasRules() || !ResultMasks.readsSensitive(verdict.lexed().tokens(), s.columnNames(), s.tableNames())) return e;
+    return new GateError(e.type(), unquoted(e.message()), unquoted(e.hint()), e.sqlState(), e.position(), e.sql());
+  }
+
+  private static String unquoted(String text) {
+    return text == null ? null : text.replaceAll("\"[^\"]*\"", "\"" + Mask.REDACTED + "\"");
+  }
 
   /** The sensitive columns of the snapshot a submission started with, and whether its caller may see them unmasked. */
   private record Sensitivity(SensitiveColumns columns, long version, boolean seeSensitive) {}

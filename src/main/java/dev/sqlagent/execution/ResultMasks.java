@@ -70,7 +70,8 @@ final class ResultMasks {
       }
     }
     Future<Void> looked = rels.isEmpty() ? Future.succeededFuture()
-        : conn.preparedQuery(ORIGINS).execute(Tuple.of(rels.toArray(new Long[0]), atts.toArray(new Integer[0])))
+        : conn.preparedQuery(ORIGINS).execute(Tuple.tuple().addArrayOfLong(rels.toArray(new Long[0]))
+            .addArrayOfInteger(atts.toArray(new Integer[0])))
             .map(rows -> {
               for (Row r : rows) {
                 known.put(key(r.getLong(0), r.getInteger(1)), sensitive.mask(r.getString(2), r.getString(3), r.getString(4)));
