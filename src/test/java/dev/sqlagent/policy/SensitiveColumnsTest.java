@@ -51,6 +51,7 @@ class SensitiveColumnsTest {
   static RunningService service;
   static LogCapture logs;
   static Path usersFile;
+  static final long started = System.currentTimeMillis() - 5_000;
 
   @BeforeAll
   static void start() throws Exception {
@@ -89,11 +90,18 @@ class SensitiveColumnsTest {
       }
       if (dbs != null) {
         try (Connection c = dbs.state().ownerConnection(); Statement s = c.createStatement()) {
-          for (String table : List.of("agent_query_log", "conversation_turns", "stored_values")) {
-            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table + " t WHERE t::text LIKE '%secretmail%'"
-                + " OR t::text LIKE '%7700 900%' OR t::text LIKE '%98765%'")) {
+          // This class's rows: its users' log rows, its question's turns, its database's stored values.
+          Map<String, String> mine = Map.of(
+              "agent_query_log", "user_name IN ('alice', 'hr') AND asked_at >= to_timestamp(" + started / 1000 + ")",
+              "conversation_turns", "question = 'Who are our customers?' AND asked_at >= to_timestamp(" + started / 1000 + ")",
+              "stored_values", "target LIKE '%" + db.database + "%'");
+          for (Map.Entry<String, String> table : mine.entrySet()) {
+            try (ResultSet rs = s.executeQuery("SELECT count(*), count(*) FILTER (WHERE t::text LIKE '%secretmail%'"
+                + " OR t::text LIKE '%7700 900%' OR t::text LIKE '%98765%') FROM " + table.getKey() + " t WHERE "
+                + table.getValue())) {
               rs.next();
-              assertThat(rs.getLong(1)).as("rows of " + table + " holding a sensitive value").isZero();
+              assertThat(rs.getLong(1)).as("rows of " + table.getKey() + " this test made").isPositive();
+              assertThat(rs.getLong(2)).as("rows of " + table.getKey() + " holding a sensitive value").isZero();
             }
           }
         }
