@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * run takes the same path: one SQL prompt, then the answer's wording where the level allows it). The prompt tokens are
  * counted on what the model was sent (characters / 4, the estimate the service uses when a model reports no usage).
  *
- * <pre>mvn -o -B test -Dtest=ModelSeesBenchmark -Dgroups=benchmark -Dtest.excludedGroups=</pre>
+ * <pre>mvn -o -B test -Dtest=ModelSeesBenchmark -Dgroups=benchmark -Dtest.excludedGroups=</pre> (writes
+ * {@code target/benchmarks/model-sees.txt})
  */
 @Tag("benchmark")
 class ModelSeesBenchmark {
@@ -79,6 +80,8 @@ class ModelSeesBenchmark {
           String.format(Locale.ROOT, " %13.0f%%", 100.0 * totals[level.ordinal()] / base)));
     }
     System.out.print(report);
+    java.nio.file.Files.createDirectories(java.nio.file.Path.of("target/benchmarks"));
+    java.nio.file.Files.writeString(java.nio.file.Path.of("target/benchmarks/model-sees.txt"), report.toString());
     // Each level sends no more than the one above it.
     for (int i = 1; i < totals.length; i++) assertThat(totals[i]).isGreaterThanOrEqualTo(totals[i - 1]);
   }

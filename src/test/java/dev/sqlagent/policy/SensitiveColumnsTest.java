@@ -51,6 +51,7 @@ class SensitiveColumnsTest {
   static RunningService service;
   static LogCapture logs;
   static Path usersFile;
+  static AppConfig config;
   static final long started = System.currentTimeMillis() - 5_000;
 
   @BeforeAll
@@ -74,7 +75,7 @@ class SensitiveColumnsTest {
     env.put("SQLAGENT_NOTES", db.notes.toString());
     env.put("SQLAGENT_USERS", usersFile.toString());
     env.put("SQLAGENT_ANSWER_SUMMARY", "model");
-    AppConfig config = AppConfig.load(env);
+    config = AppConfig.load(env);
     dbs = Databases.open(config);
     service = RunningService.start(config, dbs.target(), dbs.state());
     StoredValuesReady.await(service.vertx);
@@ -228,6 +229,25 @@ class SensitiveColumnsTest {
       assertThat(r.bodyAsString()).as(call.encode()).contains(PolicyDatabase.NAMES.get(0));
       assertThat(PolicyDatabase.leaked(r.bodyAsString())).as(call.getString("name") + ": " + r.bodyAsString()).isEmpty();
     }
+  }
+
+  @Test
+  void statusListsTheMarkedColumnsAndSuggestsTheOnesThatLookSensitive() throws Exception {
+    String marked = dev.sqlagent.cli.Status.table(dev.sqlagent.cli.Status.policy(dbs.target(), config));
+    assertThat(marked).containsPattern("data policy\\s+ok\\s+SQLAGENT_MODEL_SEES=results")
+        .containsPattern("sensitive columns\\s+ok\\s+3: customers.email \\(hash\\), customers.phone \\(last4\\), "
+            + "customers.salary \\(redact\\)")
+        .doesNotContain("looks sensitive: customers.email").doesNotContain("FAIL");
+    // Without the notes file: the same columns are suggested, by name and by their values, and nothing is marked.
+    Map<String, String> env = new HashMap<>(TestDatabase.get().env(model.env()));
+    env.put("SQLAGENT_DB_URL", db.agentUrl().withSecret());
+    String bare = dev.sqlagent.cli.Status.table(dev.sqlagent.cli.Status.policy(dbs.target(), AppConfig.load(env)));
+    assertThat(bare).containsPattern("sensitive columns\\s+ok\\s+none marked")
+        .containsPattern("looks sensitive: customers.email\\s+ok\\s+its name says email; 20 of 20 values read look like e-mail")
+        .containsPattern("looks sensitive: customers.phone\\s+ok\\s+its name says phone; 20 of 20 values read look like phone")
+        .contains("looks sensitive: customers.salary").doesNotContain("looks sensitive: customers.tier")
+        .doesNotContain("looks sensitive: customers.name");
+    assertThat(PolicyDatabase.leaked(bare)).isEmpty();
   }
 
   @Test
