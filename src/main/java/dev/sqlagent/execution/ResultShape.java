@@ -78,11 +78,6 @@ final class ResultShape {
     ATTRIBUTE = att;
   }
 
-  /** Whether a column's origin can be read (the gate refuses to run a query on sensitive data when it cannot). */
-  static boolean originsKnown() {
-    return RELATION != null;
-  }
-
   private static long[] origin(ColumnDescriptor d) {
     if (RELATION == null || !RELATION.getDeclaringClass().isInstance(d)) return new long[] {0, 0};
     try {
