@@ -75,11 +75,6 @@ public final class Gate {
           allowFunctions, sensitive);
     }
 
-    /** The notes whose sensitive columns the gate masks in results. */
-    public Settings withSensitive(Notes notes) {
-      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
-          schemas, allowFunctions, notes == null ? Notes.EMPTY : notes);
-    }
 
     public Settings withAllowFunctions(List<AppConfig.FunctionName> allow) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,

@@ -89,11 +89,6 @@ public final class SensitiveColumns {
     return Set.copyOf(relnames);
   }
 
-  /** The sensitive columns of the table {@code name} (its catalogue name), with their masks; empty when none. */
-  public Map<String, Mask> of(String tableName) {
-    return byTable.getOrDefault(tableName, Map.of());
-  }
-
   /** {@code table} without its sensitive columns (itself when it has none): what may be sampled or read for values. */
   public TableInfo without(TableInfo table) {
     Map<String, Mask> cols = byTable.get(table.name());
