@@ -224,7 +224,7 @@ public final class AgentVerticle extends VerticleBase {
       Conversations.Opened conversation, KeptRun kept, User user) {
     events.inConversation(conversation.conversationId());
     Future<Answer> answered = agentRun.inConversation(conversation.conversationId(),
-            ConversationContext.render(conversation.turns(), conversationBudget))
+            ConversationContext.render(conversation.turns(), conversationBudget, settings.modelSees().resultRows()))
         .run()
         .onComplete(done -> {
           kept.active = null;

@@ -4,6 +4,7 @@ import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.display.ColumnFormat;
 import dev.sqlagent.contract.ChatRequest.Message;
 import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.policy.ResultMasking;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -105,8 +106,11 @@ public final class PromptBuilder {
   }
 
   /** The messages that word the final answer from the question, the SQL and at most 30 rows. */
-  public static List<Message> answerMessages(String question, String sql, JsonArray columns, JsonArray rows, int rowCount,
+  public static List<Message> answerMessages(String question, String sql, JsonArray shown, JsonArray shownRows, int rowCount,
       boolean truncated) {
+    // A sensitive column reaches the model masked, even when the asking user may see it.
+    JsonArray columns = ResultMasking.maskedColumns(shown);
+    JsonArray rows = ResultMasking.masked(shown, shownRows);
     StringBuilder data = new StringBuilder();
     data.append(String.join(" | ", columns.stream().map(c -> ((JsonObject) c).getString("name")).toList())).append('\n');
     // The model repeats numbers as it sees them: shown with separators (ids and years as they are), it words them so.

@@ -32,7 +32,9 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
   static String plainSummary(GateReply.Result r) {
-    return ResultText.summary(r.columns(), r.rows(), r.rowCount(), r.truncated());
+    // The words are kept (a conversation's memory) and may be shown to others: a sensitive column's values masked in them.
+    return ResultText.summary(dev.sqlagent.policy.ResultMasking.maskedColumns(r.columns()),
+        dev.sqlagent.policy.ResultMasking.masked(r.columns(), r.rows()), r.rowCount(), r.truncated());
   }
 
   /**

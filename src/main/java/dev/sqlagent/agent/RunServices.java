@@ -33,6 +33,7 @@ final class RunServices {
   private final RunControl control;
   private final String runId;
   private final String dbRole;
+  private final User user;
   private final long deadline;
   private final RetrievalClient retrieval;
   private final GateClient gate;
@@ -45,6 +46,7 @@ final class RunServices {
     this.control = control;
     this.runId = runId;
     this.dbRole = user == null ? null : user.dbRole();
+    this.user = user;
     this.deadline = deadline;
     // Clustered, a run's steps stay on its worker: a node that leaves takes only its own runs with it. The verified
     // queries are the exception: they live on the one node that holds the singleton duties.
@@ -103,7 +105,7 @@ final class RunServices {
   }
 
   private Future<GateReply> gate(String sql, String progress) {
-    return control.guard(() -> gate.execute(new GateRequest(sql, true, runId, null, dbRole, progress)))
+    return control.guard(() -> gate.execute(GateRequest.by(user, sql, true, runId, null, progress)))
         .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
                 "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));

@@ -78,6 +78,88 @@ public final class Status {
     return checks;
   }
 
+  /** Tables and values read for the suggestions: enough to see what a column holds, little enough to stay quick. */
+  static final int SUGGEST_TABLES = 200;
+  static final int SUGGEST_ROWS = 20;
+
+  /**
+   * The data policy: what the model is sent ({@code SQLAGENT_MODEL_SEES}), the notes file's sensitive columns (a pattern
+   * that matches nothing fails), and the columns that look sensitive but are not marked, each a suggestion for a person
+   * to confirm in the notes file, never applied. The values are read as the agent role, a few rows of each table, in a
+   * read-only transaction.
+   */
+  public static List<Check> policy(Target target, dev.sqlagent.config.AppConfig config) {
+    List<Check> checks = new ArrayList<>();
+    checks.add(new Check("data policy", true, "SQLAGENT_MODEL_SEES=" + config.modelSees().wireName() + ": the model is sent "
+        + config.modelSees().sends()));
+    Catalogue cat;
+    try {
+      cat = Discovery.readBlocking(target.roOptions(), config.schemas());
+    } catch (Exception e) {
+      checks.add(new Check("sensitive columns", false, "discovery failed: " + dev.sqlagent.db.ConnectFailure.describe(e, target.url())));
+      return checks;
+    }
+    dev.sqlagent.policy.SensitiveColumns sensitive = dev.sqlagent.policy.SensitiveColumns.of(config.notes(), cat);
+    checks.add(new Check("sensitive columns", true, sensitive.isEmpty() ? "none marked in the notes file"
+        : sensitive.count() + ": " + String.join(", ", sensitive.toJson().stream().map(o -> (io.vertx.core.json.JsonObject) o)
+            .map(o -> o.getString("table") + "." + o.getString("column") + " (" + o.getString("mask") + ")").toList())));
+    for (String p : sensitive.unmatchedPatterns(cat)) {
+      checks.add(new Check("sensitive pattern", false, "'" + p + "' in the notes file matches no column: a typo?"));
+    }
+    try (Connection c = target.roConnection()) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute("SET LOCAL statement_timeout = " + Math.max(100, config.statementTimeoutMs()));
+      }
+      int tables = 0;
+      for (dev.sqlagent.catalogue.TableInfo t : cat.tables()) {
+        if (tables++ >= SUGGEST_TABLES) break;
+        List<dev.sqlagent.catalogue.TableInfo.Column> cols = sensitive.without(t).columns();
+        if (cols.isEmpty()) continue;
+        List<List<String>> values = new ArrayList<>();
+        for (int i = 0; i < cols.size(); i++) values.add(new ArrayList<>());
+        if (cols.stream().anyMatch(Status::holdsText)) {
+          StringBuilder sql = new StringBuilder("SELECT ");
+          for (int i = 0; i < cols.size(); i++) {
+            sql.append(i > 0 ? ", " : "").append(holdsText(cols.get(i))
+                ? "left(" + dev.sqlagent.db.Identifiers.quote(cols.get(i).name()) + "::text, 100)" : "NULL::text");
+          }
+          sql.append(" FROM ").append(dev.sqlagent.db.Identifiers.qualified(t.schema(), t.relname())).append(" LIMIT ")
+              .append(SUGGEST_ROWS);
+          try (Statement s = c.createStatement()) {
+            s.execute("SAVEPOINT suggest");
+            try (ResultSet rs = s.executeQuery(sql.toString())) {
+              while (rs.next()) {
+                for (int i = 0; i < cols.size(); i++) {
+                  String v = rs.getString(i + 1);
+                  if (v != null) values.get(i).add(v);
+                }
+              }
+            } catch (SQLException unreadable) {
+              s.execute("ROLLBACK TO SAVEPOINT suggest");  // a table it may not read now: names alone then
+            }
+          }
+        }
+        for (int i = 0; i < cols.size(); i++) {
+          dev.sqlagent.policy.SensitiveSuggestions.of(t.name(), cols.get(i).name(), values.get(i)).ifPresent(sg ->
+              checks.add(new Check("looks sensitive: " + sg.table() + "." + sg.column(), true, sg.why()
+                  + "; if so, mark it in the notes file: " + sg.notesEntry())));
+        }
+      }
+      c.rollback();
+    } catch (SQLException e) {
+      checks.add(new Check("sensitive suggestions", false, "failed: " + e.getSQLState() + " " + e.getMessage()));
+    }
+    return checks;
+  }
+
+  /** Columns whose values may be e-mail addresses, phone, card or id numbers: text, and whole numbers. */
+  private static boolean holdsText(dev.sqlagent.catalogue.TableInfo.Column c) {
+    String t = c.type() == null ? "" : c.type().toLowerCase(java.util.Locale.ROOT);
+    return t.contains("char") || t.contains("text") || t.equals("bigint") || t.startsWith("numeric") && !t.contains(",");
+  }
+
   private interface Attempt {
     String run() throws SQLException;
   }

@@ -78,7 +78,10 @@ public record AppConfig(
     // The company's sign-on: bearer tokens verified against the issuer's keys (SQLAGENT_OIDC_*).
     Optional<OidcSettings> oidc,
     // Proxies whose forwarded-client headers are believed (SQLAGENT_TRUSTED_PROXIES).
-    TrustedProxies trustedProxies) {
+    TrustedProxies trustedProxies,
+    // What the model may see (SQLAGENT_MODEL_SEES) and the notes file as read at start (its sensitive columns).
+    dev.sqlagent.policy.ModelSees modelSees,
+    dev.sqlagent.notes.Notes notes) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -149,6 +152,9 @@ public record AppConfig(
         + "as its INSERT-only role)"});
     k.put("SQLAGENT_SCHEMAS", new String[] {null, "comma-separated schemas of the target to offer; unset: every readable non-system schema"});
     k.put("SQLAGENT_NOTES", new String[] {null, "notes file (YAML or JSON): table and column descriptions, business terms, conventions"});
+    k.put("SQLAGENT_MODEL_SEES", new String[] {"results", "what of the database the model is sent: 'schema' (names, types, "
+        + "comments, notes), 'values' (+ stored values of low-cardinality and matched columns), 'samples' (+ sample rows), "
+        + "'results' (+ result rows, to word the answer; below it the answer is the plain summary)"});
     k.put("SQLAGENT_ALLOW_FUNCTIONS", new String[] {null, "comma-separated schema.name of user functions a query may call "
         + "(built-in functions and those of vetted extensions need no listing; escape-capable ones are never allowed)"});
     k.put("SQLAGENT_ALLOW_WRITABLE_ROLE", new String[] {"false", "true: run even when the target role could write "
@@ -335,7 +341,9 @@ public record AppConfig(
         pooler(r),
         r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200),
         oidc(r),
-        trustedProxies(r));
+        trustedProxies(r),
+        modelSees(r),
+        notes(notes));
   }
 
   /** SQLAGENT_OIDC_*: present when an issuer is set. */
@@ -367,6 +375,27 @@ public record AppConfig(
   /** Whether every request must name a user: a users file, a sign-on, or both. */
   public boolean identityRequired() {
     return users.configured() || oidc.isPresent();
+  }
+
+  /** SQLAGENT_MODEL_SEES: schema, values, samples or results. */
+  private static dev.sqlagent.policy.ModelSees modelSees(Values r) {
+    String v = r.string("SQLAGENT_MODEL_SEES");
+    try {
+      return dev.sqlagent.policy.ModelSees.parse(v);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("SQLAGENT_MODEL_SEES=" + v + ": " + e.getMessage() + " (what of the database the model "
+          + "is sent; each level adds to the one before)");
+    }
+  }
+
+  /** The notes file as read at start (its sensitive columns reach the gate); none: no notes. */
+  private static dev.sqlagent.notes.Notes notes(Optional<Path> notes) {
+    if (notes.isEmpty()) return dev.sqlagent.notes.Notes.EMPTY;
+    try {
+      return dev.sqlagent.notes.NotesFile.load(notes.get());
+    } catch (dev.sqlagent.notes.NotesException e) {
+      throw new ConfigException("SQLAGENT_NOTES=" + notes.get() + ": " + e.getMessage());
+    }
   }
 
   /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
@@ -445,6 +474,7 @@ public record AppConfig(
     parts.add("state=" + stateUrl.map(PgUrl::toString).orElse("embedded") + " statePoolSize=" + statePoolSize);
     parts.add("schemas=" + (schemas.isEmpty() ? "all" : String.join(",", schemas)));
     parts.add("notes=" + notesFile.map(Path::toString).orElse("none"));
+    parts.add("modelSees=" + modelSees.wireName());
     if (allowWritableRole) parts.add("allowWritableRole=true");
     parts.add("promptBudget=" + promptBudgetTokens);
     parts.add("home=" + home);

@@ -24,7 +24,16 @@ public final class ConversationContext {
 
   /** The text for these turns (oldest first), at most {@code budgetTokens} as estimated; empty when none fit. */
   public static String render(List<Turn> turns, int budgetTokens) {
+    return render(turns, budgetTokens, true);
+  }
+
+  /**
+   * The same; without {@code rows} (the data policy sends the model no result rows) no turn shows its first rows, only
+   * its SQL, row count and columns.
+   */
+  public static String render(List<Turn> turns, int budgetTokens, boolean rows) {
     int[] form = new int[turns.size()];
+    if (!rows) java.util.Arrays.fill(form, NO_VALUES);
     String text = text(turns, form);
     for (int level = NO_VALUES; level <= DROPPED && ChatClient.estimate(text.length()) > budgetTokens; level++) {
       for (int i = 0; i < turns.size() && ChatClient.estimate(text.length()) > budgetTokens; i++) {

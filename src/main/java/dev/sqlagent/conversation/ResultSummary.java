@@ -21,7 +21,8 @@ final class ResultSummary {
       if (c instanceof JsonObject col) names.add(col.getString("name"));
     }
     JsonArray rows = new JsonArray();
-    JsonArray all = answer.rows() == null ? new JsonArray() : answer.rows();
+    // A sensitive column a granted user saw unmasked is kept masked.
+    JsonArray all = answer.rows() == null ? new JsonArray() : dev.sqlagent.policy.ResultMasking.masked(answer.columns(), answer.rows());
     for (int i = 0; i < Math.min(ROWS, all.size()); i++) {
       JsonArray clipped = new JsonArray();
       Object row = all.getValue(i);

@@ -115,7 +115,7 @@ public final class ExecutionVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole(), progressTo(req.progress()))
+    gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole(), req.showsSensitive(), progressTo(req.progress()))
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           LOG.error("gate failed unexpectedly", e);

@@ -5,6 +5,10 @@ import dev.sqlagent.contract.GateError;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueSnapshot;
+import dev.sqlagent.notes.Notes;
+import dev.sqlagent.policy.Mask;
+import dev.sqlagent.policy.ResultMasking;
+import dev.sqlagent.policy.SensitiveColumns;
 import dev.sqlagent.config.AppConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -44,8 +48,16 @@ public final class Gate {
   /** The gate's limits (from the service configuration). */
   public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
                          StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
-                         List<AppConfig.FunctionName> allowFunctions) {
+                         List<AppConfig.FunctionName> allowFunctions, Notes sensitive) {
     public static final long DEFAULT_MAX_RESULT_BYTES = 4L * 1024 * 1024;
+
+    /** Without sensitive columns. */
+    public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
+                    StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
+                    List<AppConfig.FunctionName> allowFunctions) {
+      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes, schemas, allowFunctions,
+          Notes.EMPTY);
+    }
 
     public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
                     StaticCheck.Limits limits) {
@@ -55,17 +67,18 @@ public final class Gate {
 
     public static Settings from(AppConfig c) {
       return new Settings(c.rowCap(), c.maxPlanCost(), c.statementTimeoutMs(), c.lockTimeoutMs(), 4,
-          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas(), c.allowFunctions());
+          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas(), c.allowFunctions(), c.notes());
     }
 
     public Settings withMaxResultBytes(long bytes) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas,
-          allowFunctions);
+          allowFunctions, sensitive);
     }
+
 
     public Settings withAllowFunctions(List<AppConfig.FunctionName> allow) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
-          schemas, List.copyOf(allow));
+          schemas, List.copyOf(allow), sensitive);
     }
 
     /** The static check of {@code schema} under these limits and allowed functions. */
@@ -84,6 +97,8 @@ public final class Gate {
    * against the statement's description before anything runs ({@link #guessed}).
    */
   private final TextCache<List<ResultShape.Column>> shapes = new TextCache<>(1024, 8_000, 512_000);
+  /** Where the columns of results come from, and whether they are sensitive. */
+  private final ResultMasks resultMasks = new ResultMasks();
   private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, CatalogueHolder catalogue) {
     this.vertx = vertx;
     this.settings = settings;
@@ -172,12 +187,21 @@ public final class Gate {
 
   /** The same, telling {@code progress} when the checks have passed and the statement is about to run. */
   public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole, Progress progress) {
-    return submitOnce(sql, run, rowCap, runId, dbRole, progress).compose(first -> {
+    return submit(sql, run, rowCap, runId, dbRole, false, progress);
+  }
+
+  /**
+   * The same for a user who may ({@code seeSensitive}) see the notes file's sensitive columns unmasked; for everyone
+   * else their values are masked. Either way the result's sensitive columns are marked ({@code mask}, {@code masked}).
+   */
+  public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole, boolean seeSensitive,
+                                  Progress progress) {
+    return submitOnce(sql, run, rowCap, runId, dbRole, seeSensitive, progress).compose(first -> {
       if (!recoveryConflict(first) || executor.stopped(runId)) return Future.succeededFuture(first);
       // A hot standby cancelled it to replay the primary's changes: the query is not at fault and the conflict has
       // usually passed by now, so the same statement runs once more (no model call, no attempt counted).
       LOG.info("recovery conflict on the standby: running the same statement once more");
-      return submitOnce(sql, run, rowCap, runId, dbRole, progress).map(second -> {
+      return submitOnce(sql, run, rowCap, runId, dbRole, seeSensitive, progress).map(second -> {
         second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
         return recoveryConflict(second) ? second.withError(recoveryConflictGiveUp(second.error())) : second;
       });
@@ -198,7 +222,7 @@ public final class Gate {
   }
 
   private Future<GateReply> submitOnce(String sql, boolean run, Integer rowCap, String runId, String dbRole,
-      Progress progress) {
+      boolean seeSensitive, Progress progress) {
     long t0 = System.nanoTime();
     int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     Stages stages = new Stages();
@@ -208,7 +232,8 @@ public final class Gate {
           StaticCheck.Verdict verdict = checked.verdict();
           if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
           stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
-          return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole, checked.by().schema(), progress);
+          return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole, checked.by().schema(), progress,
+              new Sensitivity(sensitive(snapshot), snapshot.version(), seeSensitive));
         }))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
@@ -286,11 +311,12 @@ public final class Gate {
   }
 
   private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
-                                    String runId, String dbRole, VisibleSchema schema, Progress progress) {
+                                    String runId, String dbRole, VisibleSchema schema, Progress progress,
+                                    Sensitivity sensitivity) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
     Query q = new Query(sql, verdict, run, cap, t0, stages, runId, dbRole, schema, bounded,
-        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed(), progress);
+        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed(), progress, sensitivity);
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
     Future<GateReply> outcome = known == null ? described(q)
         : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
@@ -301,7 +327,7 @@ public final class Gate {
       }
       Located located = err instanceof Located l ? l : new Located(err, 0);
       if (located.getCause() instanceof PgException pg) {
-        GateError error = fromPostgres(pg, located.prefix, sql, bounded, verdict, schema);
+        GateError error = withoutValues(fromPostgres(pg, located.prefix, sql, bounded, verdict, schema), verdict, sensitivity);
         return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
       }
       return Future.failedFuture(located.getCause());
@@ -311,7 +337,42 @@ public final class Gate {
   /** One submission past its static check and row cap; {@code shapeKey} names its columns in {@link #shapes}. */
   private record Query(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
                        String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey,
-                       Progress progress) {}
+                       Progress progress, Sensitivity sensitivity) {}
+
+  /**
+   * A data error (SQLSTATE class 22) of a statement that reads sensitive data, for a caller who may not see it: PostgreSQL
+   * quotes the offending value ({@code invalid input syntax for type integer: "..."}), which could be a sensitive one,
+   * so quoted text is taken out of its message and hint.
+   */
+  private static GateError withoutValues(GateError e, StaticCheck.Verdict verdict, Sensitivity sensitivity) {
+    if (sensitivity.seeSensitive() || e.sqlState() == null || !e.sqlState().startsWith("22")) return e;
+    SensitiveColumns s = sensitivity.columns();
+    if (!s.hasRules() || !ResultMasks.readsSensitive(verdict.lexed().tokens(), s.columnNames(), s.tableNames())) return e;
+    return new GateError(e.type(), unquoted(e.message()), unquoted(e.hint()), e.sqlState(), e.position(), e.sql());
+  }
+
+  private static String unquoted(String text) {
+    return text == null ? null : text.replaceAll("\"[^\"]*\"", "\"" + Mask.REDACTED + "\"");
+  }
+
+  /** The sensitive columns of the snapshot a submission started with, and whether its caller may see them unmasked. */
+  private record Sensitivity(SensitiveColumns columns, long version, boolean seeSensitive) {}
+
+  /** What {@link #sensitive} derives from a snapshot. */
+  private record SensitiveKey(Notes notes) {}
+
+  /** The notes' sensitive columns in {@code snapshot}, resolved once per snapshot. */
+  private SensitiveColumns sensitive(CatalogueSnapshot snapshot) {
+    Notes notes = settings.sensitive();
+    if (notes == null || !notes.marksSensitive()) return SensitiveColumns.NONE;
+    return snapshot.derive(new SensitiveKey(notes), s -> SensitiveColumns.of(notes, s.catalogue()));
+  }
+
+  /** The masks of a statement's columns ({@link ResultMasks}), asked inside its transaction. */
+  private Future<Mask[]> masks(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
+    if (!q.run()) return Future.succeededFuture(new Mask[columns.size()]);
+    return resultMasks.of(conn, columns, q.verdict().lexed().tokens(), q.sensitivity().columns(), q.sensitivity().version());
+  }
 
   /**
    * Round trips: the statement's description sent with the transaction's setup; the prepare and the plan (two,
@@ -321,7 +382,9 @@ public final class Gate {
     return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), conn -> describe(conn, q.bounded().executed()),
         (conn, columns) -> {
           shapes.put(q.shapeKey(), columns);
-          return plan(conn, q, columns).compose(planned -> checkedRun(q, columns, planned));
+          Future<Planned> planned = plan(conn, q, columns);
+          Future<Mask[]> masks = masks(conn, q, columns);
+          return planned.compose(p -> masks.compose(m -> checkedRun(q, columns, p, m)));
         });
   }
 
@@ -343,7 +406,8 @@ public final class Gate {
             shapes.remove(q.shapeKey());
             return sent.planned().transform(x -> Future.failedFuture(new ShapeChanged()));
           }
-          return sent.planned().compose(planned -> checkedRun(q, known, planned));
+          Future<Mask[]> masks = masks(conn, q, known);
+          return sent.planned().compose(planned -> masks.compose(m -> checkedRun(q, known, planned, m)));
         });
   }
 
@@ -355,7 +419,7 @@ public final class Gate {
   }
 
   /** The plan check, then (with {@code run}) the rows. */
-  private Future<GateReply> checkedRun(Query q, List<ResultShape.Column> columns, Planned planned) {
+  private Future<GateReply> checkedRun(Query q, List<ResultShape.Column> columns, Planned planned, Mask[] masks) {
     Stages stages = q.stages();
     Optional<GateError> refused = PlanCheck.check(planned.plan(), settings.maxPlanCost(), q.schema());
     if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(q.sql()), false));
@@ -371,7 +435,11 @@ public final class Gate {
             : executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes()))
         .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())))
         .map(rows -> {
-          GateReply.Result result = result(bounded, columns, rows, q.cap(), q.t0());
+          // The one place results are masked: every caller of the gate gets a sensitive column's values masked, unless
+          // the asking user may see them; either way its column says so.
+          boolean shown = q.sensitivity().seeSensitive();
+          if (!shown) ResultMasks.apply(masks, rows);
+          GateReply.Result result = result(bounded, columns, rows, q.cap(), q.t0(), masks, shown);
           stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
           return GateReply.ran(bounded.sql(), q.verdict().staticCheck(), cost, result, stages.list());
         });
@@ -490,10 +558,22 @@ public final class Gate {
 
   private static GateReply.Result result(RowBound.Bounded bounded, List<ResultShape.Column> columns, JsonArray rows,
                                         int cap, long t0) {
+    return result(bounded, columns, rows, cap, t0, null, false);
+  }
+
+  /** The result; a column with a mask is marked with it, and as masked unless {@code shown} (a granted user's). */
+  private static GateReply.Result result(RowBound.Bounded bounded, List<ResultShape.Column> columns, JsonArray rows,
+                                        int cap, long t0, Mask[] masks, boolean shown) {
     int fetched = rows.size();
     while (rows.size() > cap) rows.remove(rows.size() - 1);
     JsonArray cols = new JsonArray();
-    for (ResultShape.Column c : columns) cols.add(new JsonObject().put("name", c.name()).put("type", c.type()));
+    for (int i = 0; i < columns.size(); i++) {
+      ResultShape.Column c = columns.get(i);
+      Mask m = masks == null || i >= masks.length ? null : masks[i];
+      JsonObject col = new JsonObject().put("name", c.name()).put("type", m == null || shown ? c.type() : "text");
+      if (m != null) col.put(ResultMasking.MASK, m.wireName()).put(ResultMasking.MASKED, !shown);
+      cols.add(col);
+    }
     return new GateReply.Result(cols, rows, rows.size(), bounded.capped() && fetched > cap,
         (System.nanoTime() - t0) / 1_000_000);
   }

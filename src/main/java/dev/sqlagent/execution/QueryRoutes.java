@@ -58,7 +58,7 @@ public final class QueryRoutes {
     }
     // The database role is the authenticated user's, never the body's; a console statement belongs to no run.
     User user = Users.of(ctx);
-    gate.execute(new GateRequest(asked.sql(), asked.run(), null, asked.rowCap(), user == null ? null : user.dbRole()))
+    gate.execute(GateRequest.by(user, asked.sql(), asked.run(), null, asked.rowCap(), null))
         .onSuccess(reply -> JsonErrors.send(ctx, reply.ok() ? 200 : 422, reply.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, GATE));
   }

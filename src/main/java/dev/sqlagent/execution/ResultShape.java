@@ -39,8 +39,53 @@ final class ResultShape {
   private static final Set<String> ARRAY_ELEMENTS = Set.of("bool", "int2", "int4", "int8", "float4", "float8",
       "numeric", "text", "varchar", "bpchar", "name", "char");
 
-  /** What one column is and how it travels. */
-  record Column(String name, String type, Kind kind) {}
+  /**
+   * What one column is and how it travels; {@code relation} and {@code attribute} are where PostgreSQL says it comes
+   * from (the table's oid and the column's number, for a column taken as it is from a table or view, through aliases,
+   * subqueries and CTEs), 0 for a computed one.
+   */
+  record Column(String name, String type, Kind kind, long relation, int attribute) {
+    Column(String name, String type, Kind kind) {
+      this(name, type, kind, 0, 0);
+    }
+
+    boolean computed() {
+      return relation == 0;
+    }
+  }
+
+  /**
+   * Where a described column comes from. The client reads it from PostgreSQL's RowDescription (its table OID and column
+   * attribute number) but keeps it in fields of its own: read here, {0, 0} when they cannot be.
+   */
+  private static final java.lang.reflect.Field RELATION;
+  private static final java.lang.reflect.Field ATTRIBUTE;
+
+  static {
+    java.lang.reflect.Field rel = null;
+    java.lang.reflect.Field att = null;
+    try {
+      Class<?> desc = Class.forName("io.vertx.pgclient.impl.codec.PgColumnDesc");
+      rel = desc.getDeclaredField("relationId");
+      att = desc.getDeclaredField("relationAttributeNo");
+      rel.setAccessible(true);
+      att.setAccessible(true);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      rel = null;
+      att = null;
+    }
+    RELATION = rel;
+    ATTRIBUTE = att;
+  }
+
+  private static long[] origin(ColumnDescriptor d) {
+    if (RELATION == null || !RELATION.getDeclaringClass().isInstance(d)) return new long[] {0, 0};
+    try {
+      return new long[] {Integer.toUnsignedLong(RELATION.getInt(d)), ATTRIBUTE.getShort(d)};
+    } catch (IllegalAccessException e) {
+      return new long[] {0, 0};
+    }
+  }
 
   enum Kind {
     /** decoded by the client (numbers, booleans). */
@@ -66,7 +111,8 @@ final class ResultShape {
       else if (TIMES.contains(type)) kind = Kind.TIME;
       else if (JSON.contains(type)) kind = Kind.JSON;
       else kind = Kind.TEXT;
-      out.add(new Column(d.name(), type, kind));
+      long[] from = origin(d);
+      out.add(new Column(d.name(), type, kind, from[0], (int) from[1]));
     }
     return out;
   }

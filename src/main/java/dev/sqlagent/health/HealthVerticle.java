@@ -67,9 +67,10 @@ public final class HealthVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HealthVerticle.class);
 
   /** Checks whose DOWN does not make the service unready. */
-  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "cluster", "verified_queries");
+  static final Set<String> DATA_ONLY = Set.of("model_reachable", "model", "cluster", "verified_queries", "data_policy");
   /** With a writable role allowed, its proofs are reported, not required. */
-  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed", "verified_queries");
+  static final Set<String> DATA_ONLY_WRITABLE = Set.of("model_reachable", "model", "cluster", "read_only_confirmed", "verified_queries",
+      "data_policy");
 
   private final Target target;
   private final SnapshotRepository snapshots;
@@ -140,6 +141,7 @@ public final class HealthVerticle extends VerticleBase {
     register("verified_queries", this::verifiedQueries);
     register("model", () -> Future.succeededFuture(Status.OK(new JsonObject().put("name", modelName).put("base_url", modelBase))));
     register("cluster", this::cluster);
+    register("data_policy", this::dataPolicy);
     return vertx.eventBus().<JsonObject>consumer(Addresses.HEALTH_READINESS, this::onReadiness).completion();
   }
 
@@ -269,6 +271,16 @@ public final class HealthVerticle extends VerticleBase {
       JsonObject data = new JsonObject().put("count", n).put("database", cat.database());
       return n > 0 ? Status.OK(data) : Status.KO(data.put("error", "the agent role can read no table"
           + (schemas.isEmpty() ? "" : " in the schemas " + String.join(", ", schemas))));
+    });
+  }
+
+  /** What the model is sent (SQLAGENT_MODEL_SEES) and which columns are sensitive: data, never a reason to be unready. */
+  private Future<Status> dataPolicy() {
+    return catalogueForThisRun().map(cat -> {
+      dev.sqlagent.policy.SensitiveColumns sensitive = dev.sqlagent.policy.SensitiveColumns.of(config.notes(), cat);
+      return Status.OK(new JsonObject().put("model_sees", config.modelSees().wireName())
+          .put("model_is_sent", config.modelSees().sends()).put("sensitive_columns", sensitive.toJson())
+          .put("unmatched_patterns", new io.vertx.core.json.JsonArray(sensitive.unmatchedPatterns(cat))));
     });
   }
 

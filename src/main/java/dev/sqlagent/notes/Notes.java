@@ -24,11 +24,82 @@ public final class Notes {
   /** No notes: every table is described by its COMMENT alone. */
   public static final Notes EMPTY = new Notes("(no notes file)", List.of(), List.of(), List.of());
 
-  /** A note on one column of a table. */
-  public record Column(String name, String note, int line) {
+  /**
+   * A note on one column of a table ({@code note} null when the entry only marks it sensitive); {@code mask} is how a
+   * sensitive column's values are masked ({@code redact}, {@code hash} or {@code last4}), null when it is not sensitive.
+   */
+  public record Column(String name, String note, int line, String mask) {
     public Column {
       Objects.requireNonNull(name);
-      Objects.requireNonNull(note);
+      if (note == null && mask == null) throw new NullPointerException("a column entry without a note must be sensitive");
+    }
+
+    public Column(String name, String note, int line) {
+      this(name, Objects.requireNonNull(note), line, null);
+    }
+
+    public boolean sensitive() {
+      return mask != null;
+    }
+  }
+
+  /** The masks a sensitive column may have; the first is the default. */
+  public static final List<String> MASKS = List.of("redact", "hash", "last4");
+
+  /**
+   * A pattern of sensitive columns ({@code sensitive:} at the top of the file): {@code column}, {@code table.column}
+   * or {@code schema.table.column}, each part a name or a pattern with {@code *} (any characters), matched without
+   * regard to case or quotes; {@code *.email} is every column named email.
+   */
+  public record SensitivePattern(String pattern, String mask, int line) {
+    public SensitivePattern {
+      Objects.requireNonNull(pattern);
+      Objects.requireNonNull(mask);
+    }
+
+    /** Whether the column {@code column} of {@code schema.relname} matches (names unquoted, as the catalogue has them). */
+    public boolean matches(String schema, String relname, String column) {
+      List<String> parts = parts(pattern);
+      int n = parts.size();
+      if (!glob(parts.get(n - 1), column)) return false;
+      if (n >= 2 && !glob(parts.get(n - 2), relname)) return false;
+      return n < 3 || glob(parts.get(0), schema);
+    }
+
+    /** The dot-separated parts, quotes taken off ("a.b" inside quotes stays one part). */
+    static List<String> parts(String pattern) {
+      List<String> out = new ArrayList<>();
+      StringBuilder part = new StringBuilder();
+      boolean quoted = false;
+      for (int i = 0; i < pattern.length(); i++) {
+        char c = pattern.charAt(i);
+        if (c == '"') {
+          if (quoted && i + 1 < pattern.length() && pattern.charAt(i + 1) == '"') {
+            part.append('"');
+            i++;
+          } else {
+            quoted = !quoted;
+          }
+        } else if (c == '.' && !quoted) {
+          out.add(part.toString().strip());
+          part.setLength(0);
+        } else {
+          part.append(c);
+        }
+      }
+      out.add(part.toString().strip());
+      return out;
+    }
+
+    private static boolean glob(String pattern, String name) {
+      if (name == null) return false;
+      StringBuilder re = new StringBuilder();
+      String[] pieces = pattern.toLowerCase(java.util.Locale.ROOT).split("\\*", -1);
+      for (int i = 0; i < pieces.length; i++) {
+        if (i > 0) re.append(".*");
+        re.append(java.util.regex.Pattern.quote(pieces[i]));
+      }
+      return name.toLowerCase(java.util.Locale.ROOT).matches(re.toString());
     }
   }
 
@@ -82,13 +153,20 @@ public final class Notes {
   private final List<Term> terms;
   private final List<Convention> conventions;
   private final List<String> allowFunctions;
+  private final List<SensitivePattern> sensitive;
 
   Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions) {
     this(source, tables, terms, conventions, List.of());
   }
 
-  /** The names must parse as SQL table names (the loader has checked them). */
   Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions, List<String> allowFunctions) {
+    this(source, tables, terms, conventions, allowFunctions, List.of());
+  }
+
+  /** The names must parse as SQL table names (the loader has checked them). */
+  Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions, List<String> allowFunctions,
+        List<SensitivePattern> sensitive) {
+    this.sensitive = List.copyOf(sensitive);
     this.source = Objects.requireNonNull(source);
     this.tables = List.copyOf(tables);
     this.tableNames = this.tables.stream().map(t -> QualifiedName.parse(t.name())).toList();
@@ -102,13 +180,47 @@ public final class Notes {
     return allowFunctions;
   }
 
+  /** The file's {@code sensitive:} patterns, in file order (columns marked in {@code tables} are not among them). */
+  public List<SensitivePattern> sensitivePatterns() {
+    return sensitive;
+  }
+
+  /** Whether the file marks any column sensitive, by name or by pattern. */
+  public boolean marksSensitive() {
+    return !sensitive.isEmpty() || tables.stream().anyMatch(t -> t.columns().stream().anyMatch(Column::sensitive));
+  }
+
+  /**
+   * How the column {@code column} of {@code schema.relname} (unquoted, as the catalogue has them) is masked when the
+   * file marks it sensitive: its own entry under {@code tables} first, then the first {@code sensitive:} pattern that
+   * matches it. Empty: not sensitive.
+   */
+  public Optional<String> sensitiveMask(String schema, String relname, String column) {
+    String ref = quoted(schema) + "." + quoted(relname);
+    Optional<String> own = entryFor(ref).flatMap(t -> {
+      for (Column c : t.columns()) {
+        if (c.sensitive() && TableNames.columnRank(c.name(), column) >= 0) return Optional.of(c.mask());
+      }
+      return Optional.empty();
+    });
+    if (own.isPresent()) return own;
+    for (SensitivePattern p : sensitive) {
+      if (p.matches(schema, relname, column)) return Optional.of(p.mask());
+    }
+    return Optional.empty();
+  }
+
+  private static String quoted(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
+  }
+
   /** The file these notes came from, as given. */
   public String source() {
     return source;
   }
 
   public boolean isEmpty() {
-    return tables.isEmpty() && terms.isEmpty() && conventions.isEmpty();
+    return tables.isEmpty() && terms.isEmpty() && conventions.isEmpty() && sensitive.isEmpty();
   }
 
   /** The table entries in file order. */
@@ -149,7 +261,7 @@ public final class Notes {
           bestRank = r;
         }
       }
-      return Optional.ofNullable(best).map(Column::note);
+      return Optional.ofNullable(best).map(Column::note).filter(n -> !n.isBlank());
     });
   }
 

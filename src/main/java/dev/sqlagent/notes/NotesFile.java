@@ -316,13 +316,81 @@ public final class NotesFile {
     Notes notes(Node root) {
       if (root == null) return new Notes(source, List.of(), List.of(), List.of(), List.of());
       MapNode top = map(root, "the file", "a map with tables, terms and conventions");
-      Map<String, Entry> keys = keys(top, Set.of("tables", "terms", "conventions", "allow_functions"), "at the top of the file");
+      Map<String, Entry> keys = keys(top, Set.of("tables", "terms", "conventions", "allow_functions", "sensitive"),
+          "at the top of the file");
       List<Notes.Table> tables = keys.containsKey("tables") ? tables(keys.get("tables").value()) : List.of();
       List<Notes.Term> terms = keys.containsKey("terms") ? terms(keys.get("terms").value()) : List.of();
       List<Notes.Convention> conventions =
           keys.containsKey("conventions") ? conventions(keys.get("conventions").value()) : List.of();
       List<String> allow = keys.containsKey("allow_functions") ? names(keys.get("allow_functions"), "allow_functions") : List.of();
-      return new Notes(source, tables, terms, conventions, allow);
+      List<Notes.SensitivePattern> sensitive = keys.containsKey("sensitive") ? sensitive(keys.get("sensitive").value()) : List.of();
+      return new Notes(source, tables, terms, conventions, allow, sensitive);
+    }
+
+    /**
+     * {@code sensitive:} a list whose items are a pattern ({@code "*.email"}) or a map with {@code columns} (a pattern or
+     * a list of them) and {@code mask}.
+     */
+    private List<Notes.SensitivePattern> sensitive(Node node) {
+      if (isNull(node)) return List.of();
+      ListNode l = node instanceof ListNode ln ? ln : new ListNode(node.line(), List.of(node));
+      List<Notes.SensitivePattern> out = new ArrayList<>();
+      for (Node item : l.items()) {
+        if (item instanceof Scalar s) {
+          out.add(new Notes.SensitivePattern(pattern(s), Notes.MASKS.get(0), s.line()));
+          continue;
+        }
+        MapNode m = map(item, "an entry of 'sensitive'", "a pattern such as '*.email', or a map with columns and mask");
+        Map<String, Entry> keys = keys(m, Set.of("columns", "mask"), "in an entry of 'sensitive'");
+        if (!keys.containsKey("columns")) throw error(m.line(), "an entry of 'sensitive' has no 'columns' (a pattern such as '*.email')");
+        String mask = keys.containsKey("mask") ? mask(keys.get("mask").value(), "an entry of 'sensitive'") : Notes.MASKS.get(0);
+        Node cols = keys.get("columns").value();
+        List<Node> items = cols instanceof ListNode cl ? cl.items() : List.of(cols);
+        for (Node c : items) {
+          if (!(c instanceof Scalar cs)) throw error(c.line(), "'columns' of 'sensitive' must be patterns; found " + describe(c));
+          out.add(new Notes.SensitivePattern(pattern(cs), mask, cs.line()));
+        }
+      }
+      return out;
+    }
+
+    private String pattern(Scalar s) {
+      String p = s.value() == null ? "" : s.value().strip();
+      List<String> parts = Notes.SensitivePattern.parts(p);
+      if (p.isEmpty() || parts.size() > 3 || parts.stream().anyMatch(String::isEmpty)) {
+        throw error(s.line(), "'" + p + "' in 'sensitive' is not a column pattern: write column, table.column or "
+            + "schema.table.column, each part a name or a pattern with * ('*.email', 'hr.*.salary')");
+      }
+      return p;
+    }
+
+    private String mask(Node node, String where) {
+      String m = text(node, "'mask' of " + where).strip().toLowerCase(Locale.ROOT);
+      if (!Notes.MASKS.contains(m)) {
+        throw error(node.line(), "'mask' of " + where + " must be one of " + String.join(", ", Notes.MASKS) + "; found '" + m + "'");
+      }
+      return m;
+    }
+
+    /** A column's entry: its note (text), or a map with note, sensitive and mask. */
+    private Notes.Column column(Entry c, String table) {
+      String what = "column " + c.key() + " of table " + table;
+      if (!(c.value() instanceof MapNode m)) return new Notes.Column(c.key().strip(), text(c.value(), "the note of " + what), c.line());
+      Map<String, Entry> keys = keys(m, Set.of("note", "sensitive", "mask"), "in " + what);
+      String note = keys.containsKey("note") ? text(keys.get("note").value(), "'note' of " + what) : null;
+      boolean sensitive = false;
+      if (keys.containsKey("sensitive")) {
+        Node v = keys.get("sensitive").value();
+        String t = v instanceof Scalar sv && sv.value() != null ? sv.value().strip().toLowerCase(Locale.ROOT) : "";
+        if (!t.equals("true") && !t.equals("false")) throw error(v.line(), "'sensitive' of " + what + " must be true or false");
+        sensitive = t.equals("true");
+      }
+      if (!sensitive && keys.containsKey("mask")) {
+        throw error(keys.get("mask").line(), "'mask' of " + what + " needs 'sensitive: true'");
+      }
+      if (!sensitive && note == null) throw error(m.line(), what + " has neither a note nor 'sensitive: true'");
+      String mask = !sensitive ? null : keys.containsKey("mask") ? mask(keys.get("mask").value(), what) : Notes.MASKS.get(0);
+      return new Notes.Column(c.key().strip(), note, c.line(), mask);
     }
 
     /** A list of names (or one name), each a non-empty text. */
@@ -362,8 +430,7 @@ public final class NotesFile {
           noDuplicates(cm);
           for (Entry c : cm.entries()) {
             if (c.key().isBlank()) throw error(c.line(), "a column name is empty in table " + name);
-            columns.add(new Notes.Column(c.key().strip(),
-                text(c.value(), "the note of column " + c.key() + " of table " + name), c.line()));
+            columns.add(column(c, name));
           }
         }
         DateRange dates = keys.containsKey("dates") ? dates(keys.get("dates").value(), name) : null;

@@ -17,6 +17,8 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.contract.LearnedMessages;
 import dev.sqlagent.learn.Learner;
+import dev.sqlagent.policy.ModelSees;
+import dev.sqlagent.policy.SensitiveColumns;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.values.RoleValues;
 import dev.sqlagent.values.StoredValues;
@@ -176,7 +178,8 @@ public final class RetrievalVerticle extends VerticleBase {
         .compose(first -> {
           indexReady = buildIndex(first);
           following = indexReady.otherwiseEmpty();
-          storedValues.refresh(first, true);  // in the background: questions do not wait for it
+          // in the background: questions do not wait for it; a sensitive column is never read for its values
+          storedValues.refresh(sensitive(snapshot).without(first), true);
           relearn(first);  // in the background too: until it is done, join paths use the declared keys
           relearnTimer = vertx.setPeriodic(RELEARN_EVERY_MS, t -> relearn(current));
           var bus = vertx.eventBus();
@@ -251,6 +254,14 @@ public final class RetrievalVerticle extends VerticleBase {
   /** What {@link #annotated} derives from a snapshot, with these notes. */
   private record Annotated(TableNotes notes) {}
 
+  /** What {@link #sensitive} derives from a snapshot, with these notes. */
+  private record Sensitive(TableNotes notes) {}
+
+  /** The notes' sensitive columns in a snapshot, resolved once per snapshot. */
+  private SensitiveColumns sensitive(CatalogueSnapshot s) {
+    return s.derive(new Sensitive(notes), x -> SensitiveColumns.of(notes.notes(), x.catalogue()));
+  }
+
   /** A user's role's view of a snapshot, with these notes. */
   private record AnnotatedFor(TableNotes notes, String role) {}
 
@@ -282,7 +293,8 @@ public final class RetrievalVerticle extends VerticleBase {
       snapshot = next;
       current = annotated(next);
       if (same && !always) return Future.succeededFuture();
-      Future<Void> values = storedValues.refresh(current, false);  // read again from the target: values drift with the schema
+      // read again from the target (values drift with the schema), never a sensitive column's
+      Future<Void> values = storedValues.refresh(sensitive(next).without(current), false);
       // Learned again against the new schema: a join whose columns are gone is dropped.
       Future<LearnedMessages.Report> relearned = relearn(current);
       return (indexReady = buildIndex(current)).compose(v -> values).compose(v -> relearned.<Void>mapEmpty().otherwiseEmpty());
@@ -432,6 +444,10 @@ public final class RetrievalVerticle extends VerticleBase {
                                       String role, Future<ValueMatcher.Prepared> lookups) {
     List<TableInfo> offered = chosen.stream().map(s -> cat.find(s.name()).orElseThrow()).toList();
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
+    if (!config.modelSees().storedValues()) {
+      // SQLAGENT_MODEL_SEES=schema: no stored value reaches the prompt, neither a column's values nor a question's match.
+      return fitted(offered, List.of(), chosen, names, question, k, budget, role);
+    }
     // Lookups that failed are made again here (and fail here as they did before).
     Future<List<ValueMatch>> matched = lookups.transform(prepared -> vertx.executeBlocking(
         () -> storedValues.match(prepared.succeeded() ? prepared.result() : null, question, offered), false));
@@ -458,10 +474,14 @@ public final class RetrievalVerticle extends VerticleBase {
     }
     // Sample rows are read as the user's role too (and kept per role): row-level security decides which rows the prompt shows.
     // A view whose definition calls a function that acts outside the transaction is never read, not even for samples.
+    // A sensitive column is never sampled; below SQLAGENT_MODEL_SEES=samples nothing is.
     Catalogue cat = current;
+    SensitiveColumns sensitive = sensitive(snapshot);
     List<TableInfo> sampled = fitted.shown().stream()
-        .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).toList();
-    return sampleCache.samples(current, role, sampled)
+        .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).map(sensitive::without).toList();
+    Future<List<SampleRows>> read = config.modelSees().sampleRows() ? sampleCache.samples(current, role, sampled)
+        : Future.succeededFuture(List.of());
+    return read
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + learnedJoinsText(names)
             + StoredValues.schemaText(values),
             SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
@@ -528,7 +548,7 @@ public final class RetrievalVerticle extends VerticleBase {
     String role = role(body);
     catalogue(role).onSuccess(cat -> cat.find(name).ifPresentOrElse(
             t -> cat.functions().unsafe(t.schema(), t.relname()).ifPresentOrElse(why -> msg.fail(BAD_REQUEST, why + ", so it is not read."),
-                () -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, t, rows))
+                () -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, sensitive(snapshot).without(t), rows))
                 .onSuccess(s -> msg.reply(s.toJson()))
                 .onFailure(e -> unavailable(msg, "sample", e))),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))

@@ -48,6 +48,11 @@ public final class TableNotes {
     return notesResource != null ? fromResource(notesResource) : EMPTY;
   }
 
+  /** The notes themselves (their sensitive columns, for the data policy). */
+  public Notes notes() {
+    return notes;
+  }
+
   /** Problems of the notes against what discovery found (unknown tables or columns), with the file's lines. */
   public List<String> validate(Catalogue catalogue) {
     Map<String, Set<String>> columns = new HashMap<>();

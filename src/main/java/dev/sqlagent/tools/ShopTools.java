@@ -171,7 +171,7 @@ public final class ShopTools {
     if (!(sql instanceof String s)) {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
-    return gate.execute(new GateRequest(s, true, null, null, role(user)))
+    return gate.execute(GateRequest.by(user, s, true, null, null, null))
         .map(GateReply::toJson)
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);

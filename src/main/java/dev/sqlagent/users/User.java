@@ -14,6 +14,11 @@ public record User(String name, String displayName, boolean admin, String dbRole
     this(name, displayName, admin, dbRole, false);
   }
 
+  /** Whether {@code user} (null: no users file, an anonymous caller) is shown sensitive values unmasked. */
+  public static boolean seesSensitive(User user) {
+    return user != null && user.seeSensitive();
+  }
+
   public JsonObject toJson() {
     JsonObject json = new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
     return seeSensitive ? json.put("see_sensitive", true) : json;

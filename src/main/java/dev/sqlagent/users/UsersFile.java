@@ -23,6 +23,7 @@ import org.yaml.snakeyaml.error.YAMLException;
  *     token_sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
  *     admin: false
  *     db_role: analyst_eu        # optional
+ *     see_sensitive: true        # optional: shown sensitive columns unmasked
  * </pre>
  * A token in clear ({@code token:}) is refused: the file stores digests only. Every problem is reported with
  * the user's position and what to write instead; read once, at start, off any event loop.
@@ -32,7 +33,8 @@ public final class UsersFile {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.@-]{1,64}");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern ROLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]{0,62}");
-  private static final Set<String> KEYS = Set.of("name", "display_name", "token_sha256", "admin", "db_role");
+  private static final Set<String> KEYS = Set.of("name", "display_name", "token_sha256", "admin", "db_role",
+      "see_sensitive");
 
   private UsersFile() {}
 
@@ -90,8 +92,12 @@ public final class UsersFile {
       if (role != null && !ROLE.matcher(role).matches()) {
         throw new IllegalArgumentException(at + " (" + name + "): db_role must be a plain role name (letters, digits, _)");
       }
+      Object sees = u.containsKey("see_sensitive") ? u.get("see_sensitive") : Boolean.FALSE;
+      if (!(sees instanceof Boolean seeSensitive)) {
+        throw new IllegalArgumentException(at + " (" + name + "): see_sensitive must be true or false");
+      }
       String display = string(u.get("display_name"));
-      users.add(new User(name, display == null ? name : display, a, role));
+      users.add(new User(name, display == null ? name : display, a, role, seeSensitive));
       digests.add(digest);
     }
     return new Users(users, digests);
