@@ -119,7 +119,7 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    claims = new RunClaimsRepository(state.owner());
+    claims = new RunClaimsRepository(state.owner(), state.spans());
     // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
     // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
     // store, where any edge replays them (dev.sqlagent.cluster).
