@@ -61,15 +61,7 @@ class AgentBenchmark {
     List<Question> questions = QuestionSet.shipped().stream().filter(Question::answerable).toList();
     Vertx vertx = Vertx.vertx();
     try (FakeModelServer model = FakeModelServer.start()) {
-      // Each reply is SQL the gate has not seen (a numbered comment), as a fresh attempt is: no question is measured
-      // on verdicts or result shapes the warm-up left behind.
-      AtomicInteger replies = new AtomicInteger();
-      model.respondWith(req -> {
-        String q = req.getJsonArray("messages").getJsonObject(1).getString("content").substring("Question: ".length());
-        return Reply.sql("/* reply " + replies.incrementAndGet() + " */ "
-                + questions.stream().filter(x -> x.question().equals(q)).findFirst().orElseThrow().goldSql().get(0))
-            .streamedIn(1);
-      });
+      answersWithGoldSql(model, questions);
       Map<String, String> env = new HashMap<>(model.env());
       env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
       TestDatabase db = TestDatabase.get();
@@ -178,13 +170,7 @@ class AgentBenchmark {
     Vertx off = null;
     Vertx on = null;
     try (FakeModelServer model = FakeModelServer.start()) {
-      AtomicInteger replies = new AtomicInteger();
-      model.respondWith(req -> {
-        String q = req.getJsonArray("messages").getJsonObject(1).getString("content").substring("Question: ".length());
-        return Reply.sql("/* reply " + replies.incrementAndGet() + " */ "
-                + questions.stream().filter(x -> x.question().equals(q)).findFirst().orElseThrow().goldSql().get(0))
-            .streamedIn(1);
-      });
+      answersWithGoldSql(model, questions);
       Map<String, String> env = new HashMap<>(model.env());
       env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
       TestDatabase db = TestDatabase.get();
@@ -237,6 +223,20 @@ class AgentBenchmark {
       sink.close();
       client.close().await(30, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * The model answers each question with its gold SQL, instantly. Each reply is SQL the gate has not seen (a numbered
+   * comment), as a fresh attempt is: no question is measured on verdicts or result shapes the warm-up left behind.
+   */
+  private static void answersWithGoldSql(FakeModelServer model, List<Question> questions) {
+    AtomicInteger replies = new AtomicInteger();
+    model.respondWith(req -> {
+      String q = req.getJsonArray("messages").getJsonObject(1).getString("content").substring("Question: ".length());
+      return Reply.sql("/* reply " + replies.incrementAndGet() + " */ "
+              + questions.stream().filter(x -> x.question().equals(q)).findFirst().orElseThrow().goldSql().get(0))
+          .streamedIn(1);
+    });
   }
 
   private static Answer ask(Vertx vertx, String question) throws Exception {
