@@ -97,7 +97,8 @@ class TracingTest {
     String runId = answer.getString("run_id");
 
     List<Received> trace = otlp.awaitTrace(traceId, t -> t.stream().anyMatch(s -> "question".equals(s.name()))
-        && t.stream().anyMatch(s -> s.allText().contains("agent_query_log")), 60);
+        && t.stream().anyMatch(s -> s.allText().contains("agent_query_log"))
+        && t.stream().anyMatch(s -> s.allText().contains("conversation_turns")), 60);
     Map<String, Received> byId = trace.stream().collect(Collectors.toMap(Received::spanId, s -> s, (a, b) -> a));
     String all = trace.stream().map(Received::name).toList().toString();
 
@@ -139,11 +140,13 @@ class TracingTest {
         .map(Received::spanId).collect(Collectors.toSet());
     assertThat(target).allSatisfy(s -> assertThat(ancestors(s, byId)).containsAnyElementsOf(gateNodes));
 
-    // The query log's row written to the state store, in the same trace.
-    assertThat(trace).anySatisfy(s -> {
-      assertThat(s.attr("db.query.text")).startsWith("INSERT INTO agent_query_log");
-      assertThat(s.attr("db.namespace")).isNotEqualTo("shop");
-    });
+    // The run's writes to the state store, in the same trace: its claim, its conversation turn, its query log row.
+    for (String table : List.of("run_claims", "conversation_turns", "agent_query_log")) {
+      assertThat(trace).as(table).anySatisfy(s -> {
+        assertThat(s.attr("db.query.text")).startsWith("INSERT INTO " + table);
+        assertThat(s.attr("db.namespace")).isNotEqualTo("shop");
+      });
+    }
 
     // No literal value of the user's anywhere: not the name, not the amount, not the question.
     assertThat(trace).allSatisfy(s -> assertThat(s.allText()).doesNotContain(SECRET_NAME).doesNotContain(SECRET_AMOUNT)
