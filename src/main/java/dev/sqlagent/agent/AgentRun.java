@@ -4,10 +4,14 @@ import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Context;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -38,6 +42,8 @@ final class AgentRun {
   private final int candidates;
   private String conversationId;
   private String conversationText;
+  /** The question's span and the run's log fields (see {@link Tracing}); every node's span is its child. */
+  private Context traced = Context.root();
   /** The last state the run reached: where a cancel, the deadline or a failure finds it. */
   private RunState current;
 
@@ -66,6 +72,12 @@ final class AgentRun {
     return this;
   }
 
+  /** The run's trace context: its question's span (when tracing is on) and its log fields. */
+  AgentRun tracedIn(Context context) {
+    this.traced = context;
+    return this;
+  }
+
   /** Stops this run (see {@link RunControl}); false when it was already stopped. */
   boolean cancel(String by) {
     return control.cancel(by);
@@ -75,7 +87,8 @@ final class AgentRun {
     long deadline = startedAt + settings.questionTimeoutMs();
     RunServices services = new RunServices(vertx, settings, control, runId, user, deadline);
     RunContext run = new RunContext(vertx, settings, events, control, services, runId, question, user, source, agentMode,
-        lookupVerified, candidates, mutator, faultKey, conversationId, conversationText, startedAt);
+        lookupVerified, candidates, mutator, faultKey, conversationId, conversationText, startedAt,
+        Tracing.traceId(traced));
     Map<Node, Step> steps = steps(run);
     long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
     // The tables are retrieved while the verified queries are looked up, not after: select_schema's events still
@@ -116,9 +129,10 @@ final class AgentRun {
     }
     current = s;
     Step step = steps.get(s.next);
+    Context node = nodeContext(s.next, s.attempt);
     JsonObject started = step.started(s);
     if (started != null) events.started(s.next, s.attempt, started);
-    return step.apply(s)
+    return Tracing.ending(Span.fromContext(node), Tracing.during(node, () -> step.apply(s)))
         .recover(err -> {
           if (err instanceof Infrastructure infra && infra.eventData != null) events.failed(s.next, s.attempt, infra.eventData);
           return Future.failedFuture(err);
@@ -127,6 +141,21 @@ final class AgentRun {
           publish(s.next, after);
           return walk(steps, after);
         });
+  }
+
+  /** A span for one node's work (a child of the question's), with the node in the run's log fields. */
+  private Context nodeContext(Node n, int attempt) {
+    Tracing tracing = Tracing.of(vertx);
+    Context context = traced;
+    if (tracing.on()) {
+      Span span = tracing.tracer().spanBuilder(n.wireName()).setParent(traced).setSpanKind(SpanKind.INTERNAL)
+          .setAttribute("sql_agent.node", n.wireName())
+          .setAttribute("sql_agent.attempt", (long) attempt)
+          .startSpan();
+      context = context.with(span);
+    }
+    Tracing.RunTag tag = traced.get(Tracing.RUN);
+    return tag == null ? context : context.with(Tracing.RUN, tag.at(n.wireName()));
   }
 
   /** A new attempt starts with generate_sql: never past the cap, never past the question's deadline. */

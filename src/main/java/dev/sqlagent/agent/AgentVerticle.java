@@ -20,6 +20,12 @@ import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;
 import dev.sqlagent.querylog.AnswerKeeper;
 import dev.sqlagent.state.StateDatabase;
+import dev.sqlagent.telemetry.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -65,8 +71,12 @@ public final class AgentVerticle extends VerticleBase {
   private final long maxWaitMs;
   private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
 
-  /** A question waiting for a slot, refused when it has waited too long. */
-  private record Waiting(Message<JsonObject> msg, long timer) {}
+  /**
+   * A question waiting for a slot, refused when it has waited too long.
+   *
+   * @param parent the trace context it arrived in (its run's span is a child)
+   */
+  private record Waiting(Message<JsonObject> msg, long timer, Context parent) {}
 
   /** Runs' events and owners, oldest dropped first (never one still running); touched only on this verticle's context. */
   private final Map<String, KeptRun> runs = new LinkedHashMap<>(64, 0.75f, false) {
@@ -109,7 +119,7 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    claims = new RunClaimsRepository(state.owner());
+    claims = new RunClaimsRepository(state.owner(), state.spans());
     // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
     // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
     // store, where any edge replays them (dev.sqlagent.cluster).
@@ -146,13 +156,15 @@ public final class AgentVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
+    // The context the question came in: the edge's span, carried over the event bus (see Tracing).
+    Context parent = Context.current();
     if (AskRequest.fromJson(body).options().selfPaced()) {
-      start(msg);  // evaluation paces itself
+      start(msg, parent);  // evaluation paces itself
       return;
     }
     if (running < maxRunning) {
       running++;
-      start(msg);
+      start(msg, parent);
       return;
     }
     if (waiting.size() >= maxWaiting) {
@@ -161,7 +173,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     long[] timer = new long[1];
-    Waiting w = new Waiting(msg, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])));
+    Waiting w = new Waiting(msg, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])), parent);
     timer[0] = w.timer();
     waiting.addLast(w);
   }
@@ -182,18 +194,44 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     vertx.cancelTimer(next.timer());
-    start(next.msg());
+    start(next.msg(), next.parent());
   }
 
-  private void start(Message<JsonObject> msg) {
+  /**
+   * Starts the question on a Vert.x context of its own, with its trace context current there for its whole run: its
+   * span (a child of {@code parent}, when tracing is on) and its log fields, which its steps, the messages they send and
+   * the SQL they run inherit.
+   */
+  private void start(Message<JsonObject> msg, Context parent) {
     AskRequest ask = AskRequest.fromJson(msg.body());
+    String runId = ask.runId() == null ? UUID.randomUUID().toString() : ask.runId();
+    Tracing tracing = Tracing.of(vertx);
+    Span span = tracing.on()
+        ? tracing.tracer().spanBuilder("question").setParent(parent).setSpanKind(SpanKind.INTERNAL)
+            .setAttribute("sql_agent.run_id", runId)
+            .setAttribute("sql_agent.source", ask.source() == null ? "eventbus" : ask.source())
+            .setAttribute("sql_agent.mode", ask.mode() == null ? "agent" : ask.mode())
+            .startSpan()
+        : Span.getInvalid();
+    if (ask.user() != null) span.setAttribute("enduser.id", ask.user().name());
+    if (clusterNode != null) span.setAttribute("sql_agent.worker", clusterNode);
+    Context traced = parent.with(span)
+        .with(Tracing.RUN, new Tracing.RunTag(runId, ask.user() == null ? null : ask.user().name(), null));
+    ContextInternal own = ((ContextInternal) vertx.getOrCreateContext()).duplicate();
+    own.dispatch(v -> {
+      traced.makeCurrent();  // this context is the run's alone: nothing to restore
+      start(msg, ask, runId, span, traced);
+    });
+  }
+
+  private void start(Message<JsonObject> msg, AskRequest ask, String runId, Span span, Context traced) {
     RunOptions options = ask.options();
     boolean counted = !options.selfPaced();
     String question = ask.question();
-    String runId = ask.runId() == null ? UUID.randomUUID().toString() : ask.runId();
     if (runs.containsKey(runId)) {
       // A client-chosen id must not graft a second run onto another run's events.
       msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + runId + " is already in use");
+      span.setStatus(StatusCode.ERROR, "run_id already in use").end();
       if (counted) finished();
       return;
     }
@@ -202,7 +240,7 @@ public final class AgentVerticle extends VerticleBase {
     runs.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, ask.mode(), ask.source(), options,
-        mutator, user);
+        mutator, user).tracedIn(traced);
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
     // The run id is claimed once the conversation is open (a refused conversation leaves the id free to ask again).
@@ -215,13 +253,14 @@ public final class AgentVerticle extends VerticleBase {
       kept.active = null;
       // The conversation store's refusal (an unknown or another user's conversation), or the id's, as it was said.
       BusError.of(err, Conversations.STORE).failOn(msg);
+      span.setStatus(StatusCode.ERROR, String.valueOf(err.getMessage())).end();
       finished();
     });
-    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user));
+    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user, span));
   }
 
   private void run(Message<JsonObject> msg, String runId, boolean counted, AgentRun agentRun, RunEvents events,
-      Conversations.Opened conversation, KeptRun kept, User user) {
+      Conversations.Opened conversation, KeptRun kept, User user, Span span) {
     events.inConversation(conversation.conversationId());
     Future<Answer> answered = agentRun.inConversation(conversation.conversationId(),
             ConversationContext.render(conversation.turns(), conversationBudget, settings.modelSees().resultRows()))
@@ -251,8 +290,12 @@ public final class AgentVerticle extends VerticleBase {
           LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
               answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
               + answer.history().stream().map(Attempt::errorType).toList());
+          span.setAttribute("sql_agent.outcome", answer.outcome());
+          span.setAttribute("sql_agent.attempts", (long) answer.attempts());
+          span.end();
         })
         .onFailure(err -> {
+          span.setStatus(StatusCode.ERROR, "the agent failed unexpectedly").end();
           LOG.error("run {} failed unexpectedly", runId, err);
           msg.fail(BusFailure.FAILED.code(), "the agent failed unexpectedly; run " + runId);
         });

@@ -27,14 +27,17 @@ final class RunClaimsRepository {
 
   private final Pool pool;
 
+  private final dev.sqlagent.db.StatementSpans spans;
+
   /** @param pool the state store's shared owner pool */
-  RunClaimsRepository(Pool pool) {
+  RunClaimsRepository(Pool pool, dev.sqlagent.db.StatementSpans spans) {
     this.pool = pool;
+    this.spans = spans;
   }
 
   /** Succeeds once {@code runId} is this run's; fails with a {@link BusFailure#BAD_REQUEST} when it named a run before. */
   Future<Void> claim(String runId, String user) {
-    return pool.preparedQuery(CLAIM).execute(Tuple.of(runId, user)).timeout(WAIT_MS, TimeUnit.MILLISECONDS)
+    return spans.traced(CLAIM, () -> pool.preparedQuery(CLAIM).execute(Tuple.of(runId, user))).timeout(WAIT_MS, TimeUnit.MILLISECONDS)
         .transform(done -> {
           if (done.failed()) {
             LOG.warn("run {} goes ahead unclaimed: the state store did not take its id ({})", runId, done.cause().toString());

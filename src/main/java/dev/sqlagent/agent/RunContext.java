@@ -25,10 +25,12 @@ import java.util.regex.Pattern;
  * @param candidates SQL candidates per attempt
  * @param mutator evaluation's fault injection into the first SQL, or null
  * @param conversationText the conversation's earlier turns as prompt text, or null
+ * @param traceId the run's trace (its answer names it), or null when tracing is off
  */
 record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunControl control, RunServices services,
     String runId, String question, User user, String source, boolean agentMode, boolean lookupVerified, int candidates,
-    FirstSqlMutator mutator, String faultKey, String conversationId, String conversationText, long startedAt) {
+    FirstSqlMutator mutator, String faultKey, String conversationId, String conversationText, long startedAt,
+    String traceId) {
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
   static String plainSummary(GateReply.Result r) {
@@ -56,7 +58,7 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
         verified != null ? "verified" : "model",
         verified == null ? null : verified.verifiedId(),
         verified == null ? null : verified.question(),
-        verified == null ? null : verified.score());
+        verified == null ? null : verified.score()).withTraceId(traceId);
   }
 
   /** The retrieved tables the SQL names. */

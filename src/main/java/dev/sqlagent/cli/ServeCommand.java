@@ -5,6 +5,9 @@ import dev.sqlagent.cluster.Cluster;
 import dev.sqlagent.cluster.ClusterSettings;
 import dev.sqlagent.cluster.Role;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.telemetry.LogFormat;
+import dev.sqlagent.telemetry.TelemetrySettings;
+import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.Databases;
 import dev.sqlagent.metrics.MetricsVerticle;
@@ -38,6 +41,8 @@ public final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long t0 = System.nanoTime();
+    TelemetrySettings telemetry = TelemetrySettings.from(AppConfig.merged(System.getenv()));
+    LogFormat.apply(telemetry);  // before the first line
     AppConfig config = AppConfig.fromEnvironment();
     ClusterSettings clustering = ClusterSettings.from(AppConfig.merged(System.getenv()));
     Role nodeRole = Role.parse(role);
@@ -47,12 +52,14 @@ public final class ServeCommand implements Callable<Integer> {
     Databases db = Databases.open(config);
     Cluster cluster = clustering.enabled() ? Cluster.of(clustering, nodeRole) : null;
     Vertx vertx;
+    Tracing tracing = Tracing.start(telemetry, cluster == null ? null : cluster.name());
     try {
-      // Vert.x's own metrics must be chosen when it is created
+      // Vert.x's own metrics and its tracer must be chosen when it is created
       boolean nativeTransport = config.vertxOptions().getPreferNativeTransport();
-      vertx = cluster == null ? MetricsVerticle.vertxBuilder(config.vertxOptions(), null).build()
-          : cluster.start(options -> MetricsVerticle.vertxBuilder(options.setPreferNativeTransport(nativeTransport),
-              cluster.name())).await(2, TimeUnit.MINUTES);
+      vertx = tracing.attach(cluster == null ? tracing.install(MetricsVerticle.vertxBuilder(config.vertxOptions(), null)).build()
+          : cluster.start(options -> tracing.install(MetricsVerticle.vertxBuilder(
+              options.setPreferNativeTransport(nativeTransport), cluster.name()))).await(2, TimeUnit.MINUTES));
+      LOG.info("observability: {}", telemetry.describe());
     } catch (Exception e) {
       db.close();
       throw new ConfigException("cannot join the cluster (" + clustering.describe() + "): " + e.getMessage());

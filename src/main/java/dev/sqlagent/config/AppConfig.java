@@ -231,6 +231,14 @@ public record AppConfig(
     k.put("SQLAGENT_TRUSTED_PROXIES", new String[] {null, "comma-separated addresses or CIDR blocks (IPv4, IPv6) of proxies "
         + "whose Forwarded / X-Forwarded-For / -Proto / -Host headers are believed, for per-client limits, origin checks "
         + "and the client address; unset: those headers are ignored"});
+    // Traces and structured logs: read by dev.sqlagent.telemetry.TelemetrySettings.
+    k.put("SQLAGENT_OTLP_ENDPOINT", new String[] {null, "OpenTelemetry collector's OTLP/HTTP address (e.g. "
+        + "http://otel-collector:4318): one trace per question, a span per graph node, model call and SQL statement "
+        + "(its shape, never a literal); unset: no tracing at all"});
+    k.put("SQLAGENT_OTLP_PROMPTS", new String[] {"false", "true: a model call's span carries its prompt and reply "
+        + "(users' words and schema text: off unless your trace store may hold them)"});
+    k.put("SQLAGENT_LOG_FORMAT", new String[] {"text", "'text': human lines; 'json': one JSON object a line with "
+        + "run_id, trace_id, user and node of the run it belongs to"});
     return java.util.Collections.unmodifiableMap(k);
   }
 

@@ -34,6 +34,7 @@ import java.util.List;
  * @param worker clustered: the worker node that ran the question (set by the edge that chose it)
  * @param errorType for a give-up that is not the agent's own (its worker left the cluster: {@code worker_lost}),
  *     why; absent otherwise (the agent's give-ups say why in {@code history})
+ * @param traceId the run's trace, when tracing is on (SQLAGENT_OTLP_ENDPOINT): find the question in the trace store by it
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
@@ -41,7 +42,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
-    @OmitWhenNull String errorType) {
+    @OmitWhenNull String errorType, @OmitWhenNull String traceId) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -60,14 +61,34 @@ public record Answer(String question, String answer, String sql, int attempts, L
       String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore) {
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
-        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null);
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null);
+  }
+
+  /** A give-up that is not the agent's own ({@code errorType}), on {@code worker}, outside any trace. */
+  public Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
+      boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
+      List<Attempt> history, Tokens tokens, double costUsd, long latencyMs, String runId, String mode, String model,
+      String source, String user, JsonObject injectedFault, Long cancelMs, JsonArray candidates, String conversationId,
+      String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore, String worker,
+      String errorType) {
+    this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
+        history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
   public Answer onWorker(String workerName) {
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
-        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType);
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
+        traceId);
+  }
+
+  /** The same answer, naming the trace of its run (null: none). */
+  public Answer withTraceId(String id) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, id);
   }
 
   /** Whether a verified query answered, without the model. */

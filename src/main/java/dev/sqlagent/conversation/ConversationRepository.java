@@ -24,10 +24,21 @@ final class ConversationRepository {
       SELECT t.*, f.rating FROM conversation_turns t LEFT JOIN run_feedback f USING (run_id)
       WHERE t.run_id = $1""";
 
-  private final Pool pool;
+  /** A turn, numbered after the conversation's last. */
+  private static final String TURN_INSERT = """
+      INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
+        verified_id, user_name)
+      SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9
+      FROM conversation_turns WHERE conversation_id = $1
+      RETURNING turn""";
 
-  ConversationRepository(Pool pool) {
+  private final Pool pool;
+  /** The turn's write as a span of the run it records (tracing on). */
+  private final dev.sqlagent.db.StatementSpans spans;
+
+  ConversationRepository(Pool pool, dev.sqlagent.db.StatementSpans spans) {
     this.pool = pool;
+    this.spans = spans;
   }
 
   /** Deletes the conversations whose last turn is older than {@code days} (their turns go with them). */
@@ -65,7 +76,7 @@ final class ConversationRepository {
     Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
         answer.outcome(), answer.answer())
         .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId()).addValue(asker);
-    return pool.withTransaction(conn -> conn.preparedQuery("""
+    return spans.traced(TURN_INSERT, () -> pool.withTransaction(conn -> conn.preparedQuery("""
             INSERT INTO conversations (conversation_id, user_name) VALUES ($1, $2)
             ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()
             RETURNING user_name""").execute(Tuple.of(id, asker))
@@ -73,13 +84,8 @@ final class ConversationRepository {
           if (!User.mayReach(caller, owner.iterator().next().getString("user_name"))) {
             return Future.<Integer>failedFuture(new NotTheCallers());  // rolls the transaction back
           }
-          return conn.preparedQuery("""
-              INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
-                verified_id, user_name)
-              SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9
-              FROM conversation_turns WHERE conversation_id = $1
-              RETURNING turn""").execute(turn).map(rows -> rows.iterator().next().getInteger(0));
-        }))
+          return conn.preparedQuery(TURN_INSERT).execute(turn).map(rows -> rows.iterator().next().getInteger(0));
+        })))
         .recover(e -> e instanceof NotTheCallers ? Future.succeededFuture(null) : Future.failedFuture(e));
   }
 

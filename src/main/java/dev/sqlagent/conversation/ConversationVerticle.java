@@ -68,7 +68,7 @@ public final class ConversationVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    conversations = new ConversationRepository(state.owner());
+    conversations = new ConversationRepository(state.owner(), state.spans());
     vertx.setPeriodic(0, SWEEP_MS, id -> sweep());
     var bus = vertx.eventBus();
     return Future.all(List.of(

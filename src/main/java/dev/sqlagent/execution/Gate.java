@@ -432,7 +432,8 @@ public final class Gate {
     return q.progress().checked(bounded.sql(), q.verdict().staticCheck(), cost)
         .otherwiseEmpty()
         .compose(v -> executor.stopped(q.runId()) ? Future.failedFuture(new ReadOnlyExecutor.Stopped())
-            : executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes()))
+            : executor.traced(planned.execute(),
+                () -> executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes())))
         .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())))
         .map(rows -> {
           // The one place results are masked: every caller of the gate gets a sensitive column's values masked, unless
@@ -485,14 +486,14 @@ public final class Gate {
    * run. Sent together with the transaction's setup ({@link ReadOnlyExecutor#inReadOnlyTransaction(String, String,
    * java.util.function.Function, java.util.function.BiFunction)}).
    */
-  private static Future<List<ResultShape.Column>> describe(SqlConnection conn, String executed) {
-    return ReadOnlyExecutor.describe(conn, executed)
+  private Future<List<ResultShape.Column>> describe(SqlConnection conn, String executed) {
+    return executor.traced(executed, () -> ReadOnlyExecutor.describe(conn, executed))
         .recover(e -> Future.failedFuture(new Located(e, 0)))
         .map(ResultShape::columns);
   }
 
   /** The plan of the statement to run, and that statement prepared, ready to fetch from. */
-  private record Planned(JsonObject plan, PreparedStatement runner, int prefix) {}
+  private record Planned(JsonObject plan, PreparedStatement runner, int prefix, String execute) {}
 
   /**
    * Prepares the shaped statement under a name of its own ({@code PREPARE}, through the extended protocol: one
@@ -522,8 +523,8 @@ public final class Gate {
     Future<?> prepared = executor.executeUnnamed(conn, prepare + shaped);
     // Trusted text only from here on (a name of ours and integers): the simple protocol is fine, and one message
     // carries the plan's own timeout, the plan and the query's timeout back (one reply where three took turns).
-    Future<RowSet<Row>> planned = conn.query("SET LOCAL statement_timeout = " + planMs + "; " + EXPLAIN_PREFIX
-        + "EXECUTE " + name + "; SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs())).execute()
+    Future<RowSet<Row>> planned = executor.simple(conn, "SET LOCAL statement_timeout = " + planMs + "; " + EXPLAIN_PREFIX
+        + "EXECUTE " + name + "; SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs()))
         .map(RowSet::next);
     Future<PreparedStatement> runner = run ? conn.prepare("EXECUTE " + name) : Future.succeededFuture();
     // The plan's timeout lands only where PostgreSQL checks for a cancel, and folding or printing a huge constant is
@@ -552,7 +553,7 @@ public final class Gate {
         .compose(rows -> runner.recover(e -> Future.failedFuture(new Located(e, located))).map(ps -> {
           Object v = rows.iterator().next().getValue(0);
           JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
-          return new Planned(plans.getJsonObject(0), ps, located);
+          return new Planned(plans.getJsonObject(0), ps, located, "EXECUTE " + name);
         }));
   }
 
@@ -670,7 +671,8 @@ public final class Gate {
               if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(sql), false));
               double cost = PlanCheck.totalCost(planned.plan());
               stages.passed(new JsonObject().put("cost", cost));
-              return executor.fetchBounded(planned.runner(), columns, maxRows + 1, maxBytes)
+              return executor.traced(planned.execute(),
+                      () -> executor.fetchBounded(planned.runner(), columns, maxRows + 1, maxBytes))
                   .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e
                       : new Located(e, planned.prefix())))
                   .map(rows -> {

@@ -1,6 +1,7 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.db.Identifiers;
+import dev.sqlagent.db.StatementSpans;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -58,6 +59,8 @@ public final class ReadOnlyExecutor {
   /** How PostgreSQL described the first {@link #executeUnnamed} statement (no parameters, no columns). */
   private volatile io.vertx.sqlclient.internal.PreparedStatement unnamedUtility;
   private final boolean layer7Proxy;
+  /** A span per statement sent, when Vert.x traces. */
+  private final StatementSpans spans;
   /** Connections {@link #drop}ped while in use, until they are out of the pool. */
   private final java.util.Map<SqlConnection, Future<Void>> dropped = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -76,7 +79,8 @@ public final class ReadOnlyExecutor {
         .with(new PoolOptions().setMaxSize(poolSize).setMaxWaitQueueSize(256).setConnectionTimeout(10)
             .setMaxLifetime(10).setMaxLifetimeUnit(java.util.concurrent.TimeUnit.MINUTES)
             .setName("sql-agent-gate-" + System.identityHashCode(this)))
-        .connectingTo(readOnlyRole)
+        // The client's own query tracing cannot follow the pipelined unnamed statements: the gate traces its own.
+        .connectingTo(new PgConnectOptions(readOnlyRole).setTracingPolicy(io.vertx.core.tracing.TracingPolicy.IGNORE))
         .withConnectHandler(conn -> {
           try {
             consolidateFlushes(conn);
@@ -87,6 +91,7 @@ public final class ReadOnlyExecutor {
         .using(vertx)
         .build();
     this.running = new RunningStatements(vertx);
+    this.spans = new StatementSpans(vertx, readOnlyRole.getDatabase(), readOnlyRole.getUser());
     this.layer7Proxy = readOnlyRole.getUseLayer7Proxy();
     // Trusted text with validated integers; the simple protocol may carry several statements here.
     this.begin = "BEGIN TRANSACTION READ ONLY; "
@@ -134,7 +139,7 @@ public final class ReadOnlyExecutor {
       running.hold(runId, conn);
       Future<T> outcome;
       try {
-        Future<RowSet<Row>> begun = conn.query(begin + roleSwitch(dbRole)).execute();
+        Future<RowSet<Row>> begun = traced(begin + roleSwitch(dbRole), () -> conn.query(begin + roleSwitch(dbRole)).execute());
         Future<A> firstDone = first.apply(conn);
         outcome = begun
             // A failed setup is the failure to report; its pipelined first step fails with it (aborted transaction).
@@ -186,8 +191,14 @@ public final class ReadOnlyExecutor {
    * too; the parse's failure is the one reported.
    */
   Future<Void> executeUnnamed(SqlConnection conn, String sql) {
+    return traced(sql, () -> sendUnnamed(conn, sql));
+  }
+
+  private Future<Void> sendUnnamed(SqlConnection conn, String sql) {
     // Through a layer-7 proxy the client parses again before each bind, with the description's text: its own way then.
-    if (layer7Proxy) return conn.preparedQuery(sql).execute().mapEmpty();
+    // With a tracer, the client's query reporting cannot take a statement sent below its API: its own way too (one
+    // round trip more per checked query, while tracing is on).
+    if (layer7Proxy || spans.on()) return conn.preparedQuery(sql).execute().mapEmpty();
     io.vertx.sqlclient.internal.PreparedStatement known = unnamedUtility;
     if (known == null) {
       // The first time: learn the description from a statement of the same kind, parsed and never run, and run this
@@ -274,8 +285,8 @@ public final class ReadOnlyExecutor {
    */
   private Future<Void> reset(SqlConnection conn) {
     if (layer7Proxy) return resetInTransaction(conn);
-    Future<?> rolledBack = conn.query("ROLLBACK").execute();
-    Future<?> discarded = conn.query("DISCARD ALL").execute();
+    Future<?> rolledBack = simple(conn, "ROLLBACK");
+    Future<?> discarded = simple(conn, "DISCARD ALL");
     return rolledBack.compose(v -> discarded).mapEmpty();
   }
 
@@ -290,10 +301,20 @@ public final class ReadOnlyExecutor {
    * keeps nothing else there.
    */
   private Future<Void> resetInTransaction(SqlConnection conn) {
-    Future<?> chained = conn.query("ROLLBACK AND CHAIN").execute();
-    Future<?> deallocated = conn.query("DEALLOCATE ALL").execute();
-    Future<?> rolledBack = conn.query("ROLLBACK").execute();
+    Future<?> chained = simple(conn, "ROLLBACK AND CHAIN");
+    Future<?> deallocated = simple(conn, "DEALLOCATE ALL");
+    Future<?> rolledBack = simple(conn, "ROLLBACK");
     return chained.compose(v -> deallocated).compose(v -> rolledBack).mapEmpty();
+  }
+
+  /** A trusted statement of ours, through the simple protocol, traced. */
+  Future<RowSet<Row>> simple(SqlConnection conn, String sql) {
+    return traced(sql, () -> conn.query(sql).execute());
+  }
+
+  /** {@code send}'s statement {@code sql} as a span of the trace it serves (when tracing is on). */
+  <T> Future<T> traced(String sql, java.util.function.Supplier<Future<T>> send) {
+    return spans.traced(sql, send);
   }
 
   /** The run was stopped: its statement was cancelled, or it was not started. */
@@ -309,10 +330,10 @@ public final class ReadOnlyExecutor {
    * closed one by one: ROLLBACK and DISCARD ALL end both, two round trips fewer per query.
    */
   public Future<RowSet<Row>> fetch(SqlConnection conn, String sql, int maxRows) {
-    return conn.prepare(sql).compose(ps -> {
+    return traced(sql, () -> conn.prepare(sql).compose(ps -> {
       Cursor cursor = ps.cursor();
       return cursor.read(maxRows);
-    });
+    }));
   }
 
   /**
@@ -323,7 +344,7 @@ public final class ReadOnlyExecutor {
    */
   public Future<JsonArray> fetchBounded(SqlConnection conn, String sql, List<ResultShape.Column> columns, int maxRows,
                                         long budget) {
-    return conn.prepare(sql).compose(ps -> fetchBounded(ps, columns, maxRows, budget));
+    return traced(sql, () -> conn.prepare(sql).compose(ps -> fetchBounded(ps, columns, maxRows, budget)));
   }
 
   /** The same for a statement already prepared: the first read is the first round trip. */

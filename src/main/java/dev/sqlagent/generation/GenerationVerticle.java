@@ -5,6 +5,11 @@ import dev.sqlagent.contract.ModelException;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.telemetry.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -53,8 +58,10 @@ public final class GenerationVerticle extends VerticleBase {
       return;
     }
     DeltaPublisher deltas = request.stream() ? new DeltaPublisher(vertx, request.runId()) : null;
+    Span span = modelSpan(request);
     try {
-      client.complete(request, deltas).onComplete(ar -> {
+      Tracing.during(Context.current().with(span), () -> client.complete(request, deltas)).onComplete(ar -> {
+        endModelSpan(span, request, ar.succeeded() ? ar.result() : null, ar.cause());
         if (deltas != null) deltas.finish();
         if (ar.succeeded()) {
           msg.reply(ar.result().toJson());
@@ -66,8 +73,50 @@ public final class GenerationVerticle extends VerticleBase {
         }
       });
     } catch (RuntimeException e) {
+      endModelSpan(span, request, null, e);
       reply(msg, new ModelException(ModelException.Type.MODEL_ERROR, client.redact("generation failed: " + e.getMessage())));
     }
+  }
+
+  /**
+   * The model call's span, by the GenAI semantic conventions: the model asked, and (when it ends) the model that
+   * answered and the tokens. The prompt is in it only when SQLAGENT_OTLP_PROMPTS=true. Invalid when tracing is off.
+   */
+  private Span modelSpan(ChatRequest request) {
+    Tracing tracing = Tracing.of(vertx);
+    if (!tracing.on()) return Span.getInvalid();
+    Span span = tracing.tracer().spanBuilder("chat " + options.model()).setSpanKind(SpanKind.CLIENT)
+        .setAttribute("gen_ai.operation.name", "chat")
+        .setAttribute("gen_ai.provider.name", "openai")
+        .setAttribute("gen_ai.request.model", options.model())
+        .setAttribute("gen_ai.request.temperature", request.temperature() == null ? 0.0 : request.temperature())
+        .setAttribute("gen_ai.request.choice.count", (long) request.n())
+        .setAttribute("server.address", java.net.URI.create(options.baseUrl()).getHost())
+        .startSpan();
+    if (tracing.prompts()) {
+      io.vertx.core.json.JsonArray messages = new io.vertx.core.json.JsonArray();
+      request.messages().forEach(m -> messages.add(io.vertx.core.json.JsonObject.mapFrom(m)));
+      span.setAttribute("gen_ai.input.messages", messages.encode());
+    }
+    return span;
+  }
+
+  private void endModelSpan(Span span, ChatRequest request, Completion done, Throwable failure) {
+    if (!span.isRecording()) return;
+    if (done != null) {
+      span.setAttribute("gen_ai.response.model", done.model() == null ? options.model() : done.model());
+      span.setAttribute("gen_ai.usage.input_tokens", (long) done.promptTokens());
+      span.setAttribute("gen_ai.usage.output_tokens", (long) done.completionTokens());
+      if (done.finishReason() != null) {
+        span.setAttribute(io.opentelemetry.api.common.AttributeKey.stringArrayKey("gen_ai.response.finish_reasons"),
+            java.util.List.of(done.finishReason()));
+      }
+      if (Tracing.of(vertx).prompts() && done.content() != null) span.setAttribute("gen_ai.output.messages", done.content());
+    } else if (failure != null) {
+      span.setAttribute("error.type", failure instanceof ModelException me ? me.errorType() : "model_error");
+      span.setStatus(StatusCode.ERROR, client.redact(String.valueOf(failure.getMessage())));
+    }
+    span.end();
   }
 
   private static void reply(Message<JsonObject> msg, ModelException e) {

@@ -9,14 +9,17 @@ import java.util.List;
 final class QueryLogRepository {
 
   private final Pool log;
+  private final dev.sqlagent.db.StatementSpans spans;
 
-  QueryLogRepository(Pool log) {
+  QueryLogRepository(Pool log, dev.sqlagent.db.StatementSpans spans) {
     this.log = log;
+    this.spans = spans;
   }
 
   /** Writes the rows in one transaction; a run already logged is skipped, so a retry never writes a row twice. */
   Future<Void> insert(List<LogRow> rows) {
     List<Tuple> tuples = rows.stream().map(LogRow::tuple).toList();
-    return log.withTransaction(conn -> conn.preparedQuery(LogRow.INSERT).executeBatch(tuples)).mapEmpty();
+    return spans.traced(LogRow.INSERT,
+        () -> log.withTransaction(conn -> conn.preparedQuery(LogRow.INSERT).executeBatch(tuples))).mapEmpty();
   }
 }

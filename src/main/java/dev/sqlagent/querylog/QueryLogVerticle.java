@@ -76,6 +76,8 @@ public final class QueryLogVerticle extends VerticleBase {
   private QueryLogRepository rows;
 
   private final Deque<LogRow> buffer = new ArrayDeque<>();
+  /** The trace context each buffered row's answer came in, by run id: a batch's write is a span of its first row's trace. */
+  private final Map<String, io.opentelemetry.context.Context> traced = new HashMap<>();
   private final List<Runnable> drainedWaiters = new ArrayList<>();
   private boolean writing;
   private boolean stopping;
@@ -110,7 +112,7 @@ public final class QueryLogVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    rows = new QueryLogRepository(state.log());
+    rows = new QueryLogRepository(state.log(), state.spans());
     var bus = vertx.eventBus();
     return Future.all(
         fromAnswers ? bus.<JsonObject>consumer(Addresses.ANSWERS, this::onAnswer).completion() : Future.succeededFuture(),
@@ -136,6 +138,7 @@ public final class QueryLogVerticle extends VerticleBase {
             runs.size(), failedWrites, lastError, runs);
       }
       buffer.clear();
+      traced.clear();
       if (retryTimer != -1) vertx.cancelTimer(retryTimer);
       return Future.succeededFuture();
     });
@@ -159,6 +162,7 @@ public final class QueryLogVerticle extends VerticleBase {
       return;
     }
     buffer.addLast(row);
+    traced.put(row.runId(), io.opentelemetry.context.Context.current());
     facts();
     writeSoon();
   }
@@ -198,11 +202,13 @@ public final class QueryLogVerticle extends VerticleBase {
     }
     keepers.put(runId, new ArrayList<>(List.of(msg)));
     buffer.addLast(row);
+    traced.put(row.runId(), io.opentelemetry.context.Context.current());
     facts();
     writeSoon();
   }
 
   private void kept(LogRow row) {
+    traced.remove(row.runId());
     List<Message<JsonObject>> waiting = keepers.remove(row.runId());
     if (waiting != null) waiting.forEach(m -> m.reply(new Kept(row.runId(), true).toJson()));
   }
@@ -224,7 +230,9 @@ public final class QueryLogVerticle extends VerticleBase {
       if (batch.size() == batchLimit) break;
       batch.add(r);
     }
-    rows.insert(batch)
+    io.opentelemetry.context.Context context = traced.get(batch.get(0).runId());
+    dev.sqlagent.telemetry.Tracing.during(context == null ? io.opentelemetry.context.Context.root() : context,
+            () -> rows.insert(batch))
         .onComplete(ar -> {
           writing = false;
           if (ar.succeeded()) {
@@ -262,7 +270,7 @@ public final class QueryLogVerticle extends VerticleBase {
         write();
         return;
       }
-      buffer.removeFirst();
+      traced.remove(buffer.removeFirst().runId());
       batchLimit = BATCH;
       drop(batch.get(0).runId(), "the database rejected its values: " + lastError);
       List<Message<JsonObject>> waiting = keepers.remove(batch.get(0).runId());

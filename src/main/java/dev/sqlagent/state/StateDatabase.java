@@ -5,6 +5,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.core.tracing.TracingPolicy;
+import dev.sqlagent.db.StatementSpans;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.util.concurrent.TimeUnit;
@@ -39,8 +41,10 @@ public final class StateDatabase {
   private final Pool owner;
   private final Pool log;
   private final int size;
+  private final StatementSpans spans;
 
-  private StateDatabase(StateStore store, Pool owner, Pool log, int size) {
+  private StateDatabase(StateStore store, Pool owner, Pool log, int size, StatementSpans spans) {
+    this.spans = spans;
     this.store = store;
     this.owner = owner;
     this.log = log;
@@ -54,12 +58,15 @@ public final class StateDatabase {
   public static StateDatabase open(Vertx vertx, StateStore store, int size) {
     if (size < 1) throw new IllegalArgumentException("the state store's pool needs at least one connection, not " + size);
     NetClientOptions net = new NetClientOptions().setConnectTimeout(5_000);
+    // The writers trace their statements themselves (StatementSpans), in the trace of the run they serve.
     Pool owner = PgBuilder.pool().with(net).with(options(size, OWNER_APPLICATION))
-        .connectingTo(store.ownerOptions()).using(vertx).build();
+        .connectingTo(new PgConnectOptions(store.ownerOptions()).setTracingPolicy(TracingPolicy.IGNORE)).using(vertx).build();
     // No reconnect attempts: a query-log write that cannot connect fails at once and the writer buffers and retries.
     Pool log = PgBuilder.pool().with(net).with(options(LOG_SIZE, LOG_APPLICATION))
-        .connectingTo(new PgConnectOptions(store.logOptions()).setReconnectAttempts(0)).using(vertx).build();
-    return new StateDatabase(store, owner, log, size);
+        .connectingTo(new PgConnectOptions(store.logOptions()).setReconnectAttempts(0).setTracingPolicy(TracingPolicy.IGNORE))
+        .using(vertx).build();
+    return new StateDatabase(store, owner, log, size,
+        new StatementSpans(vertx, store.ownerOptions().getDatabase(), null));
   }
 
   /** A wait for a free connection is bounded (10 s); a connection idle for a minute is closed. */
@@ -72,6 +79,11 @@ public final class StateDatabase {
   /** The store's owner: every table but the query log. */
   public Pool owner() {
     return owner;
+  }
+
+  /** Spans for the statements the writers send, in the trace current where they send them. */
+  public StatementSpans spans() {
+    return spans;
   }
 
   /** {@code sql_agent_log}: the query log's INSERTs only. */

@@ -61,15 +61,7 @@ class AgentBenchmark {
     List<Question> questions = QuestionSet.shipped().stream().filter(Question::answerable).toList();
     Vertx vertx = Vertx.vertx();
     try (FakeModelServer model = FakeModelServer.start()) {
-      // Each reply is SQL the gate has not seen (a numbered comment), as a fresh attempt is: no question is measured
-      // on verdicts or result shapes the warm-up left behind.
-      AtomicInteger replies = new AtomicInteger();
-      model.respondWith(req -> {
-        String q = req.getJsonArray("messages").getJsonObject(1).getString("content").substring("Question: ".length());
-        return Reply.sql("/* reply " + replies.incrementAndGet() + " */ "
-                + questions.stream().filter(x -> x.question().equals(q)).findFirst().orElseThrow().goldSql().get(0))
-            .streamedIn(1);
-      });
+      answersWithGoldSql(model, questions);
       Map<String, String> env = new HashMap<>(model.env());
       env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
       TestDatabase db = TestDatabase.get();
@@ -161,6 +153,90 @@ class AgentBenchmark {
     } finally {
       vertx.close().await(30, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * Tracing's cost: two services in this JVM on the same database and model, one exporting every span to an OTLP
+   * receiver running here (SQLAGENT_OTLP_ENDPOINT), one with tracing off, asked the same questions in turns, so both
+   * share the machine's state; each question's latency less its model time, as a user asks (a conversation turn).
+   *
+   * <p>{@code mvn -B test -Dtest='AgentBenchmark#tracingOnAndOff' -Dgroups=benchmark -Dtest.excludedGroups=}
+   */
+  @Test
+  void tracingOnAndOff() throws Exception {
+    List<Question> questions = QuestionSet.shipped().stream().filter(Question::answerable).toList();
+    Vertx client = Vertx.vertx();
+    dev.sqlagent.testing.OtlpReceiver sink = dev.sqlagent.testing.OtlpReceiver.start(client);
+    Vertx off = null;
+    Vertx on = null;
+    try (FakeModelServer model = FakeModelServer.start()) {
+      answersWithGoldSql(model, questions);
+      Map<String, String> env = new HashMap<>(model.env());
+      env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+      TestDatabase db = TestDatabase.get();
+      off = Vertx.vertx();
+      off.deployVerticle(new MainVerticle(db.config(env), db.target(), db.state(), false)).await(180, TimeUnit.SECONDS);
+      env.put("SQLAGENT_OTLP_ENDPOINT", sink.endpoint());
+      dev.sqlagent.telemetry.Tracing tracing = dev.sqlagent.telemetry.Tracing.start(
+          dev.sqlagent.telemetry.TelemetrySettings.from(env), null);
+      on = tracing.attach(tracing.install(Vertx.builder()).build());
+      on.deployVerticle(new MainVerticle(db.config(env), db.target(), db.state(), false)).await(180, TimeUnit.SECONDS);
+      StoredValuesReady.await(off);
+      StoredValuesReady.await(on);
+      for (int r = 0; r < WARM_UP_ROUNDS; r++) {
+        for (Question q : questions) {
+          askAsUser(off, q.question());
+          askAsUser(on, q.question());
+        }
+      }
+      int spansBefore = sink.spans().size();
+      List<Long> offMs = new ArrayList<>();
+      List<Long> onMs = new ArrayList<>();
+      int rounds = 3;
+      for (int r = 0; r < rounds; r++) {
+        for (Question q : questions) {
+          // Which goes first alternates, so neither always meets a cooler cache.
+          boolean onFirst = (r + questions.indexOf(q)) % 2 == 0;
+          for (Vertx v : onFirst ? List.of(on, off) : List.of(off, on)) {
+            Answer a = askAsUser(v, q.question());
+            (v == on ? onMs : offMs).add(a.latencyMs() - modelTime(events(v, a.runId())));
+          }
+        }
+      }
+      Thread.sleep(2_000);  // the last batch of spans
+      double spansPerQuestion = (sink.spans().size() - spansBefore) / (double) onMs.size();
+      String report = String.format(
+          "tracing's cost, %d questions x %d rounds as a user asks, the same service with tracing off and on in turns "
+              + "(latency less model time):%n"
+              + "  off: p50 %d ms, p90 %d ms, p99 %d ms, mean %.1f ms%n"
+              + "  on:  p50 %d ms, p90 %d ms, p99 %d ms, mean %.1f ms (%.0f spans per question exported over OTLP/HTTP "
+              + "to a receiver in the same JVM)%n",
+          questions.size(), rounds, pct(offMs, 50), pct(offMs, 90), pct(offMs, 99),
+          offMs.stream().mapToLong(Long::longValue).average().orElse(0), pct(onMs, 50), pct(onMs, 90), pct(onMs, 99),
+          onMs.stream().mapToLong(Long::longValue).average().orElse(0), spansPerQuestion);
+      System.out.print(report);
+      Files.createDirectories(Path.of("target/benchmarks"));
+      Files.writeString(Path.of("target/benchmarks/tracing.txt"), report);
+    } finally {
+      if (on != null) on.close().await(30, TimeUnit.SECONDS);
+      if (off != null) off.close().await(30, TimeUnit.SECONDS);
+      sink.close();
+      client.close().await(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * The model answers each question with its gold SQL, instantly. Each reply is SQL the gate has not seen (a numbered
+   * comment), as a fresh attempt is: no question is measured on verdicts or result shapes the warm-up left behind.
+   */
+  private static void answersWithGoldSql(FakeModelServer model, List<Question> questions) {
+    AtomicInteger replies = new AtomicInteger();
+    model.respondWith(req -> {
+      String q = req.getJsonArray("messages").getJsonObject(1).getString("content").substring("Question: ".length());
+      return Reply.sql("/* reply " + replies.incrementAndGet() + " */ "
+              + questions.stream().filter(x -> x.question().equals(q)).findFirst().orElseThrow().goldSql().get(0))
+          .streamedIn(1);
+    });
   }
 
   private static Answer ask(Vertx vertx, String question) throws Exception {
