@@ -40,7 +40,10 @@ public record Target(PgUrl url, boolean demo, boolean transactionPooler, String 
   public PgConnectOptions roOptions() {
     // Through a transaction pooler the client sends each statement's parse with its bind (layer-7 proxy mode): a
     // statement parsed in one round trip and bound in the next could otherwise reach two server connections.
-    return url.options("sql-agent").setUseLayer7Proxy(transactionPooler);
+    // The client's own tracing stays off: it would file raw statement text under whatever trace opened the pooled
+    // connection; the gate reports its statements itself, by shape (db.StatementSpans).
+    return url.options("sql-agent").setUseLayer7Proxy(transactionPooler)
+        .setTracingPolicy(io.vertx.core.tracing.TracingPolicy.IGNORE);
   }
 
   /** A blocking connection as the agent role (command line and start-up proofs: never on an event loop). */
