@@ -141,6 +141,11 @@ public final class MainVerticle extends VerticleBase {
     return deployed;
   }
 
+  /** The paths the HTTP router serves (empty without HTTP). */
+  public List<String> routePaths() {
+    return http == null ? List.of() : http.routePaths();
+  }
+
   /** The bound HTTP port (useful when configured as 0). */
   public int httpPort() {
     return http == null ? -1 : http.actualPort();

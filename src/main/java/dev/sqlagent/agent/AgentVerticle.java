@@ -18,6 +18,7 @@ import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;
+import dev.sqlagent.lifecycle.Lifecycle;
 import dev.sqlagent.querylog.AnswerKeeper;
 import dev.sqlagent.state.StateDatabase;
 import dev.sqlagent.telemetry.Tracing;
@@ -70,6 +71,16 @@ public final class AgentVerticle extends VerticleBase {
   private final int maxWaiting;
   private final long maxWaitMs;
   private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
+
+  /** Questions taken and not yet answered (the reply not sent), by run id: what a drain waits for. */
+  private final Map<String, KeptRun> unanswered = new java.util.HashMap<>();
+  /** The process is stopping: the drain request to reply to once {@link #unanswered} is empty, else null. */
+  private Message<JsonObject> drain;
+  private long drainTimer = -1;
+  private int drainAtStart;
+  private int drainCancelled;
+  /** Who a run cancelled at the drain's deadline was stopped by, as its answer and log say. */
+  static final String STOPPED_BY = "the service stopping (its drain time ran out)";
 
   /**
    * A question waiting for a slot, refused when it has waited too long.
@@ -126,11 +137,13 @@ public final class AgentVerticle extends VerticleBase {
     if (clusterNode != null) {
       keeper = new AnswerKeeper(vertx, "the worker");
       return Future.all(
+          vertx.eventBus().localConsumer(Addresses.DRAIN_AGENT, this::drain).completion(),
           vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion(),
           vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), this::cancel).completion(),
           vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion());
     }
     return Future.all(
+        vertx.eventBus().localConsumer(Addresses.DRAIN_AGENT, this::drain).completion(),
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
         vertx.eventBus().consumer(Addresses.CANCEL, this::cancel).completion(),
@@ -154,6 +167,11 @@ public final class AgentVerticle extends VerticleBase {
     String problem = invalid(body);
     if (problem != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
+      return;
+    }
+    if (Lifecycle.isStopping(vertx)) {
+      // Clustered, the edge that sent it hands it to another worker: nothing ran here.
+      msg.fail(BusFailure.STOPPING.code(), Lifecycle.refusal());
       return;
     }
     // The context the question came in: the edge's span, carried over the event bus (see Tracing).
@@ -238,6 +256,7 @@ public final class AgentVerticle extends VerticleBase {
     User user = ask.user();
     KeptRun kept = new KeptRun(user == null ? null : user.name(), question);
     runs.put(runId, kept);
+    unanswered.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, ask.mode(), ask.source(), options,
         mutator, user).tracedIn(traced);
@@ -251,6 +270,7 @@ public final class AgentVerticle extends VerticleBase {
     opened.onFailure(err -> {
       runs.remove(runId);
       kept.active = null;
+      replied(runId);
       // The conversation store's refusal (an unknown or another user's conversation), or the id's, as it was said.
       BusError.of(err, Conversations.STORE).failOn(msg);
       span.setStatus(StatusCode.ERROR, String.valueOf(err.getMessage())).end();
@@ -287,6 +307,7 @@ public final class AgentVerticle extends VerticleBase {
           if (keeper != null) keeper.keep(json);
           msg.reply(json);
           vertx.eventBus().publish(Addresses.ANSWERS, json);
+          replied(runId);
           LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
               answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
               + answer.history().stream().map(Attempt::errorType).toList());
@@ -298,7 +319,56 @@ public final class AgentVerticle extends VerticleBase {
           span.setStatus(StatusCode.ERROR, "the agent failed unexpectedly").end();
           LOG.error("run {} failed unexpectedly", runId, err);
           msg.fail(BusFailure.FAILED.code(), "the agent failed unexpectedly; run " + runId);
+          replied(runId);
         });
+  }
+
+  // --- stopping: the runs in flight finish or are cancelled, none is cut off --------------------
+
+  /**
+   * {@link Addresses#DRAIN_AGENT}: the process is stopping. Questions waiting for a slot are refused at once (they
+   * never started: another instance takes them); the runs in flight may finish until the deadline, when those
+   * still running are cancelled (statement and model call stopped, answered as cancelled, logged). Replied once
+   * every one has its answer out.
+   */
+  private void drain(Message<JsonObject> msg) {
+    long deadline = OpsMessages.Drain.fromJson(msg.body()).deadlineMs();
+    for (Waiting w = waiting.pollFirst(); w != null; w = waiting.pollFirst()) {
+      vertx.cancelTimer(w.timer());
+      w.msg().fail(BusFailure.STOPPING.code(), Lifecycle.refusal());
+    }
+    if (drain != null) drain.fail(BusFailure.STOPPING.code(), "a newer drain request took over");
+    drain = msg;
+    drainAtStart = unanswered.size();
+    drainCancelled = 0;
+    LOG.info("stopping: {} question(s) in flight may finish within {} ms", drainAtStart,
+        Math.max(0, deadline - System.currentTimeMillis()));
+    drainTimer = vertx.setTimer(Math.max(1, deadline - System.currentTimeMillis()), t -> {
+      drainTimer = -1;
+      for (Map.Entry<String, KeptRun> e : List.copyOf(unanswered.entrySet())) {
+        AgentRun active = e.getValue().active;
+        if (active != null && active.cancel(STOPPED_BY)) {
+          drainCancelled++;
+          LOG.info("run {} cancelled by {}", e.getKey(), STOPPED_BY);
+        }
+      }
+    });
+    drained();
+  }
+
+  /** The run's answer (or failure) went out. */
+  private void replied(String runId) {
+    unanswered.remove(runId);
+    drained();
+  }
+
+  /** Replies to the drain once nothing is in flight. */
+  private void drained() {
+    if (drain == null || !unanswered.isEmpty()) return;
+    if (drainTimer != -1) vertx.cancelTimer(drainTimer);
+    drainTimer = -1;
+    drain.reply(new OpsMessages.Drained(drainAtStart - drainCancelled, drainCancelled).toJson());
+    drain = null;
   }
 
   /** The request's problem in words, or null when it is fine. */

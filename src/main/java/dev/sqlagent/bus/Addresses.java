@@ -76,6 +76,16 @@ public final class Addresses {
    * run's model call and the gate cancels its running statement.
    */
   public static final String STOP_WORK = "sqlagent.agent.stop";
+  /**
+   * Node-local, when the process is told to stop: request {@code OpsMessages.Drain} → {@code OpsMessages.Drained} once
+   * this node's runs have all ended (finished by the deadline, or cancelled there).
+   */
+  public static final String DRAIN_AGENT = "sqlagent.agent.drain";
+  /**
+   * Node-local, clustered edges: the same for the questions this edge handed to workers (the edge waits for their
+   * answers, and at the deadline asks their workers to cancel them).
+   */
+  public static final String DRAIN_EDGE = "sqlagent.cluster.drain";
   /** Every finished run's answer is published here (the query log and metrics listen). */
   public static final String ANSWERS = "sqlagent.agent.answers";
   /** Every graph event of every run is published here... */

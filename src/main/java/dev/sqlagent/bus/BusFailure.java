@@ -31,7 +31,12 @@ public enum BusFailure {
   /** What the service needs (a database, the model, the verticle itself) is not there now. */
   UNAVAILABLE(503, 503, "unavailable"),
   /** No answer within the caller's wait. */
-  TIMEOUT(504, 504, "timeout");
+  TIMEOUT(504, 504, "timeout"),
+  /**
+   * This instance is stopping (a rolling restart, a scale-down): it takes no new question, another instance (or
+   * this one once restarted) will; an edge adds Retry-After.
+   */
+  STOPPING(533, 503, "stopping");
 
   /** Seconds a client is told to wait before asking again after {@link #BUSY}. */
   public static final int RETRY_AFTER_SECONDS = 5;
@@ -62,7 +67,7 @@ public enum BusFailure {
 
   /** Whether a client should be told to retry after {@link #RETRY_AFTER_SECONDS}. */
   public boolean retryLater() {
-    return this == BUSY;
+    return this == BUSY || this == STOPPING;
   }
 
   /** The failure a code stands for; a code no service sends is {@link #FAILED}. */

@@ -10,6 +10,7 @@ import dev.sqlagent.telemetry.TelemetrySettings;
 import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.Databases;
+import dev.sqlagent.lifecycle.Drain;
 import dev.sqlagent.metrics.MetricsVerticle;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -45,6 +46,7 @@ public final class ServeCommand implements Callable<Integer> {
     LogFormat.apply(telemetry);  // before the first line
     AppConfig config = AppConfig.fromEnvironment();
     ClusterSettings clustering = ClusterSettings.from(AppConfig.merged(System.getenv()));
+    long drainMs = drainSeconds(AppConfig.merged(System.getenv())) * 1000L;
     Role nodeRole = Role.parse(role);
     checkCluster(config, clustering, nodeRole);
     // before the slow part: seconds of PostgreSQL and models
@@ -79,6 +81,7 @@ public final class ServeCommand implements Callable<Integer> {
       long t1 = System.nanoTime();
       LOG.info("stopping (signal received)");
       try {
+        Drain.run(vertx, drainMs);
         vertx.close().await(30, TimeUnit.SECONDS);
         db.close();
       } catch (Exception e) {
@@ -87,6 +90,19 @@ public final class ServeCommand implements Callable<Integer> {
       LOG.info(stoppedLine(System.nanoTime() - readyAt, System.nanoTime() - t1));
     }, "sql-agent-shutdown"));
     return 0;
+  }
+
+  /** SQLAGENT_DRAIN_SECONDS: how long the questions in flight may take to finish once the process is told to stop. */
+  static int drainSeconds(java.util.Map<String, String> values) {
+    String v = values.get("SQLAGENT_DRAIN_SECONDS");
+    String s = v == null || v.isBlank() ? AppConfig.KEYS.get("SQLAGENT_DRAIN_SECONDS")[0] : v.trim();
+    try {
+      int n = Integer.parseInt(s);
+      if (n >= 0 && n <= 3_600) return n;
+    } catch (NumberFormatException ignored) {
+      // the message below says what is expected
+    }
+    throw new ConfigException("SQLAGENT_DRAIN_SECONDS=" + s + ": expected whole seconds from 0 to 3600");
   }
 
   /** Cluster mode needs what every node shares; without it, only the single process's role is meaningful. */

@@ -2,7 +2,9 @@ package dev.sqlagent.cluster;
 
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.RunMessages;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
@@ -10,6 +12,7 @@ import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.lifecycle.Lifecycle;
 import dev.sqlagent.querylog.AnswerKeeper;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -68,6 +71,8 @@ public final class AskDispatcher extends VerticleBase {
   private final Map<String, InFlight> inFlight = new HashMap<>();
   private List<ClusterMember> workers = List.of();
   private int turn;
+  /** Answers waiting for their log row before they go out ({@link #deliver}). */
+  private int delivering;
 
   /** A question handed to a worker, by run id. */
   private record InFlight(Message<JsonObject> msg, AskRequest request, ClusterMember worker, long startedAt) {}
@@ -87,6 +92,7 @@ public final class AskDispatcher extends VerticleBase {
     workers = liveWorkers();
     cluster.onMembershipChange(context, this::membersChanged);
     return Future.all(
+        vertx.eventBus().<JsonObject>localConsumer(Addresses.DRAIN_EDGE, this::drain).completion(),
         vertx.eventBus().<JsonObject>localConsumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().<JsonObject>localConsumer(Addresses.CANCEL, this::cancel).completion(),
         vertx.eventBus().<JsonObject>localConsumer(Addresses.RUNS, this::listRuns).completion());
@@ -97,6 +103,10 @@ public final class AskDispatcher extends VerticleBase {
     String problem = AgentVerticle.invalid(body);
     if (problem != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
+      return;
+    }
+    if (Lifecycle.isStopping(vertx)) {
+      msg.fail(BusFailure.STOPPING.code(), Lifecycle.refusal());
       return;
     }
     AskRequest asked = AskRequest.fromJson(body);
@@ -125,8 +135,9 @@ public final class AskDispatcher extends VerticleBase {
         })
         .onFailure(err -> {
           if (!inFlight.remove(runId, f)) return;  // already ended (its worker left)
-          if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
-            // The worker is not (or no longer) taking questions: nothing ran, so another may take it.
+          if (err instanceof ReplyException re && (re.failureType() == ReplyFailure.NO_HANDLERS
+              || re.failureType() == ReplyFailure.RECIPIENT_FAILURE && re.failureCode() == BusFailure.STOPPING.code())) {
+            // The worker is not (or no longer) taking questions, or is stopping: nothing ran, so another may take it.
             tried.add(worker.id());
             forward(msg, request, tried);
           } else if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
@@ -179,9 +190,11 @@ public final class AskDispatcher extends VerticleBase {
   private void deliver(Message<JsonObject> msg, Answer typed) {
     JsonObject answer = typed.toJson();
     boolean[] replied = new boolean[1];
+    delivering++;
     long timer = vertx.setTimer(keepWaitMs, t -> {
       if (replied[0]) return;
       replied[0] = true;
+      delivering--;
       LOG.warn("run {}: answering before its log row is confirmed (waited {} ms); still asking the log writer",
           typed.runId(), keepWaitMs);
       msg.reply(answer);
@@ -191,6 +204,7 @@ public final class AskDispatcher extends VerticleBase {
       vertx.cancelTimer(timer);
       if (replied[0]) return;
       replied[0] = true;
+      delivering--;
       msg.reply(answer);
     });
   }
@@ -238,6 +252,40 @@ public final class AskDispatcher extends VerticleBase {
       }
     });
   }
+
+  // --- stopping: the questions handed to workers get their answers -------------------------------
+
+  /**
+   * {@link Addresses#DRAIN_EDGE}: this node is stopping. New questions are refused already ({@link Lifecycle}); the
+   * questions this edge handed to workers may finish until the deadline, when their workers are asked to cancel
+   * those still running (each then answers as cancelled, and the answer goes to its client). Replied once every
+   * one has its answer out, or when the answers the cancels bring have had {@code AFTER_DEADLINE_MS} to come.
+   */
+  private void drain(Message<JsonObject> msg) {
+    long deadline = OpsMessages.Drain.fromJson(msg.body()).deadlineMs();
+    int atStart = inFlight.size() + delivering;
+    int[] cancelled = new int[1];
+    boolean[] cancelsSent = new boolean[1];
+    vertx.setPeriodic(1, 100, id -> {
+      if (inFlight.isEmpty() && delivering == 0) {
+        vertx.cancelTimer(id);
+        msg.reply(new OpsMessages.Drained(atStart - cancelled[0], cancelled[0]).toJson());
+      } else if (!cancelsSent[0] && System.currentTimeMillis() >= deadline) {
+        cancelsSent[0] = true;
+        for (Map.Entry<String, InFlight> e : inFlight.entrySet()) {
+          cancelled[0]++;
+          InFlight f = e.getValue();
+          workersBus.request(Addresses.cancelOn(f.worker().id()),
+                  RunRequest.cancel(e.getKey(), f.request().user(), STOPPED_BY).toJson())
+              .onFailure(err -> LOG.warn("run {}: its worker {} did not take the cancel: {}", e.getKey(), f.worker().name(),
+                  err.getMessage()));
+        }
+      }
+    });
+  }
+
+  /** Who a question cancelled at the drain's deadline was stopped by. */
+  static final String STOPPED_BY = "the edge stopping (its drain time ran out)";
 
   /** Which refusal of a cancel tells the caller most: another user's run, then a run that ended, then the rest. */
   private static int rank(BusFailure f) {

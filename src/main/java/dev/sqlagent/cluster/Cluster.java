@@ -57,7 +57,7 @@ public final class Cluster {
     return new Cluster(settings, role, UUID.randomUUID().toString());
   }
 
-  /** Hazelcast's settings: the vertx-hazelcast defaults (its subscription maps), joined by TCP/IP only. */
+  /** Hazelcast's settings: the vertx-hazelcast defaults (its subscription maps), joined by TCP/IP or by DNS, never multicast. */
   static Config hazelcastConfig(ClusterSettings settings, Role role, String id) {
     String ip = address(settings.host());
     Config config = ConfigUtil.loadConfig();
@@ -76,7 +76,15 @@ public final class Cluster {
     JoinConfig join = net.getJoin();
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
-    join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(settings.members()));
+    if (settings.dns() != null) {
+      // Hazelcast's own Kubernetes discovery, DNS lookup mode: no API access needed, every address of the name
+      // (a headless Service: one per ready or starting pod, publishNotReadyAddresses) is a member on this port.
+      join.getKubernetesConfig().setEnabled(true)
+          .setProperty("service-dns", settings.dns())
+          .setProperty("service-port", String.valueOf(settings.port()));
+    } else {
+      join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(settings.members()));
+    }
     config.getMemberAttributeConfig().setAttribute(ID_ATTRIBUTE, id);
     config.getMemberAttributeConfig().setAttribute(ROLE_ATTRIBUTE, role.label());
     config.getMemberAttributeConfig().setAttribute(NAME_ATTRIBUTE, settings.host() + ":" + settings.port());

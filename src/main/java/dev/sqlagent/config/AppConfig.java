@@ -211,6 +211,12 @@ public record AppConfig(
     k.put("SQLAGENT_CLUSTER_PORT", new String[] {"5701", "this node's Hazelcast port"});
     k.put("SQLAGENT_CLUSTER_MEMBERS", new String[] {null, "comma-separated host:port of members to join over TCP/IP (never multicast)"});
     k.put("SQLAGENT_CLUSTER_NAME", new String[] {"sql-agent", "the cluster's name: nodes join only a cluster of the same name"});
+    k.put("SQLAGENT_CLUSTER_DNS", new String[] {null, "instead of SQLAGENT_CLUSTER_MEMBERS: a DNS name whose addresses are "
+        + "the members, each on SQLAGENT_CLUSTER_PORT (Hazelcast's Kubernetes discovery in DNS lookup mode: a headless "
+        + "Service's name, e.g. sql-agent-cluster.default.svc.cluster.local)"});
+    // Rolling restarts: read by dev.sqlagent.cli.ServeCommand when the process is told to stop (SIGTERM).
+    k.put("SQLAGENT_DRAIN_SECONDS", new String[] {"20", "on SIGTERM: readiness turns 503 and new questions are refused "
+        + "(503, Retry-After) at once; questions in flight get this long to finish, then are cancelled, before the process exits"});
     // Users and their rights (issue 14).
     k.put("SQLAGENT_USERS", new String[] {null, "users file (YAML or JSON): per user a token's SHA-256, display name, admin, "
         + "optional database role; unset: one optional shared token (SQLAGENT_API_TOKEN)"});

@@ -55,4 +55,31 @@ public final class OpsMessages {
           j.getValue("delta") instanceof Number n ? n.longValue() : 0);
     }
   }
+
+  /**
+   * {@code Addresses.DRAIN_AGENT} and {@code Addresses.DRAIN_EDGE} (node-local), when the process is told to stop:
+   * the questions in flight may finish until {@code deadlineMs} ({@code System.currentTimeMillis()}); those still
+   * running then are cancelled. Replied with {@link Drained} once every one has its answer.
+   */
+  public record Drain(long deadlineMs) {
+    public JsonObject toJson() {
+      return RecordJson.toJson(this);
+    }
+
+    public static Drain fromJson(JsonObject j) {
+      return new Drain(j != null && j.getValue("deadline_ms") instanceof Number n ? n.longValue() : 0);
+    }
+  }
+
+  /** The reply to {@link Drain}: how many questions in flight finished by themselves, and how many were cancelled. */
+  public record Drained(int finished, int cancelled) {
+    public JsonObject toJson() {
+      return RecordJson.toJson(this);
+    }
+
+    public static Drained fromJson(JsonObject j) {
+      return new Drained(j != null && j.getValue("finished") instanceof Number f ? f.intValue() : 0,
+          j != null && j.getValue("cancelled") instanceof Number c ? c.intValue() : 0);
+    }
+  }
 }

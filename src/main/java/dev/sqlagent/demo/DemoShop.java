@@ -1,5 +1,6 @@
 package dev.sqlagent.demo;
 
+import dev.sqlagent.db.AdvisoryLock;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.RoleProofs;
 import dev.sqlagent.db.SqlScript;
@@ -69,8 +70,10 @@ public final class DemoShop {
   public List<String> run() {
     long t0 = System.nanoTime();
     ensureDatabase();
-    rebuild();
-    grantRole();
+    locked(admin, () -> {
+      rebuild();
+      grantRole();
+    });
     List<String> proofs = prove();
     LOG.info("demo setup of {} done in {} ms; {} role proofs passed", admin, (System.nanoTime() - t0) / 1_000_000,
         proofs.size());
@@ -87,18 +90,10 @@ public final class DemoShop {
     }
   }
 
-  /** Creates the database if it does not exist yet. */
+  /** Creates the database if it does not exist yet (one node at a time: see {@link AdvisoryLock}). */
   public void ensureDatabase() {
-    try (Connection c = admin.withDatabase("postgres").connect("sql-agent-demo");
-         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
-      ps.setString(1, admin.database());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next()) return;
-      }
-      try (Statement s = c.createStatement()) {
-        s.execute("CREATE DATABASE " + admin.database() + " ENCODING 'UTF8' TEMPLATE template0");
-      }
-      LOG.info("created database {}", admin.database());
+    try {
+      if (AdvisoryLock.createDatabaseIfMissing(admin, "sql-agent-demo")) LOG.info("created database {}", admin.database());
     } catch (SQLException e) {
       throw new SetupException("cannot create database " + admin.database() + " on " + admin + ": " + e.getMessage(), e);
     }
@@ -115,6 +110,11 @@ public final class DemoShop {
    * read-only one with {@code sql-agent grant}.
    */
   public static void buildInto(PgUrl url) {
+    // Two builds at once into one database: the second waits, then finds the first one's tables and refuses.
+    locked(url, () -> buildIntoNow(url));
+  }
+
+  private static void buildIntoNow(PgUrl url) {
     try (Connection c = url.connect("sql-agent-demo"); PreparedStatement ps = c.prepareStatement(
         "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
             + "WHERE c.relname = ANY(?) AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema' ORDER BY 1")) {
@@ -131,6 +131,18 @@ public final class DemoShop {
       throw new SetupException("cannot read " + url + ": " + e.getMessage(), e);
     }
     build(url, false);
+  }
+
+  /** Runs {@code build} holding the demo's advisory lock in the database of {@code url}. */
+  private static void locked(PgUrl url, Runnable build) {
+    try {
+      AdvisoryLock.holding(url, AdvisoryLock.DEMO, "demo build", () -> {
+        build.run();
+        return null;
+      });
+    } catch (SQLException e) {
+      throw new SetupException("cannot build the demo in " + url + ": " + e.getMessage(), e);
+    }
   }
 
   private static void build(PgUrl url, boolean dropFirst) {

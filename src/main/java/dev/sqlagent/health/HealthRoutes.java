@@ -5,6 +5,7 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.lifecycle.Lifecycle;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -31,6 +32,11 @@ public final class HealthRoutes {
   }
 
   private void readiness(RoutingContext ctx) {
+    if (Lifecycle.isStopping(ctx.vertx())) {
+      // At once, without trying anything: a balancer stops sending here while the questions in flight finish.
+      send(ctx, 503, new JsonObject().put("status", "DOWN").put("stopping", true).put("message", Lifecycle.refusal()));
+      return;
+    }
     health.<JsonObject>request(Addresses.HEALTH_READINESS, new JsonObject()).map(Readiness::fromJson)
         .onSuccess(report -> send(ctx, report.ok() ? 200 : 503, report.toJson()))
         .onFailure(err -> {

@@ -1,5 +1,6 @@
 package dev.sqlagent.state;
 
+import dev.sqlagent.db.AdvisoryLock;
 import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.RoleProofs;
@@ -84,12 +85,26 @@ public record StateStore(PgUrl owner, String logPassword) {
 
   /**
    * Creates the database (when it is missing and the owner may), the tables and the log role, and proves the
-   * role, unless the store is already at the current version. Blocking; idempotent.
+   * role, unless the store is already at the current version. Blocking; idempotent. Safe when several nodes start
+   * at once on one fresh store: the set-up runs under an advisory lock ({@link AdvisoryLock#STATE_STORE}) in a
+   * session of its own, one node at a time; the others wait, find the store current and go on.
    */
   public void migrate() {
     if (isCurrent()) return;
-    long t0 = System.nanoTime();
     ensureDatabase();
+    try {
+      AdvisoryLock.holding(owner, AdvisoryLock.STATE_STORE, "state store set-up", () -> {
+        if (!isCurrent()) migrateNow();  // another node may have done it while this one waited
+        return null;
+      });
+    } catch (SQLException e) {
+      throw new StateStoreException("cannot prepare the state store " + owner + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The set-up itself; the caller holds the lock. */
+  private void migrateNow() {
+    long t0 = System.nanoTime();
     try (Connection c = ownerConnection()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
@@ -133,16 +148,8 @@ public record StateStore(PgUrl owner, String logPassword) {
   }
 
   private void ensureDatabase() {
-    try (Connection c = owner.withDatabase("postgres").connect("sql-agent-state");
-         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
-      ps.setString(1, owner.database());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next()) return;
-      }
-      try (Statement s = c.createStatement()) {
-        s.execute("CREATE DATABASE " + Identifiers.quote(owner.database()) + " ENCODING 'UTF8' TEMPLATE template0");
-      }
-      LOG.info("created the state database {}", owner.database());
+    try {
+      if (AdvisoryLock.createDatabaseIfMissing(owner, "sql-agent-state")) LOG.info("created the state database {}", owner.database());
     } catch (SQLException e) {
       // Not fatal yet: the database may exist and only the maintenance database be closed to this user.
       LOG.debug("state database check on {}: {}", owner, e.getMessage());

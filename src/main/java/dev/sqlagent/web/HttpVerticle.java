@@ -33,6 +33,7 @@ public final class HttpVerticle extends VerticleBase {
 
   private final AppConfig config;
   private HttpServer server;
+  private Router router;
 
   public HttpVerticle(AppConfig config) {
     this.config = config;
@@ -41,6 +42,7 @@ public final class HttpVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    this.router = router;
     router.route().handler(HttpVerticle::wellFormedQuery);
     OidcVerifier oidc = config.oidc().map(o -> new OidcVerifier(vertx, o)).orElse(null);
     if (oidc != null) oidc.start();   // discovery and keys, in the background: a token that comes first waits for them
@@ -93,6 +95,12 @@ public final class HttpVerticle extends VerticleBase {
 
   public int actualPort() {
     return server == null ? -1 : server.actualPort();
+  }
+
+  /** The exact paths the router serves (routes given by a path, not a pattern), for checking what refers to them. */
+  public java.util.List<String> routePaths() {
+    return router == null ? java.util.List.of()
+        : router.getRoutes().stream().map(io.vertx.ext.web.Route::getPath).filter(java.util.Objects::nonNull).distinct().toList();
   }
 
   /** A malformed percent-escape ({@code ?a=%zz}) is the client's mistake: one WARN line and a JSON 400. */

@@ -64,8 +64,10 @@ class BusErrorTest {
   }
 
   @Test
-  void busyIsTheOnlyFailureThatAsksForARetryAndEveryCodeIsDistinct() {
-    assertThat(java.util.Arrays.stream(BusFailure.values()).filter(BusFailure::retryLater)).containsExactly(BusFailure.BUSY);
+  void busyAndStoppingAreTheOnlyFailuresThatAskForARetryAndEveryCodeIsDistinct() {
+    assertThat(java.util.Arrays.stream(BusFailure.values()).filter(BusFailure::retryLater))
+        .containsExactly(BusFailure.BUSY, BusFailure.STOPPING);
+    assertThat(BusFailure.STOPPING.httpStatus()).isEqualTo(503);
     assertThat(java.util.Arrays.stream(BusFailure.values()).map(BusFailure::code).distinct()).hasSize(BusFailure.values().length);
     assertThat(BusFailure.BUSY.httpStatus()).isEqualTo(503);
   }

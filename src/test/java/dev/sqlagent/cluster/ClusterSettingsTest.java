@@ -47,6 +47,32 @@ class ClusterSettingsTest {
   }
 
   @Test
+  void membersFoundByDnsAreHazelcastsKubernetesDiscoveryInDnsLookupMode() {
+    ClusterSettings s = ClusterSettings.from(Map.of("SQLAGENT_CLUSTER", "true", "SQLAGENT_CLUSTER_HOST", "127.0.0.1",
+        "SQLAGENT_CLUSTER_DNS", "sql-agent-cluster.prod.svc.cluster.local"));
+    assertThat(s.dns()).isEqualTo("sql-agent-cluster.prod.svc.cluster.local");
+    assertThat(s.members()).isEmpty();
+    assertThat(s.describe()).contains("found by DNS as sql-agent-cluster.prod.svc.cluster.local (port 5701)");
+    com.hazelcast.config.JoinConfig join = Cluster.hazelcastConfig(s, Role.ALL, "id").getNetworkConfig().getJoin();
+    assertThat(join.getKubernetesConfig().isEnabled()).isTrue();
+    assertThat(join.getKubernetesConfig().getProperty("service-dns")).isEqualTo("sql-agent-cluster.prod.svc.cluster.local");
+    assertThat(join.getKubernetesConfig().getProperty("service-port")).isEqualTo("5701");
+    assertThat(join.getTcpIpConfig().isEnabled()).isFalse();
+    assertThat(join.getMulticastConfig().isEnabled()).isFalse();
+    // Listed members stay TCP/IP, with no Kubernetes discovery.
+    com.hazelcast.config.JoinConfig listed = Cluster.hazelcastConfig(ClusterSettings.from(Map.of("SQLAGENT_CLUSTER", "true")),
+        Role.ALL, "id").getNetworkConfig().getJoin();
+    assertThat(listed.getKubernetesConfig().isEnabled()).isFalse();
+    assertThat(listed.getTcpIpConfig().getMembers()).containsExactly("127.0.0.1:5701");
+    assertThatThrownBy(() -> ClusterSettings.from(Map.of("SQLAGENT_CLUSTER", "true", "SQLAGENT_CLUSTER_DNS", "a.b",
+        "SQLAGENT_CLUSTER_MEMBERS", "10.0.0.5:5701"))).hasMessageContaining("SQLAGENT_CLUSTER_DNS and SQLAGENT_CLUSTER_MEMBERS");
+    assertThatThrownBy(() -> ClusterSettings.from(Map.of("SQLAGENT_CLUSTER", "true", "SQLAGENT_CLUSTER_DNS", "bad name")))
+        .hasMessageContaining("SQLAGENT_CLUSTER_DNS=bad name");
+    assertThatThrownBy(() -> ClusterSettings.from(Map.of("SQLAGENT_CLUSTER_DNS", "a.b")))
+        .hasMessageContaining("SQLAGENT_CLUSTER_DNS is set but SQLAGENT_CLUSTER is not true");
+  }
+
+  @Test
   void theClusterKeysAreSettingsOfTheService() {
     assertThat(AppConfig.KEYS).containsKeys("SQLAGENT_CLUSTER", "SQLAGENT_CLUSTER_HOST", "SQLAGENT_CLUSTER_PORT",
         "SQLAGENT_CLUSTER_MEMBERS", "SQLAGENT_CLUSTER_NAME");

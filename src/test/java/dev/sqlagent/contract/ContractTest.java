@@ -76,6 +76,17 @@ class ContractTest {
   }
 
   @Test
+  void drainMessagesRoundTrip() {
+    OpsMessages.Drain drain = new OpsMessages.Drain(1_764_000_000_000L);
+    assertThat(drain.toJson()).isEqualTo(new JsonObject().put("deadline_ms", 1_764_000_000_000L));
+    assertThat(OpsMessages.Drain.fromJson(drain.toJson())).isEqualTo(drain);
+    OpsMessages.Drained drained = new OpsMessages.Drained(3, 2);
+    assertThat(drained.toJson()).isEqualTo(new JsonObject().put("finished", 3).put("cancelled", 2));
+    assertThat(OpsMessages.Drained.fromJson(drained.toJson())).isEqualTo(drained);
+    assertThat(OpsMessages.Drained.fromJson(null)).isEqualTo(new OpsMessages.Drained(0, 0));
+  }
+
+  @Test
   void runRequestsAndRepliesRoundTrip() {
     User bob = new User("bob", "Bob", true, null);
     RunRequest events = RunRequest.events("run-2", 4, bob);

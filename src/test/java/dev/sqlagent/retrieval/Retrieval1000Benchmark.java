@@ -52,9 +52,9 @@ import org.junit.jupiter.api.Test;
  * <p>Run: {@code mvn -B test -Dtest=Retrieval1000Benchmark -Dgroups=benchmark -Dtest.excludedGroups=}
  */
 @Tag("benchmark")
-class Retrieval1000Benchmark {
+public class Retrieval1000Benchmark {
 
-  static final String DATABASE = "scale1000";
+  public static final String DATABASE = "scale1000";
   static final int TABLES = 1000;
   /** The demo's warm index (model 1.1 s + 15 tables 0.6 s, README): the goal is within twice that. */
   static final long DEMO_WARM_INDEX_MS = 1700;
@@ -516,7 +516,7 @@ class Retrieval1000Benchmark {
   }
 
   /** Creates the database afresh and lets the agent role read it (CONNECT, USAGE, SELECT). */
-  static void create(TestDatabase db) throws Exception {
+  public static void create(TestDatabase db) throws Exception {
     String role = db.target().role();
     try (Connection c = db.adminConnection("postgres"); Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
