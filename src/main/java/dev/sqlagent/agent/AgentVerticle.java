@@ -12,6 +12,10 @@ import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.Clarification;
+import dev.sqlagent.contract.RerunRequest;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.ChatRequest;
@@ -66,7 +70,7 @@ public final class AgentVerticle extends VerticleBase {
   private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
 
   /** A question waiting for a slot, refused when it has waited too long. */
-  private record Waiting(Message<JsonObject> msg, long timer) {}
+  private record Waiting(Message<JsonObject> msg, AskRequest ask, RunContext.Chosen chosen, long timer) {}
 
   /** Runs' events and owners, oldest dropped first (never one still running); touched only on this verticle's context. */
   private final Map<String, KeptRun> runs = new LinkedHashMap<>(64, 0.75f, false) {
@@ -118,13 +122,15 @@ public final class AgentVerticle extends VerticleBase {
       return Future.all(
           vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion(),
           vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), this::cancel).completion(),
-          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion());
+          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion(),
+          vertx.eventBus().consumer(Addresses.RERUN, this::rerun).completion());
     }
     return Future.all(
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
         vertx.eventBus().consumer(Addresses.CANCEL, this::cancel).completion(),
-        vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion());
+        vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion(),
+        vertx.eventBus().consumer(Addresses.RERUN, this::rerun).completion());
   }
 
   @Override
@@ -146,13 +152,63 @@ public final class AgentVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
     }
-    if (AskRequest.fromJson(body).options().selfPaced()) {
-      start(msg);  // evaluation paces itself
+    take(msg, AskRequest.fromJson(body), null);
+  }
+
+  /**
+   * {@code RerunRequest}: a new run of SQL a person chose, the next turn of the first run's conversation. The first
+   * run is found in the conversation store, which applies the owner-or-admin rule (404 unknown, 403 another's);
+   * a reading is one the first run asked back with. The new run waits for a slot like a question.
+   */
+  private void rerun(Message<JsonObject> msg) {
+    RerunRequest request = RerunRequest.fromJson(msg.body());
+    String from = AskRules.runIdOf(msg, request.runId());
+    if (from == null) return;
+    AskRules.Refusal refused = request.reading() != null ? AskRules.reading(request.reading())
+        : AskRules.editedSql(request.sql());
+    if (refused == null && request.newRunId() != null) refused = AskRules.runId(request.newRunId());
+    if (refused == null && request.source() != null && !SOURCES.contains(request.source())) {
+      refused = new AskRules.Refusal("bad_request", "source must be one of " + SOURCES, new JsonObject());
+    }
+    if (refused != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
+      return;
+    }
+    new StateClient(vertx, 10_000).turn(new StateMessages.RunTurnRequest(from, request.user()))
+        .onFailure(err -> BusError.of(err, Conversations.STORE).failOn(msg))
+        .onSuccess(turn -> {
+          String sql;
+          Integer reading = null;
+          if (request.reading() != null) {
+            reading = ((Number) request.reading()).intValue();
+            Clarification asked = turn.clarification();
+            Clarification.Reading chosen = asked == null ? null : asked.reading(reading);
+            if (chosen == null) {
+              msg.fail(BusFailure.BAD_REQUEST.code(), asked == null
+                  ? "run " + from + " did not ask which reading was meant; there is no reading to choose"
+                  : "run " + from + " offered " + asked.readings().size() + " readings; reading must be 1 to "
+                      + asked.readings().size());
+              return;
+            }
+            sql = chosen.sql();
+          } else {
+            sql = (String) request.sql();
+          }
+          AskRequest ask = new AskRequest(turn.question(), "agent", request.source(), request.newRunId(), request.user(),
+              turn.conversationId(), RunOptions.ASKED);
+          take(msg, ask, new RunContext.Chosen(sql.strip(), from, reading));
+        });
+  }
+
+  /** A checked request: run now, or wait for a slot (refused when the queue is full or the wait too long). */
+  private void take(Message<JsonObject> msg, AskRequest request, RunContext.Chosen chosen) {
+    if (request.options().selfPaced()) {
+      start(msg, request, chosen);  // evaluation paces itself
       return;
     }
     if (running < maxRunning) {
       running++;
-      start(msg);
+      start(msg, request, chosen);
       return;
     }
     if (waiting.size() >= maxWaiting) {
@@ -161,7 +217,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     long[] timer = new long[1];
-    Waiting w = new Waiting(msg, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])));
+    Waiting w = new Waiting(msg, request, chosen, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])));
     timer[0] = w.timer();
     waiting.addLast(w);
   }
@@ -182,11 +238,10 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     vertx.cancelTimer(next.timer());
-    start(next.msg());
+    start(next.msg(), next.ask(), next.chosen());
   }
 
-  private void start(Message<JsonObject> msg) {
-    AskRequest ask = AskRequest.fromJson(msg.body());
+  private void start(Message<JsonObject> msg, AskRequest ask, RunContext.Chosen chosen) {
     RunOptions options = ask.options();
     boolean counted = !options.selfPaced();
     String question = ask.question();
@@ -202,7 +257,7 @@ public final class AgentVerticle extends VerticleBase {
     runs.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, ask.mode(), ask.source(), options,
-        mutator, user);
+        mutator, user).chosen(chosen);
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
     // The run id is claimed once the conversation is open (a refused conversation leaves the id free to ask again).

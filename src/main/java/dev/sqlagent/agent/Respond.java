@@ -38,7 +38,7 @@ final class Respond extends Step {
     }
     GateReply.Result r = s.outcome.result();
     String sql = s.outcome.sql();
-    boolean worded = run.settings().modelSummary() && s.verifiedUsed == null;
+    boolean worded = run.settings().modelSummary() && s.verifiedUsed == null && !run.personChose();
     Future<String> words = worded
         ? wordAnswer(sql, r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(RunContext.plainSummary(r)))

@@ -25,10 +25,25 @@ import java.util.regex.Pattern;
  * @param candidates SQL candidates per attempt
  * @param mutator evaluation's fault injection into the first SQL, or null
  * @param conversationText the conversation's earlier turns as prompt text, or null
+ * @param chosen SQL a person chose (an edited answer's, or a reading) that the run checks and runs, or null
  */
 record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunControl control, RunServices services,
     String runId, String question, User user, String source, boolean agentMode, boolean lookupVerified, int candidates,
-    FirstSqlMutator mutator, String faultKey, String conversationId, String conversationText, long startedAt) {
+    FirstSqlMutator mutator, String faultKey, String conversationId, String conversationText, long startedAt, Chosen chosen) {
+
+  /**
+   * SQL a person chose rather than the model wrote: the run starts at validate_sql with it, is never repaired by the
+   * model and its answer is the plain summary (no model call at all).
+   *
+   * @param from the run whose answer was edited or whose reading was picked
+   * @param reading the reading's number, or null for an edit
+   */
+  record Chosen(String sql, String from, Integer reading) {}
+
+  /** The run checks and runs SQL a person chose: no model call, no repair. */
+  boolean personChose() {
+    return chosen != null;
+  }
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
   static String plainSummary(GateReply.Result r) {
@@ -43,7 +58,7 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
       GateReply.Result result) {
     long now = System.currentTimeMillis();
     VerifiedMessages.Match verified = s.verifiedUsed;
-    return new Answer(question, text, sql, s.attempt, tablesUsed(s.retrieval, sql), refused, gaveUp, cancelled,
+    Answer answer = new Answer(question, text, sql, s.attempt, tablesUsed(s.retrieval, sql), refused, gaveUp, cancelled,
         result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
         result == null ? new JsonArray() : result.rows(),
         result == null ? 0 : result.rowCount(), result != null && result.truncated(), s.history,
@@ -55,6 +70,7 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
         verified == null ? null : verified.verifiedId(),
         verified == null ? null : verified.question(),
         verified == null ? null : verified.score());
+    return chosen == null ? answer : answer.editedFrom(chosen.from(), chosen.reading());
   }
 
   /** The retrieved tables the SQL names. */

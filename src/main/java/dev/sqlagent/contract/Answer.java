@@ -34,6 +34,10 @@ import java.util.List;
  * @param worker clustered: the worker node that ran the question (set by the edge that chose it)
  * @param errorType for a give-up that is not the agent's own (its worker left the cluster: {@code worker_lost}),
  *     why; absent otherwise (the agent's give-ups say why in {@code history})
+ * @param clarification the question has several readings and the run asks which one was meant
+ *     ({@code needs_clarification}); the answer's SQL and rows are then the vote's pick
+ * @param editedFrom for a run of SQL a person chose (edited, or a reading picked), the run it came from
+ * @param chosenReading for a run of a reading a person picked, its number among that run's readings
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
@@ -41,7 +45,8 @@ public record Answer(String question, String answer, String sql, int attempts, L
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
-    @OmitWhenNull String errorType) {
+    @OmitWhenNull String errorType, @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom,
+    @OmitWhenNull Integer chosenReading) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -60,14 +65,31 @@ public record Answer(String question, String answer, String sql, int attempts, L
       String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore) {
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
-        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null);
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null);
+  }
+
+  /** The same answer asking which reading was meant. */
+  public Answer asking(Clarification asked) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, asked,
+        editedFrom, chosenReading);
+  }
+
+  /** The same answer, of SQL a person chose: edited from run {@code from}, or its reading {@code reading} (else null). */
+  public Answer editedFrom(String from, Integer reading) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        clarification, from, reading);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
   public Answer onWorker(String workerName) {
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
-        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType);
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
+        clarification, editedFrom, chosenReading);
   }
 
   /** Whether a verified query answered, without the model. */
@@ -80,10 +102,19 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return !refused && !gaveUp && !cancelled;
   }
 
-  /** "answered", "refused", "gave_up" or "cancelled". */
-  public String outcome() {
-    return cancelled ? "cancelled" : refused ? "refused" : gaveUp ? "gave_up" : "answered";
+  /** The run asks back which reading of the question was meant. */
+  public boolean needsClarification() {
+    return clarification != null && !refused && !gaveUp && !cancelled;
   }
+
+  /** "answered", "refused", "gave_up", "cancelled" or "needs_clarification". */
+  public String outcome() {
+    return cancelled ? "cancelled" : refused ? "refused" : gaveUp ? "gave_up"
+        : clarification != null ? NEEDS_CLARIFICATION : "answered";
+  }
+
+  /** The outcome of a run that asks which reading was meant. */
+  public static final String NEEDS_CLARIFICATION = "needs_clarification";
 
   public JsonObject toJson() {
     return RecordJson.toJson(this);
