@@ -57,6 +57,10 @@ final class Clarify extends Step {
     List<List<Candidate>> ordered = new ArrayList<>(groups.values());
     ordered.sort((a, b) -> Integer.compare(b.size(), a.size()));  // stable: equal groups keep their order
     List<List<Candidate>> kept = ordered.subList(0, Math.min(MAX_READINGS, ordered.size()));
+    // The model's words describe the readings when it gave each its own; the same words for all say nothing.
+    Set<String> words = new HashSet<>();
+    for (List<Candidate> group : kept) words.add(words(group.get(0)).toLowerCase(java.util.Locale.ROOT));
+    boolean ownWords = words.size() == kept.size() && !words.contains("");
     List<Clarification.Reading> readings = new ArrayList<>();
     for (int i = 0; i < kept.size(); i++) {
       Candidate first = kept.get(i).get(0);
@@ -69,7 +73,7 @@ final class Clarify extends Step {
         otherSql.add(other.outcome().sql());
         for (Object row : other.outcome().result().rows()) elsewhere.add(((JsonArray) row).encode());
       }
-      readings.add(new Clarification.Reading(i + 1, description(first, otherSql), first.outcome().sql(),
+      readings.add(new Clarification.Reading(i + 1, description(first, otherSql, ownWords), first.outcome().sql(),
           result.rowCount(), result.columns().copy(), sample(result.rows(), elsewhere), kept.get(i).size(), i == 0));
     }
     return new Clarification(modelReadings ? Clarification.MODEL_READINGS : Clarification.SPLIT_VOTE, readings);
@@ -89,10 +93,13 @@ final class Clarify extends Step {
     return out;
   }
 
-  /** The model's own words for the reading when it gave some, else what its SQL does that the others' do not. */
-  static String description(Candidate c, List<String> otherSql) {
-    String words = c.explanation() == null ? "" : c.explanation().strip().replaceAll("\\s+", " ");
-    if (words.isEmpty()) words = SqlDifference.describe(c.outcome().sql(), otherSql);
+  private static String words(Candidate c) {
+    return c.explanation() == null ? "" : c.explanation().strip().replaceAll("\\s+", " ");
+  }
+
+  /** The model's own words for the reading when each reading has its own, else what its SQL does that the others' do not. */
+  static String description(Candidate c, List<String> otherSql, boolean ownWords) {
+    String words = ownWords ? words(c) : SqlDifference.describe(c.outcome().sql(), otherSql);
     return words.length() <= MAX_DESCRIPTION ? words : words.substring(0, MAX_DESCRIPTION - 1) + "…";
   }
 

@@ -66,7 +66,7 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
         agentMode ? "agent" : "baseline", s.usage.model(), source, user == null ? null : user.name(), s.injectedFault,
         cancelled ? Long.valueOf(now - control.cancelledAt()) : null,
         s.lastCandidates == null ? null : s.lastCandidates.copy(), conversationId,
-        verified != null ? "verified" : "model",
+        verified != null ? "verified" : chosen != null ? "person" : "model",
         verified == null ? null : verified.verifiedId(),
         verified == null ? null : verified.question(),
         verified == null ? null : verified.score());

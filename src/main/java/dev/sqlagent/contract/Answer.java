@@ -27,7 +27,8 @@ import java.util.List;
  * @param candidates the last attempt's SQL candidates when there were several ({@code [{index, sql, ok,
  *     error_type, fingerprint, votes, chosen}]}), else null
  * @param conversationId the conversation the question is a turn of (null for evaluation questions, which stand alone)
- * @param answerSource "verified" when a verified query answered without the model, else "model"
+ * @param answerSource "verified" when a verified query answered without the model, "person" when the SQL was one a
+ *     person chose (edited, or a reading picked), else "model"
  * @param verifiedId the verified query that answered, when one did
  * @param verifiedQuestion that verified query's question
  * @param verifiedScore its similarity with the question (0-1)
