@@ -30,7 +30,10 @@ final class SqlDifference {
     List<String> without = new ArrayList<>();
     for (String c : theirs) if (!contains(mine, c)) without.add(c);
     if (!only.isEmpty()) return "Only where " + String.join(" and ", only);
-    if (!without.isEmpty()) return "Without the condition " + String.join(" and ", without);
+    if (!without.isEmpty()) {
+      return without.size() == 1 ? "Without the condition " + without.get(0)
+          : "Without the other readings' conditions (" + String.join("; ", without) + ")";
+    }
     Set<String> tables = tables(sql);
     Set<String> otherTables = new LinkedHashSet<>();
     for (String o : others) otherTables.addAll(tables(o));

@@ -110,7 +110,8 @@ class ClarificationScenarioTest {
     }
     assertThat(readings.getJsonObject(1).getString("description")).isEqualTo("Only where status = 'PAID'");
     assertThat(readings.getJsonObject(2).getString("description")).isEqualTo("Only where status <> 'PAID'");
-    assertThat(readings.getJsonObject(0).getString("description")).startsWith("Without the condition");
+    assertThat(readings.getJsonObject(0).getString("description"))
+        .isEqualTo("Without the other readings' conditions (status = 'PAID'; status <> 'PAID')");
     assertThat(readings.getJsonObject(0).getBoolean("vote_pick")).isTrue();
     // A client that cannot ask still has the vote's pick as the SQL and rows.
     assertThat(a.getString("sql")).containsIgnoringCase("from bills").doesNotContain("PAID");
