@@ -13,6 +13,8 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.tools.ToolResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -204,6 +206,28 @@ class ClarificationScenarioTest {
     JsonObject a = ask("How many bills were paid in full?", 1);
     assertThat(a.containsKey("clarification")).isFalse();
     assertThat(a.getJsonArray("rows").getJsonArray(0).getValue(0).toString()).isEqualTo(String.valueOf(scalar(PAID)));
+  }
+
+  @Test
+  void overMcpTheAskResultListsTheReadingsAndChooseReadingAnswersFromOne() throws Exception {
+    model.honourN(true).enqueue(Reply.sql(ALL), Reply.sql(PAID), Reply.sql(OPEN));
+    ShopTools tools = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(Map.of("SQLAGENT_CANDIDATES", "3")).deadlines());
+    // The MCP ask asks with the configured candidates; here the service's are 1, so the bus request names 3.
+    JsonObject asked = ask("How many bills are on file?", 3);
+    ToolResult bad = tools.call(ShopTools.CHOOSE_READING, new JsonObject().put("run_id", asked.getString("run_id"))
+        .put("reading", 0), null, null).await(60, TimeUnit.SECONDS);
+    assertThat(bad.errorType()).isEqualTo("bad_request");
+    int before = model.requestCount();
+    ToolResult chosen = tools.call(ShopTools.CHOOSE_READING, new JsonObject().put("run_id", asked.getString("run_id"))
+        .put("reading", 2), null, null).await(60, TimeUnit.SECONDS);
+    assertThat(chosen.error()).as(chosen.text()).isFalse();
+    assertThat(chosen.data().getString("source")).isEqualTo("mcp");
+    assertThat(chosen.data().getInteger("chosen_reading")).isEqualTo(2);
+    assertThat(chosen.text()).contains("'PAID'");
+    assertThat(model.requestCount()).isEqualTo(before);
+    // The text an MCP client reads for the asking answer lists each reading with its SQL.
+    assertThat(dev.sqlagent.display.ResultText.answer(asked)).contains("1. ").contains("2. Only where status = 'PAID' (1 row)")
+        .contains("3. Only where status <> 'PAID' (1 row)");
   }
 
   @Test
