@@ -9,6 +9,7 @@ import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.RerunRequest;
+import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.contract.Node;
@@ -107,17 +108,8 @@ public final class AgentRoutes {
    */
   private void rerun(RoutingContext ctx, boolean choose) {
     if (badRunId(ctx)) return;
-    JsonObject body;
-    try {
-      body = ctx.body().asJsonObject();
-    } catch (DecodeException | ClassCastException e) {
-      body = null;
-    }
-    if (body == null) {
-      JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like "
-          + (choose ? "{\"reading\": 1}" : "{\"sql\": \"SELECT ...\"}"));
-      return;
-    }
+    JsonObject body = ConversationRoutes.jsonBody(ctx, choose ? "{\"reading\": 1}" : "{\"sql\": \"SELECT ...\"}");
+    if (body == null) return;
     AskRules.Refusal refused = choose ? AskRules.reading(body.getValue("reading")) : AskRules.editedSql(body.getValue("sql"));
     if (refused != null) {
       JsonErrors.send(ctx, refused.errorType().equals("sql_too_long") ? 413 : 400, refused.toJson());
