@@ -128,5 +128,14 @@ class DeskPageTest {
     assertThat(fixed.findElements(By.cssSelector(".fb-up"))).hasSize(1);
     assertThat(model.requestCount()).isEqualTo(calls);
     browser.screenshot(Path.of("target", "screenshots", "desk-edited.png"));
+
+    // A reload keeps the thread: the question asked back with its readings, the turns badged as chosen.
+    d.navigate().refresh();
+    HeadlessChromium.waiting(d, 30).until(x -> x.findElements(By.cssSelector("#runs > details.stored-turn")).size() == 4);
+    List<WebElement> stored = turns(d);
+    assertThat(stored.get(0).findElement(By.cssSelector(".run-state")).getText()).isEqualTo("Needs a choice");
+    assertThat(stored.get(0).findElements(By.cssSelector(".reading"))).hasSize(3);
+    assertThat(stored.get(1).findElement(By.cssSelector(".badge-desk")).getText()).isEqualTo("reading 2");
+    assertThat(stored.get(3).findElement(By.cssSelector(".badge-desk")).getText()).isEqualTo("edited");
   }
 }
