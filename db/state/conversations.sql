@@ -58,3 +58,11 @@ ALTER TABLE conversations ADD COLUMN IF NOT EXISTS user_name text;
 ALTER TABLE conversation_turns ADD COLUMN IF NOT EXISTS user_name text;
 ALTER TABLE run_feedback ADD COLUMN IF NOT EXISTS user_name text;
 ALTER TABLE verified_queries ADD COLUMN IF NOT EXISTS verified_by text;
+
+-- The analyst's desk: a turn whose SQL a person chose names the run it came from (an edited answer, or a reading
+-- picked from a run that asked back); a turn that asked back keeps its readings (SQL, description, row count and a
+-- small sample each), so that a choice runs the reading's SQL without asking the model again.
+ALTER TABLE conversation_turns ALTER COLUMN outcome TYPE varchar(20);
+ALTER TABLE conversation_turns ADD COLUMN IF NOT EXISTS edited_from text;
+ALTER TABLE conversation_turns ADD COLUMN IF NOT EXISTS chosen_reading int;
+ALTER TABLE conversation_turns ADD COLUMN IF NOT EXISTS readings jsonb;

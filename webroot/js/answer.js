@@ -2,6 +2,8 @@
 import { $, el, plural, fmtMs, showBanner } from './dom.js';
 import { Charts } from './charts.js';
 import { Thread } from './conversation.js';
+import { editControl } from './rerun.js';
+import { readingsView } from './clarify.js';
 
 /** Errors that mean the model could not be reached: nothing was run, and the page says so plainly. */
 export const MODEL_DOWN = new Set(['model_unavailable', 'model_timeout', 'model_quota', 'model_error']);
@@ -11,7 +13,7 @@ export function showAnswer(run, answer) {
   const ok = !answer.gave_up && !answer.refused && !answer.cancelled;
   const last = (answer.history || [])[answer.history ? answer.history.length - 1 : 0] || {};
   const modelDown = answer.gave_up && MODEL_DOWN.has(last.error_type);
-  run.setState(ok ? 'Answered' : answer.cancelled ? 'Stopped' : answer.refused ? 'Refused' : modelDown ? 'Model unavailable' : 'Gave up',
+  run.setState(answer.clarification && ok ? 'Needs a choice' : ok ? 'Answered' : answer.cancelled ? 'Stopped' : answer.refused ? 'Refused' : modelDown ? 'Model unavailable' : 'Gave up',
     ok ? 'state-ok' : answer.refused || answer.cancelled ? 'state-refused' : 'state-bad');
   if (ok) {
     // The run succeeded: failed attempts fold away, their summary (error type) stays visible.
@@ -48,12 +50,17 @@ function renderAnswer(a, modelDown, last) {
   }
   const text = el('p', 'answer-text' + (a.refused ? ' notice notice-refused' : a.gave_up ? ' notice notice-bad' : ''), a.answer || '');
   frag.append(text);
+  if (a.clarification && !a.refused && !a.gave_up) {
+    frag.append(readingsView(a));     // the readings are the answer: a choice, not the vote's silent pick
+    return frag;
+  }
   if (a.sql && !a.refused) {
     frag.append(el('div', 'label', a.gave_up ? 'Last SQL tried' : 'SQL'));
     const pre = el('pre', 'sql final-sql');
     pre.append(el('code', null, a.sql));
     frag.append(pre);
   }
+  if (a.sql && a.run_id && !a.cancelled) frag.append(editControl(a));
   const facts = el('ul', 'facts');
   const fact = (k, v) => { const li = el('li'); li.append(el('span', 'k', k), el('span', 'v', v)); facts.append(li); };
   if (!a.refused && !a.gave_up) fact('rows', String(a.row_count ?? 0));

@@ -1,4 +1,5 @@
 // The conversation: a thread of turns, follow-ups, feedback and verification.
+import { readingsView } from './clarify.js';
 import { $, el, plural } from './dom.js';
 import { api, apiPost } from './access.js';
 import { runs } from './socket.js';
@@ -64,14 +65,16 @@ export const Thread = {
     d.open = true;
     d.dataset.runId = t.run_id;
     const s = el('summary', 'run-head');
-    const state = t.outcome === 'answered' ? ['Answered', 'state-ok'] : t.outcome === 'refused' ? ['Refused', 'state-refused'] : ['Gave up', 'state-bad'];
+    const state = t.outcome === 'answered' ? ['Answered', 'state-ok'] : t.outcome === 'needs_clarification' ? ['Needs a choice', 'state-ok'] : t.outcome === 'refused' ? ['Refused', 'state-refused'] : ['Gave up', 'state-bad'];
     const badges = el('span', 'badges');
+    if (t.chosen_by) badges.append(el('span', 'badge badge-desk', t.chosen_by === 'edited' ? 'edited' : 'reading ' + t.chosen_reading));
     badges.append(el('span', 'badge run-state ' + state[1], state[0]));
     s.append(el('span', 'run-title', t.question), badges);
     const body = el('div', 'run-body');
     const section = el('section', 'answer');
     const ab = el('div', 'answer-body');
     ab.append(el('p', 'answer-text', t.answer || ''));
+    if (t.clarification) ab.append(readingsView({ run_id: t.run_id, question: t.question, clarification: t.clarification }));
     if (t.sql && t.outcome === 'answered') {
       ab.append(el('div', 'label', 'SQL'));
       const pre = el('pre', 'sql final-sql');

@@ -15,13 +15,14 @@ export const NODE = Object.freeze({
   ANSWER: 'answer',
   GIVE_UP: 'give_up',
   CANCELLED: 'cancelled',
+  CLARIFY: 'clarify',
 });
 
 /** Every node, in graph order. */
 export const NODES = Object.freeze(Object.values(NODE));
 
 /** A run is over when one of these finishes. */
-export const END_NODES = new Set([NODE.ANSWER, NODE.GIVE_UP, NODE.CANCELLED]);
+export const END_NODES = new Set([NODE.ANSWER, NODE.GIVE_UP, NODE.CANCELLED, NODE.CLARIFY]);
 
 const labels = new Map([
   [NODE.SELECT_SCHEMA, 'Schema selection'],
@@ -37,6 +38,7 @@ const labels = new Map([
   [NODE.ANSWER, 'Answer'],
   [NODE.GIVE_UP, 'Gave up'],
   [NODE.CANCELLED, 'Stopped'],
+  [NODE.CLARIFY, 'Asked which reading'],
 ]);
 
 /** The human label of a node; an unknown node shows its name. */

@@ -62,6 +62,13 @@ export class Run {
     this.stop.disabled = false;
   }
 
+  /** A badge on the run's head: an edited query, a chosen reading. */
+  badge(text, title) {
+    const b = el('span', 'badge badge-desk', text);
+    if (title) b.title = title;
+    $('.badges', this.el).prepend(b);
+  }
+
   setState(text, cls) {
     const s = $('.run-state', this.el);
     s.textContent = text;
@@ -106,6 +113,10 @@ export class Run {
       case NODE.VOTE: return this.line(this.attempt(ev.attempt), 'decision', label(NODE.VOTE),
         d.winner == null ? 'no candidate ran' : 'candidate ' + (d.winner + 1) + ' of ' + d.candidates + ' won'
           + (d.changed ? ' (not the first)' : ''));
+      case NODE.CLARIFY:
+        if (ev.status !== 'finished') return;
+        return this.line(this.attempt(ev.attempt), 'decision', label(NODE.CLARIFY),
+          plural(((d.clarification || {}).readings || []).length, 'reading') + ' offered: no majority');
       case NODE.ANSWER:
       case NODE.GIVE_UP:
         if (ev.status === 'started') return;

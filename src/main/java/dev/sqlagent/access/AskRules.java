@@ -80,6 +80,28 @@ public final class AskRules {
         : bad("conversation_id must be 8 to 64 letters, digits or dashes (the id an earlier answer returned)");
   }
 
+  /** Longest SQL a person may send to be run as an answer's edit. */
+  public static final int MAX_SQL_CHARS = 64 * 1024;
+
+  /** The SQL of an edited answer: a non-empty string, not too long (the gate judges the rest). */
+  public static Refusal editedSql(Object sql) {
+    if (!(sql instanceof String s) || s.isBlank()) {
+      return bad("sql must be a non-empty string: the SELECT to run, e.g. {\"sql\": \"SELECT ...\"}");
+    }
+    if (s.length() > MAX_SQL_CHARS) {
+      return new Refusal("sql_too_long", "the SQL is " + s.length() + " characters long; the limit is " + MAX_SQL_CHARS,
+          new JsonObject().put("length", s.length()).put("limit", MAX_SQL_CHARS));
+    }
+    return null;
+  }
+
+  /** The number of a reading to choose: a whole number from 1 (the run's readings bound it). */
+  public static Refusal reading(Object reading) {
+    return reading instanceof Integer || reading instanceof Long ? ((Number) reading).longValue() >= 1 ? null
+        : bad("reading must be 1 or more: the number of one of the readings the answer offered")
+        : bad("reading must be a whole number: the number of one of the readings the answer offered, e.g. {\"reading\": 2}");
+  }
+
   private static Refusal bad(String message) {
     return new Refusal("bad_request", message, new JsonObject());
   }

@@ -5,6 +5,11 @@ import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.RerunRequest;
+import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.contract.Node;
@@ -42,6 +47,11 @@ public final class AgentRoutes {
     router.get("/api/runs/:id/events").handler(r::events);
     router.delete("/api/runs/:id").handler(r::cancel);
     router.get("/api/runs").handler(r::list);
+    // SQL a person chose, as a new run of the same conversation: an answer's SQL edited, or a reading picked.
+    router.post("/api/runs/:id/rerun").handler(BodyHandler.create(false).setBodyLimit(AskRules.MAX_SQL_CHARS + 1024))
+        .handler(ctx -> r.rerun(ctx, false));
+    router.post("/api/runs/:id/choose").handler(BodyHandler.create(false).setBodyLimit(16 * 1024))
+        .handler(ctx -> r.rerun(ctx, true));
     // The graph's nodes, as every run's events name them: the page labels its steps from this list.
     router.get("/api/graph").handler(ctx -> ctx.json(new io.vertx.core.json.JsonObject().put("nodes", Node.toJson())));
   }
@@ -87,6 +97,58 @@ public final class AgentRoutes {
         .onFailure(err -> {
           if (!ctx.response().closed()) JsonErrors.send(ctx, err, AGENT);
         });
+  }
+
+  /**
+   * {@code POST /api/runs/:id/rerun {"sql"}} and {@code POST /api/runs/:id/choose {"reading"}}: a new run (its own run
+   * id, events, query-log row and conversation turn) of the edited SQL or of the chosen reading's, for the run's owner
+   * or an admin. 400 for no SQL or no such reading, 404 for an unknown run, 422 when the gate refused the SQL (not a
+   * single SELECT, a write): its refusal, with the new run's id. A query that ran and failed is an answer (200) whose
+   * history has PostgreSQL's error and hint, like any give-up.
+   */
+  private void rerun(RoutingContext ctx, boolean choose) {
+    if (badRunId(ctx)) return;
+    JsonObject body = ConversationRoutes.jsonBody(ctx, choose ? "{\"reading\": 1}" : "{\"sql\": \"SELECT ...\"}");
+    if (body == null) return;
+    AskRules.Refusal refused = choose ? AskRules.reading(body.getValue("reading")) : AskRules.editedSql(body.getValue("sql"));
+    if (refused != null) {
+      JsonErrors.send(ctx, refused.errorType().equals("sql_too_long") ? 413 : 400, refused.toJson());
+      return;
+    }
+    User user = Users.of(ctx);
+    String runId = java.util.UUID.randomUUID().toString();
+    String from = ctx.pathParam("id");
+    RerunRequest request = choose ? RerunRequest.chosen(from, body.getValue("reading"), runId, "http", user)
+        : RerunRequest.edited(from, body.getValue("sql"), runId, "http", user);
+    ctx.response().closeHandler(v -> {
+      if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
+    });
+    ctx.response().putHeader("X-Run-Id", runId);
+    agent.rerun(request)
+        .onSuccess(answer -> {
+          if (ctx.response().closed()) return;
+          JsonObject refusal = gateRefusal(answer);
+          if (refusal != null) JsonErrors.send(ctx, 422, refusal);
+          else ctx.json(answer.toJson());
+        })
+        .onFailure(err -> {
+          if (!ctx.response().closed()) JsonErrors.send(ctx, err, AGENT);
+        });
+  }
+
+  /**
+   * The gate's refusal of SQL a person chose, as an error body ({@code error_type}, the gate's {@code message}, the
+   * new run's id and its answer), or null when the gate let it through (it ran, or PostgreSQL refused it).
+   */
+  static JsonObject gateRefusal(Answer answer) {
+    Attempt last = answer.history().isEmpty() ? null : answer.history().get(answer.history().size() - 1);
+    boolean refusedByGate = answer.refused()
+        || (answer.gaveUp() && last != null && ErrorType.REJECTED.wireName().equals(last.errorType()));
+    if (!refusedByGate) return null;
+    String message = last != null && last.message() != null ? last.message() : answer.answer();
+    return new JsonObject().put("ok", false).put("error_type", last != null && last.errorType() != null ? last.errorType()
+        : ErrorType.REJECTED.wireName()).put("message", message).put("hint", last == null ? null : last.hint())
+        .put("run_id", answer.runId()).put("answer", answer.toJson());
   }
 
   private Future<JsonObject> cancel(String runId, User user, String by) {

@@ -44,6 +44,8 @@ final class AgentRun {
   private String conversationText;
   /** The question's span and the run's log fields (see {@link Tracing}); every node's span is its child. */
   private Context traced = Context.root();
+  /** SQL a person chose, run instead of the model's; null for a question. */
+  private RunContext.Chosen chosen;
   /** The last state the run reached: where a cancel, the deadline or a failure finds it. */
   private RunState current;
 
@@ -78,6 +80,12 @@ final class AgentRun {
     return this;
   }
 
+  /** The run checks and runs {@code sql}, chosen by a person, instead of asking the model. */
+  AgentRun chosen(RunContext.Chosen sql) {
+    this.chosen = sql;
+    return this;
+  }
+
   /** Stops this run (see {@link RunControl}); false when it was already stopped. */
   boolean cancel(String by) {
     return control.cancel(by);
@@ -88,13 +96,18 @@ final class AgentRun {
     RunServices services = new RunServices(vertx, settings, control, runId, user, deadline);
     RunContext run = new RunContext(vertx, settings, events, control, services, runId, question, user, source, agentMode,
         lookupVerified, candidates, mutator, faultKey, conversationId, conversationText, startedAt,
-        Tracing.traceId(traced));
+        Tracing.traceId(traced), chosen);
     Map<Node, Step> steps = steps(run);
     long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
     // The tables are retrieved while the verified queries are looked up, not after: select_schema's events still
     // come after lookup_verified's, and a question a verified query answers leaves the retrieval unused.
-    RunState first = RunState.start(lookupVerified ? Node.LOOKUP_VERIFIED : Node.SELECT_SCHEMA, settings.model())
-        .with(c -> c.retrievalAsked = lookupVerified ? services.retrieve(question, false) : null);
+    RunState first = chosen != null
+        ? RunState.start(Node.VALIDATE_SQL, settings.model()).with(c -> {
+          c.sql = chosen.sql();
+          c.attempt = 1;
+        })
+        : RunState.start(lookupVerified ? Node.LOOKUP_VERIFIED : Node.SELECT_SCHEMA, settings.model())
+            .with(c -> c.retrievalAsked = lookupVerified ? services.retrieve(question, false) : null);
     return walk(steps, first)
         .recover(err -> ended(run, steps, err))
         .onComplete(done -> vertx.cancelTimer(deadlineTimer));
@@ -114,6 +127,7 @@ final class AgentRun {
     steps.put(Node.PREPARE_REPAIR, new PrepareRepair(run));
     steps.put(Node.ANSWER, new Respond(run));
     steps.put(Node.GIVE_UP, new GiveUp(run));
+    steps.put(Node.CLARIFY, new Clarify(run));
     return steps;
   }
 

@@ -12,6 +12,10 @@ import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.Clarification;
+import dev.sqlagent.contract.RerunRequest;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.ChatRequest;
@@ -87,7 +91,7 @@ public final class AgentVerticle extends VerticleBase {
    *
    * @param parent the trace context it arrived in (its run's span is a child)
    */
-  private record Waiting(Message<JsonObject> msg, long timer, Context parent) {}
+  private record Waiting(Message<JsonObject> msg, AskRequest ask, RunContext.Chosen chosen, long timer, Context parent) {}
 
   /** Runs' events and owners, oldest dropped first (never one still running); touched only on this verticle's context. */
   private final Map<String, KeptRun> runs = new LinkedHashMap<>(64, 0.75f, false) {
@@ -140,14 +144,16 @@ public final class AgentVerticle extends VerticleBase {
           vertx.eventBus().localConsumer(Addresses.DRAIN_AGENT, this::drain).completion(),
           vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion(),
           vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), this::cancel).completion(),
-          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion());
+          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion(),
+          vertx.eventBus().consumer(Addresses.RERUN, this::rerun).completion());
     }
     return Future.all(
         vertx.eventBus().localConsumer(Addresses.DRAIN_AGENT, this::drain).completion(),
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
         vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
         vertx.eventBus().consumer(Addresses.CANCEL, this::cancel).completion(),
-        vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion());
+        vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion(),
+        vertx.eventBus().consumer(Addresses.RERUN, this::rerun).completion());
   }
 
   @Override
@@ -175,14 +181,68 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     // The context the question came in: the edge's span, carried over the event bus (see Tracing).
+    take(msg, AskRequest.fromJson(body), null, Context.current());
+  }
+
+  /**
+   * {@code RerunRequest}: a new run of SQL a person chose, the next turn of the first run's conversation. The first
+   * run is found in the conversation store, which applies the owner-or-admin rule (404 unknown, 403 another's);
+   * a reading is one the first run asked back with. The new run waits for a slot like a question.
+   */
+  private void rerun(Message<JsonObject> msg) {
+    if (Lifecycle.isStopping(vertx)) {
+      msg.fail(BusFailure.STOPPING.code(), Lifecycle.refusal());
+      return;
+    }
     Context parent = Context.current();
-    if (AskRequest.fromJson(body).options().selfPaced()) {
-      start(msg, parent);  // evaluation paces itself
+    RerunRequest request = RerunRequest.fromJson(msg.body());
+    String from = AskRules.runIdOf(msg, request.runId());
+    if (from == null) return;
+    AskRules.Refusal refused = request.reading() != null ? AskRules.reading(request.reading())
+        : AskRules.editedSql(request.sql());
+    if (refused == null && request.newRunId() != null) refused = AskRules.runId(request.newRunId());
+    if (refused == null && request.source() != null && !SOURCES.contains(request.source())) {
+      refused = new AskRules.Refusal("bad_request", "source must be one of " + SOURCES, new JsonObject());
+    }
+    if (refused != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
+      return;
+    }
+    new StateClient(vertx, 10_000).turn(new StateMessages.RunTurnRequest(from, request.user()))
+        .onFailure(err -> BusError.of(err, Conversations.STORE).failOn(msg))
+        .onSuccess(turn -> {
+          String sql;
+          Integer reading = null;
+          if (request.reading() != null) {
+            reading = ((Number) request.reading()).intValue();
+            Clarification asked = turn.clarification();
+            Clarification.Reading chosen = asked == null ? null : asked.reading(reading);
+            if (chosen == null) {
+              msg.fail(BusFailure.BAD_REQUEST.code(), asked == null
+                  ? "run " + from + " did not ask which reading was meant; there is no reading to choose"
+                  : "run " + from + " offered " + asked.readings().size() + " readings; reading must be 1 to "
+                      + asked.readings().size());
+              return;
+            }
+            sql = chosen.sql();
+          } else {
+            sql = (String) request.sql();
+          }
+          AskRequest ask = new AskRequest(turn.question(), "agent", request.source(), request.newRunId(), request.user(),
+              turn.conversationId(), RunOptions.ASKED);
+          take(msg, ask, new RunContext.Chosen(sql.strip(), from, reading), parent);
+        });
+  }
+
+  /** A checked request: run now, or wait for a slot (refused when the queue is full or the wait too long). */
+  private void take(Message<JsonObject> msg, AskRequest request, RunContext.Chosen chosen, Context parent) {
+    if (request.options().selfPaced()) {
+      start(msg, request, chosen, parent);  // evaluation paces itself
       return;
     }
     if (running < maxRunning) {
       running++;
-      start(msg, parent);
+      start(msg, request, chosen, parent);
       return;
     }
     if (waiting.size() >= maxWaiting) {
@@ -191,7 +251,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     long[] timer = new long[1];
-    Waiting w = new Waiting(msg, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])), parent);
+    Waiting w = new Waiting(msg, request, chosen, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])), parent);
     timer[0] = w.timer();
     waiting.addLast(w);
   }
@@ -212,7 +272,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     vertx.cancelTimer(next.timer());
-    start(next.msg(), next.parent());
+    start(next.msg(), next.ask(), next.chosen(), next.parent());
   }
 
   /**
@@ -220,8 +280,7 @@ public final class AgentVerticle extends VerticleBase {
    * span (a child of {@code parent}, when tracing is on) and its log fields, which its steps, the messages they send and
    * the SQL they run inherit.
    */
-  private void start(Message<JsonObject> msg, Context parent) {
-    AskRequest ask = AskRequest.fromJson(msg.body());
+  private void start(Message<JsonObject> msg, AskRequest ask, RunContext.Chosen chosen, Context parent) {
     String runId = ask.runId() == null ? UUID.randomUUID().toString() : ask.runId();
     Tracing tracing = Tracing.of(vertx);
     Span span = tracing.on()
@@ -238,11 +297,12 @@ public final class AgentVerticle extends VerticleBase {
     ContextInternal own = ((ContextInternal) vertx.getOrCreateContext()).duplicate();
     own.dispatch(v -> {
       traced.makeCurrent();  // this context is the run's alone: nothing to restore
-      start(msg, ask, runId, span, traced);
+      start(msg, ask, chosen, runId, span, traced);
     });
   }
 
-  private void start(Message<JsonObject> msg, AskRequest ask, String runId, Span span, Context traced) {
+  private void start(Message<JsonObject> msg, AskRequest ask, RunContext.Chosen chosen, String runId, Span span,
+      Context traced) {
     RunOptions options = ask.options();
     boolean counted = !options.selfPaced();
     String question = ask.question();
@@ -259,7 +319,7 @@ public final class AgentVerticle extends VerticleBase {
     unanswered.put(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, ask.mode(), ask.source(), options,
-        mutator, user).tracedIn(traced);
+        mutator, user).tracedIn(traced).chosen(chosen);
     kept.active = agentRun;
     // Evaluation questions stand alone; every other question is a turn of a conversation (a new one by default).
     // The run id is claimed once the conversation is open (a refused conversation leaves the id free to ask again).

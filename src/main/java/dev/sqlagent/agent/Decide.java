@@ -26,7 +26,8 @@ final class Decide extends Step {
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
     boolean refusal = !o.ok() && o.writeRefused();
     int left = AgentRun.MAX_ATTEMPTS - s.attempt;
-    Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, left > 0, run.agentMode());
+    Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, left > 0,
+        run.agentMode() && !run.personChose());
     RunState.Report report = RunState.Report.finished(new JsonObject().put("next", next.name().toLowerCase(Locale.ROOT))
         .put("error_type", o.errorType()).put("attempts_left", left));
     return Future.succeededFuture(switch (next) {

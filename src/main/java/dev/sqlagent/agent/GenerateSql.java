@@ -62,8 +62,24 @@ final class GenerateSql extends Step {
           c.report = report;
         });
       }
+      List<ModelReply.Reading> readings = ModelReply.readings(content);
+      if (!readings.isEmpty() && run.agentMode() && !InjectFault.applies(run, s)) {
+        // The model says the question has several readings: each runs through the gate, and the run asks back
+        // which one was meant when their results differ (Vote, Clarify).
+        List<Candidate> candidates = new java.util.ArrayList<>();
+        for (ModelReply.Reading r : readings) {
+          candidates.add(new Candidate(candidates.size(), r.sql(), null, null, r.description(), false));
+        }
+        return s.with(c -> {
+          c.candidates = candidates;
+          c.modelReadings = true;
+          c.next = Node.VOTE;
+          c.report = RunState.Report.finished(report.data().put("readings", readings.size()));
+        });
+      }
       return s.with(c -> {
         c.sql = parsed.sql();
+        c.modelReadings = false;
         c.next = InjectFault.applies(run, s) ? Node.INJECT_FAULT : Node.VALIDATE_SQL;
         c.report = report;
       });

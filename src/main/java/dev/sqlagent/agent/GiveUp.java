@@ -18,12 +18,19 @@ final class GiveUp extends Step {
     Outcome last = s.outcome;
     RunState recorded = s.with(c -> c.record(last.attempt(s.attempt, null)));
     String reason = last.errorType() == null ? "unknown" : last.errorType();
-    String text = "I could not answer this question"
+    String text = run.personChose() ? chosenFailed(last) : "I could not answer this question"
         + (s.attempt > 0 ? " after " + s.attempt + (s.attempt == 1 ? " attempt" : " attempts") : "")
         + ". The last error was " + reason + ": " + last.message() + "."
         + (recorded.history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
             ? " Every query tried is in the history." : " No query was run.");
     Answer answer = run.answerOf(recorded, text, last.sql(), false, true, false, null);
     return Future.succeededFuture(recorded.ended(answer, RunState.Report.finished(answer.toJson())));
+  }
+
+  /** SQL a person chose failed: PostgreSQL's (or the gate's) words and hint, left for the person to correct. */
+  private static String chosenFailed(Outcome last) {
+    String hint = last.hint() == null || last.hint().isBlank() ? "" : " Hint: " + last.hint().strip() + ".";
+    return "The query did not run: " + (last.errorType() == null ? "unknown" : last.errorType()) + ": "
+        + (last.message() == null ? "" : last.message().strip().replaceFirst("\\.$", "")) + "." + hint + " A query you wrote is not repaired by the model: correct it and run it again.";
   }
 }

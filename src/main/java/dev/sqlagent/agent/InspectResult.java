@@ -28,7 +28,7 @@ final class InspectResult extends Step {
   @Override
   Future<RunState> apply(RunState s) {
     Outcome o = s.outcome;
-    if (!o.ok() || !run.agentMode() || s.probed) return Future.succeededFuture(inspected(s));
+    if (!o.ok() || !run.agentMode() || s.probed || run.personChose()) return Future.succeededFuture(inspected(s));
     if (o.result().rowCount() == 0) return probe(s, List.of());
     if (!EmptyAggregate.mayBeEmpty(o.result())) return Future.succeededFuture(inspected(s));
     return run.vertx().executeBlocking(() -> EmptyAggregate.aggregateColumns(o.sql()), false)

@@ -39,7 +39,8 @@ final class Respond extends Step {
     GateReply.Result r = s.outcome.result();
     String sql = s.outcome.sql();
     // Result rows reach the model only when the data policy lets them (SQLAGENT_MODEL_SEES=results).
-    boolean worded = run.settings().modelSummary() && run.settings().modelSees().resultRows() && s.verifiedUsed == null;
+    boolean worded = run.settings().modelSummary() && run.settings().modelSees().resultRows() && s.verifiedUsed == null
+        && !run.personChose();
     Future<String> words = worded
         ? wordAnswer(sql, r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(RunContext.plainSummary(r)))

@@ -26,11 +26,26 @@ import java.util.regex.Pattern;
  * @param mutator evaluation's fault injection into the first SQL, or null
  * @param conversationText the conversation's earlier turns as prompt text, or null
  * @param traceId the run's trace (its answer names it), or null when tracing is off
+ * @param chosen SQL a person chose (an edited answer's, or a reading) that the run checks and runs, or null
  */
 record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunControl control, RunServices services,
     String runId, String question, User user, String source, boolean agentMode, boolean lookupVerified, int candidates,
     FirstSqlMutator mutator, String faultKey, String conversationId, String conversationText, long startedAt,
-    String traceId) {
+    String traceId, Chosen chosen) {
+
+  /**
+   * SQL a person chose rather than the model wrote: the run starts at validate_sql with it, is never repaired by the
+   * model and its answer is the plain summary (no model call at all).
+   *
+   * @param from the run whose answer was edited or whose reading was picked
+   * @param reading the reading's number, or null for an edit
+   */
+  record Chosen(String sql, String from, Integer reading) {}
+
+  /** The run checks and runs SQL a person chose: no model call, no repair. */
+  boolean personChose() {
+    return chosen != null;
+  }
 
   /** A deterministic wording of the result, used when the model is not asked (or fails) to word it. */
   static String plainSummary(GateReply.Result r) {
@@ -47,7 +62,7 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
       GateReply.Result result) {
     long now = System.currentTimeMillis();
     VerifiedMessages.Match verified = s.verifiedUsed;
-    return new Answer(question, text, sql, s.attempt, tablesUsed(s.retrieval, sql), refused, gaveUp, cancelled,
+    Answer answer = new Answer(question, text, sql, s.attempt, tablesUsed(s.retrieval, sql), refused, gaveUp, cancelled,
         result == null ? new JsonArray() : ColumnFormat.annotate(result.columns()),
         result == null ? new JsonArray() : result.rows(),
         result == null ? 0 : result.rowCount(), result != null && result.truncated(), s.history,
@@ -55,10 +70,11 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
         agentMode ? "agent" : "baseline", s.usage.model(), source, user == null ? null : user.name(), s.injectedFault,
         cancelled ? Long.valueOf(now - control.cancelledAt()) : null,
         s.lastCandidates == null ? null : s.lastCandidates.copy(), conversationId,
-        verified != null ? "verified" : "model",
+        verified != null ? "verified" : chosen != null ? "person" : "model",
         verified == null ? null : verified.verifiedId(),
         verified == null ? null : verified.question(),
         verified == null ? null : verified.score()).withTraceId(traceId);
+    return chosen == null ? answer : answer.editedFrom(chosen.from(), chosen.reading());
   }
 
   /** The retrieved tables the SQL names. */

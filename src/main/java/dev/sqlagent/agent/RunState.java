@@ -71,6 +71,8 @@ final class RunState {
     List<VerifiedMessages.Match> verifiedMatches;
     VerifiedMessages.Match verifiedDirect;
     VerifiedMessages.Match verifiedUsed;
+    boolean modelReadings;
+    List<Candidate> split;
     Report report;
     Answer answer;
 
@@ -114,6 +116,10 @@ final class RunState {
   final VerifiedMessages.Match verifiedDirect;
   /** The verified query that answered. */
   final VerifiedMessages.Match verifiedUsed;
+  /** The candidates are the readings the model listed (not n replies): the vote asks back when they differ. */
+  final boolean modelReadings;
+  /** The last vote's candidates, with their results, when they split with no majority: clarify asks among them. */
+  final List<Candidate> split;
   /** The event the last node ends with; the driver publishes it. */
   final Report report;
   /** The run's answer, once a node ended it. */
@@ -139,6 +145,8 @@ final class RunState {
     verifiedMatches = c.verifiedMatches;
     verifiedDirect = c.verifiedDirect;
     verifiedUsed = c.verifiedUsed;
+    modelReadings = c.modelReadings;
+    split = c.split == null ? null : List.copyOf(c.split);
     report = c.report;
     answer = c.answer;
   }
@@ -175,6 +183,8 @@ final class RunState {
     c.verifiedMatches = verifiedMatches;
     c.verifiedDirect = verifiedDirect;
     c.verifiedUsed = verifiedUsed;
+    c.modelReadings = modelReadings;
+    c.split = split;
     change.accept(c);
     return new RunState(c);
   }

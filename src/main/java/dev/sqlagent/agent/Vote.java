@@ -67,7 +67,7 @@ final class Vote extends Step {
     });
   }
 
-  private static RunState vote(RunState s, List<Candidate> candidates) {
+  private RunState vote(RunState s, List<Candidate> candidates) {
     CandidateVote.Result vote = CandidateVote.decide(candidates.stream().map(Candidate::fingerprint).toList());
     JsonArray groups = new JsonArray();
     vote.votes().forEach((f, v) -> groups.add(new JsonObject().put("fingerprint", f).put("votes", v)));
@@ -87,6 +87,11 @@ final class Vote extends Step {
       }
       if (vote.winner() >= 0) {
         c.outcome = candidates.get(vote.winner()).outcome();
+        if (Clarify.asks(vote, candidates.size(), run.candidates(), s.modelReadings, run.agentMode())) {
+          c.split = candidates;
+          c.next = Node.CLARIFY;
+          return;
+        }
       } else {
         List<Outcome> failures = candidates.stream().map(Candidate::outcome).toList();
         int best = CandidateVote.mostInformative(failures);

@@ -62,6 +62,11 @@ public final class Addresses {
   // --- the agent ------------------------------------------------------------------------------
   /** Request {question, mode, source}, reply the answer JSON. */
   public static final String ASK = "sqlagent.agent.ask";
+  /**
+   * A new run from SQL a person chose: request {@code RerunRequest} (an edited answer's SQL, or one of the readings a
+   * run asked back with), reply the new run's answer; fails 400 (no SQL, no such reading), 404 (no such run), 403.
+   */
+  public static final String RERUN = "sqlagent.agent.rerun";
   /** A run's events so far: request {run_id, after_seq}. */
   public static final String RUN_EVENTS = "sqlagent.agent.events";
   /**

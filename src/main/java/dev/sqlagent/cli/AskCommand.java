@@ -2,6 +2,7 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.MainVerticle;
@@ -39,17 +40,35 @@ public final class AskCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the answer JSON instead of the readable summary")
   boolean json;
 
+  @Option(names = "--reading", paramLabel = "N",
+      description = "when the question has several readings and is asked back, answer from reading N without asking")
+  Integer reading;
+
   @Spec
   CommandSpec spec;
 
+  /** The exit code of a question asked back that nobody answered (not interactive, no --reading). */
+  static final int NEEDS_CLARIFICATION = 3;
+
   private final Supplier<AppConfig> configuration;
+  private final java.util.function.BooleanSupplier interactive;
+  private final java.io.BufferedReader input;
 
   public AskCommand() {
-    this(AppConfig::fromEnvironment);
+    this(AppConfig::fromEnvironment, () -> System.console() != null,
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8)));
   }
 
   AskCommand(Supplier<AppConfig> configuration) {
+    this(configuration, () -> false, null);
+  }
+
+  /** @param interactive whether a person at a terminal can answer a question asked back, on {@code input} */
+  AskCommand(Supplier<AppConfig> configuration, java.util.function.BooleanSupplier interactive,
+      java.io.BufferedReader input) {
     this.configuration = configuration;
+    this.interactive = interactive;
+    this.input = input;
   }
 
   @Override
@@ -83,6 +102,22 @@ public final class AskCommand implements Callable<Integer> {
         }
         out.println(json ? answer.toJson().encodePrettily() : summary(answer));
         out.flush();
+        if (answer.needsClarification()) {
+          Integer chosen = choose(answer, out);
+          if (chosen == null) {
+            spec.commandLine().getErr().println("sql-agent ask: the question has " + answer.clarification().readings().size()
+                + " readings (above); ask again with --reading N to be answered from one, without the model");
+            return NEEDS_CLARIFICATION;
+          }
+          try {
+            answer = agent.rerun(RerunRequest.chosen(runId, chosen, null, "cli", null)).await();
+          } catch (BusError e) {
+            spec.commandLine().getErr().println("sql-agent ask: " + e.getMessage());
+            return 2;
+          }
+          out.println(json ? answer.toJson().encodePrettily() : summary(answer));
+          out.flush();
+        }
         return answer.gaveUp() ? 1 : 0;
       } finally {
         vertx.close().await(30, TimeUnit.SECONDS);
@@ -108,6 +143,31 @@ public final class AskCommand implements Callable<Integer> {
     err.flush();
   }
 
+  /**
+   * The reading to answer from: {@code --reading}, else the one a person at the terminal types; null when nobody can
+   * choose (not interactive) or the input ends.
+   */
+  private Integer choose(Answer answer, PrintWriter out) throws java.io.IOException {
+    int n = answer.clarification().readings().size();
+    if (reading != null) return reading;
+    if (!json && interactive.getAsBoolean() && input != null) {
+      while (true) {
+        out.print("Which reading did you mean? [1-" + n + "] ");
+        out.flush();
+        String line = input.readLine();
+        if (line == null) return null;
+        try {
+          int r = Integer.parseInt(line.strip());
+          if (r >= 1 && r <= n) return r;
+        } catch (NumberFormatException notANumber) {
+          // asked again
+        }
+        out.println("Type a number from 1 to " + n + ".");
+      }
+    }
+    return null;
+  }
+
   private static void printEvent(PrintWriter out, GraphEvent e) {
     Node node = Node.fromWireName(e.node()).orElse(null);
     if (node == null) return;
@@ -130,6 +190,9 @@ public final class AskCommand implements Callable<Integer> {
           out.println("  no rows; a case-insensitive probe found " + d.getInteger("probe_rows") + ": " + d.getJsonArray("filters"));
         }
       }
+      case CLARIFY -> {
+        if (finished) out.println("asked back: no reading has a majority");
+      }
       case PREPARE_REPAIR -> {
         if (finished) out.println("  repair strategy: " + d.getString("strategy") + (d.getBoolean("widened", false) ? " (retrieval widened)" : ""));
       }
@@ -140,7 +203,14 @@ public final class AskCommand implements Callable<Integer> {
 
   private static String summary(Answer a) {
     StringBuilder b = new StringBuilder("\n");
+    if (a.needsClarification()) {
+      return b.append("ASKED BACK: ").append(a.answer()).append('\n')
+          .append(ResultText.readings(a.clarification().toJson())).toString();
+    }
     b.append(a.cancelled() ? "CANCELLED: " : a.refused() ? "REFUSED: " : a.gaveUp() ? "GAVE UP: " : "ANSWER: ").append(a.answer()).append('\n');
+    if (a.editedFrom() != null && a.chosenReading() != null) {
+      b.append("(from reading ").append(a.chosenReading()).append(", without the model)\n");
+    }
     if (a.sql() != null) b.append("SQL: ").append(a.sql()).append('\n');
     if (a.answered()) b.append(ResultText.table(a.toJson()));
     b.append("attempts: ").append(a.attempts()).append(", rows: ").append(a.rowCount())

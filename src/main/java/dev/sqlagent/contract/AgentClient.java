@@ -37,6 +37,11 @@ public final class AgentClient {
     return bus.<JsonObject>request(askAddress, request.toJson(), askTimeoutMs).map(Answer::fromJson);
   }
 
+  /** A new run of an edited answer's SQL, or of a reading chosen; waits as long as a question may. */
+  public Future<Answer> rerun(RerunRequest request) {
+    return bus.<JsonObject>request(Addresses.RERUN, request.toJson(), askTimeoutMs).map(Answer::fromJson);
+  }
+
   /** Stops a running question; answered from memory, so the bus's default wait. */
   public Future<RunMessages.Cancelled> cancel(RunRequest request) {
     return bus.<JsonObject>request(Addresses.CANCEL, request.toJson(), DeliveryOptions.DEFAULT_TIMEOUT)

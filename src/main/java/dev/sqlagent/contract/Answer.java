@@ -27,7 +27,8 @@ import java.util.List;
  * @param candidates the last attempt's SQL candidates when there were several ({@code [{index, sql, ok,
  *     error_type, fingerprint, votes, chosen}]}), else null
  * @param conversationId the conversation the question is a turn of (null for evaluation questions, which stand alone)
- * @param answerSource "verified" when a verified query answered without the model, else "model"
+ * @param answerSource "verified" when a verified query answered without the model, "person" when the SQL was one a
+ *     person chose (edited, or a reading picked), else "model"
  * @param verifiedId the verified query that answered, when one did
  * @param verifiedQuestion that verified query's question
  * @param verifiedScore its similarity with the question (0-1)
@@ -35,6 +36,10 @@ import java.util.List;
  * @param errorType for a give-up that is not the agent's own (its worker left the cluster: {@code worker_lost}),
  *     why; absent otherwise (the agent's give-ups say why in {@code history})
  * @param traceId the run's trace, when tracing is on (SQLAGENT_OTLP_ENDPOINT): find the question in the trace store by it
+ * @param clarification the question has several readings and the run asks which one was meant
+ *     ({@code needs_clarification}); the answer's SQL and rows are then the vote's pick
+ * @param editedFrom for a run of SQL a person chose (edited, or a reading picked), the run it came from
+ * @param chosenReading for a run of a reading a person picked, its number among that run's readings
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
@@ -42,7 +47,8 @@ public record Answer(String question, String answer, String sql, int attempts, L
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
-    @OmitWhenNull String errorType, @OmitWhenNull String traceId) {
+    @OmitWhenNull String errorType, @OmitWhenNull String traceId, @OmitWhenNull Clarification clarification,
+    @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -61,7 +67,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
       String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore) {
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
-        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null);
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null, null);
   }
 
   /** A give-up that is not the agent's own ({@code errorType}), on {@code worker}, outside any trace. */
@@ -73,7 +79,24 @@ public record Answer(String question, String answer, String sql, int attempts, L
       String errorType) {
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
-        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null);
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null, null, null,
+        null);
+  }
+
+  /** The same answer asking which reading was meant. */
+  public Answer asking(Clarification asked) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, traceId,
+        asked, editedFrom, chosenReading);
+  }
+
+  /** The same answer, of SQL a person chose: edited from run {@code from}, or its reading {@code reading} (else null). */
+  public Answer editedFrom(String from, Integer reading) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        traceId, clarification, from, reading);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
@@ -81,14 +104,15 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
-        traceId);
+        traceId, clarification, editedFrom, chosenReading);
   }
 
   /** The same answer, naming the trace of its run (null: none). */
   public Answer withTraceId(String id) {
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
-        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, id);
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, id,
+        clarification, editedFrom, chosenReading);
   }
 
   /** Whether a verified query answered, without the model. */
@@ -101,10 +125,19 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return !refused && !gaveUp && !cancelled;
   }
 
-  /** "answered", "refused", "gave_up" or "cancelled". */
-  public String outcome() {
-    return cancelled ? "cancelled" : refused ? "refused" : gaveUp ? "gave_up" : "answered";
+  /** The run asks back which reading of the question was meant. */
+  public boolean needsClarification() {
+    return clarification != null && !refused && !gaveUp && !cancelled;
   }
+
+  /** "answered", "refused", "gave_up", "cancelled" or "needs_clarification". */
+  public String outcome() {
+    return cancelled ? "cancelled" : refused ? "refused" : gaveUp ? "gave_up"
+        : clarification != null ? NEEDS_CLARIFICATION : "answered";
+  }
+
+  /** The outcome of a run that asks which reading was meant. */
+  public static final String NEEDS_CLARIFICATION = "needs_clarification";
 
   public JsonObject toJson() {
     return RecordJson.toJson(this);

@@ -13,7 +13,9 @@ import java.util.Optional;
  * <p>{@code select_schema → generate_sql → (inject_fault) → validate_sql → execute_sql → inspect_result → decide →
  * (answer | prepare_repair → (select_schema) → generate_sql | give_up)}; with several candidates {@code generate_sql →
  * vote} (each candidate a {@code candidate} step) {@code → inspect_result}; a verified query answers by
- * {@code lookup_verified → validate_sql → execute_sql → answer}.
+ * {@code lookup_verified → validate_sql → execute_sql → answer}; when the candidates' results split with no majority
+ * (or the model gave several readings) {@code vote → clarify} ends the run asking which reading was meant; SQL a person
+ * chose (edited, or a reading) starts at {@code validate_sql} and is never repaired by the model.
  */
 public enum Node {
   LOOKUP_VERIFIED("retriever", "Verified queries"),
@@ -29,6 +31,7 @@ public enum Node {
   PREPARE_REPAIR("decision", "Prepare a repair"),
   ANSWER("answer", "Answer"),
   GIVE_UP("answer", "Give up"),
+  CLARIFY("answer", "Ask which reading"),
   CANCELLED("answer", "Cancelled");
 
   private final String kind;

@@ -141,10 +141,12 @@ public final class StateMessages {
 
   /**
    * {@code Addresses.RUN_TURN}'s reply: the run's turn ({@code sql} its final SQL, {@code askedAt} an ISO-8601
-   * instant), its conversation, who asked and its rating (null when not rated).
+   * instant), its conversation, who asked and its rating (null when not rated); the readings it asked back with,
+   * and for SQL a person chose the run it came from (and the reading's number).
    */
   public record RunTurn(int turn, String runId, String question, String sql, String outcome, String answer,
-      JsonObject summary, Long verifiedId, String askedAt, String conversationId, String user, String rating) {
+      JsonObject summary, Long verifiedId, String askedAt, String conversationId, String user, String rating,
+      @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading) {
     public JsonObject toJson() {
       return RecordJson.toJson(this);
     }

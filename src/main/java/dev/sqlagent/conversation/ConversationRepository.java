@@ -27,8 +27,8 @@ final class ConversationRepository {
   /** A turn, numbered after the conversation's last. */
   private static final String TURN_INSERT = """
       INSERT INTO conversation_turns (conversation_id, turn, run_id, question, final_sql, outcome, answer, summary,
-        verified_id, user_name)
-      SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9
+        verified_id, user_name, readings, edited_from, chosen_reading)
+      SELECT $1, coalesce(max(turn), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
       FROM conversation_turns WHERE conversation_id = $1
       RETURNING turn""";
 
@@ -75,7 +75,9 @@ final class ConversationRepository {
   Future<Integer> record(String id, Answer answer, String asker, User caller) {
     Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
         answer.outcome(), answer.answer())
-        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId()).addValue(asker);
+        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId()).addValue(asker)
+        .addValue(answer.clarification() == null ? null : answer.clarification().toJson()).addValue(answer.editedFrom())
+        .addValue(answer.chosenReading());
     return spans.traced(TURN_INSERT, () -> pool.withTransaction(conn -> conn.preparedQuery("""
             INSERT INTO conversations (conversation_id, user_name) VALUES ($1, $2)
             ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()

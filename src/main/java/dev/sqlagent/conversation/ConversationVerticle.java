@@ -243,7 +243,8 @@ public final class ConversationVerticle extends VerticleBase {
         r -> {
           Turn t = Turn.fromRow(r);
           msg.reply(new RunTurn(t.turn(), t.runId(), t.question(), t.finalSql(), t.outcome(), t.answer(), t.summary(),
-              t.verifiedId(), t.askedAt(), r.getString("conversation_id"), r.getString("user_name"), r.getString("rating")).toJson());
+              t.verifiedId(), t.askedAt(), r.getString("conversation_id"), r.getString("user_name"), r.getString("rating"),
+              t.clarification(), t.editedFrom(), t.chosenReading()).toJson());
         });
   }
 

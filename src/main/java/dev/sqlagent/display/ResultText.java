@@ -96,6 +96,12 @@ public final class ResultText {
         && !answer.getBoolean("cancelled", false)) {
       b.append('\n').append(table(answer));
     }
+    JsonObject clarification = answer.getJsonObject("clarification");
+    if (clarification != null) {
+      b.setLength(0);
+      b.append(answer.getString("answer", "")).append('\n').append(readings(clarification));
+      return b.toString();
+    }
     JsonArray history = answer.getJsonArray("history", new JsonArray());
     if (answer.getBoolean("gave_up", false) && !history.isEmpty()) {
       b.append("\nTried:\n");
@@ -103,6 +109,26 @@ public final class ResultText {
         JsonObject h = history.getJsonObject(i);
         b.append(h.getInteger("attempt", i + 1)).append(". ").append(h.getString("sql") == null ? "(no query)" : h.getString("sql"))
             .append("\n   ").append(h.getString("error_type")).append(": ").append(h.getString("message")).append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  /** The readings of a question asked back, numbered as a client chooses them: description, rows, SQL, sample. */
+  public static String readings(JsonObject clarification) {
+    StringBuilder b = new StringBuilder();
+    JsonArray readings = clarification.getJsonArray("readings", new JsonArray());
+    for (int i = 0; i < readings.size(); i++) {
+      JsonObject r = readings.getJsonObject(i);
+      int rows = r.getInteger("row_count", 0);
+      b.append('\n').append(r.getInteger("reading", i + 1)).append(". ").append(r.getString("description", ""))
+          .append(" (").append(rows).append(rows == 1 ? " row" : " rows").append(")\n   SQL: ")
+          .append(r.getString("sql", "")).append('\n');
+      JsonArray sample = r.getJsonArray("sample", new JsonArray());
+      if (!sample.isEmpty()) {
+        String table = table(new JsonObject().put("columns", r.getJsonArray("columns", new JsonArray())).put("rows", sample)
+            .put("row_count", sample.size()));
+        for (String line : table.split("\n")) b.append("   ").append(line).append('\n');
       }
     }
     return b.toString();

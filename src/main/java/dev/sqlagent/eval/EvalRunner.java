@@ -217,7 +217,9 @@ public final class EvalRunner {
       List<Verdict> verdicts = new ArrayList<>();
       List<Sample> samples = new ArrayList<>();
       return loop(tasks, 0, out, verdicts, samples)
-          .compose(v -> blocking(() -> finish(out, meta, verdicts, samples)))
+          .compose(v -> ClarificationSummary.gradeReadings(grader,
+              tasks.stream().map(Task::question).limit(samples.size()).toList(), samples))
+          .compose(readings -> blocking(() -> finish(out, meta, verdicts, samples, readings)))
           .recover(err -> blocking(() -> {
             try {
               out.removeIfNothingAsked();
@@ -280,9 +282,10 @@ public final class EvalRunner {
     return f.put("kind", e.failure() == BusFailure.TIMEOUT ? "timeout" : "no_agent");
   }
 
-  private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts, List<Sample> samples) {
-    JsonObject summary = VoteSummary.addTo(Summary.compute(verdicts, meta.copy().put("finished_at", Instant.now().toString())),
-        samples, verdicts);
+  private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts, List<Sample> samples,
+      Map<String, Boolean> readingCorrect) {
+    JsonObject summary = ClarificationSummary.addTo(VoteSummary.addTo(Summary.compute(verdicts,
+        meta.copy().put("finished_at", Instant.now().toString())), samples, verdicts), samples, verdicts, readingCorrect);
     out.json(RunStore.SUMMARY, summary);
     return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
   }
@@ -353,11 +356,13 @@ public final class EvalRunner {
     }).compose(loaded -> grader.prepare(loaded.qs())
         .compose(ready -> Grader.inTurn(java.util.stream.IntStream.range(0, loaded.samples().size()).boxed().toList(),
             i -> grader.grade(loaded.asked().get(i), loaded.samples().get(i))))
-        .compose(verdicts -> blocking(() -> saveRegrade(loaded.from(), loaded.qs(), loaded.samples(), verdicts, questions))));
+        .compose(verdicts -> ClarificationSummary.gradeReadings(grader, loaded.asked(), loaded.samples())
+            .compose(readings -> blocking(() -> saveRegrade(loaded.from(), loaded.qs(), loaded.samples(), verdicts,
+                questions, readings)))));
   }
 
   private EvalRun saveRegrade(Saved from, List<Question> qs, List<Sample> samples, List<Verdict> verdicts,
-                              List<Question> questions) {
+                              List<Question> questions, Map<String, Boolean> readingCorrect) {
     List<JsonObject> answers = from.answers();
     JsonObject meta = from.meta().copy()
         .put("regraded_from", from.name())
@@ -368,7 +373,8 @@ public final class EvalRunner {
     out.lines(RunStore.QUESTIONS, qs.stream().map(Question::toJson).toList());
     out.lines(RunStore.ANSWERS, answers);
     out.lines(RunStore.VERDICTS, verdicts.stream().map(Verdict::toJson).toList());
-    JsonObject summary = VoteSummary.addTo(Summary.compute(verdicts, meta), samples, verdicts);
+    JsonObject summary = ClarificationSummary.addTo(VoteSummary.addTo(Summary.compute(verdicts, meta), samples, verdicts),
+        samples, verdicts, readingCorrect);
     out.json(RunStore.SUMMARY, summary);
     return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
   }

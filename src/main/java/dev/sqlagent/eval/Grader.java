@@ -241,6 +241,20 @@ public final class Grader {
     });
   }
 
+  /**
+   * Whether one of the readings an answer asked back with gives the gold result: each reading's SQL through the
+   * grading gate, compared as the answer's result is. A reading that does not run counts as wrong.
+   */
+  public Future<Boolean> anyReadingCorrect(Question q, Answer a) {
+    if (a.clarification() == null) return Future.succeededFuture(false);
+    List<String> sqls = a.clarification().readings().stream().map(r -> SqlText.withoutTrailingLimit(r.sql(), r.rowCount()))
+        .toList();
+    return goldResults(q).compose(golds -> inTurn(sqls, sql -> runner.run(sql)
+            .compose(ran -> offLoop(() -> ResultComparator.compareAny(golds, ran, q.orderMatters()).matched()))
+            .otherwise(false)))
+        .map(matches -> matches.contains(true));
+  }
+
   private static Future<Verdict> done(Verdict v) {
     return Future.succeededFuture(v);
   }

@@ -187,6 +187,18 @@ public final class Summary {
             + v.getInteger("changed_correct") + " correct)";
       }));
     }
+    if (names.stream().anyMatch(m -> modes.getJsonObject(m).getJsonObject("clarification", new JsonObject())
+        .getInteger("asked", 0) > 0)) {
+      rows.add(row("asked back (needs_clarification)", names, m -> {
+        JsonObject c = modes.getJsonObject(m).getJsonObject("clarification");
+        return c == null ? "-" : c.getInteger("asked") + " of " + c.getInteger("graded");
+      }));
+      rows.add(row("accuracy: vote's pick / reading chosen", names, m -> {
+        JsonObject c = modes.getJsonObject(m).getJsonObject("clarification");
+        return c == null || c.getValue("accuracy_vote_pick") == null ? "-" : String.format(Locale.ROOT, "%.4f / %.4f",
+            c.getDouble("accuracy_vote_pick"), c.getDouble("accuracy_asked_reading"));
+      }));
+    }
     rows.add(row("cost", names, m -> String.format(Locale.ROOT, "$%.4f", modes.getJsonObject(m).getDouble("cost_usd"))));
     rows.add(row("unsafe SQL reaching execution", names, m -> String.valueOf(modes.getJsonObject(m)
         .getInteger("unsafe_sql_reaching_execution"))));

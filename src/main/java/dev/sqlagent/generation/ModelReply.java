@@ -117,6 +117,36 @@ public record ModelReply(String sql, String explanation) {
         + clip(text, 160));
   }
 
+  /** One reading of an ambiguous question, as the model gave it: its SQL and what it takes the question to mean. */
+  public record Reading(String sql, String description) {}
+
+  /** At most this many readings are taken from a reply. */
+  public static final int MAX_READINGS = 3;
+
+  /**
+   * The readings the model listed beside its SQL ({@code "readings": [{"sql", "description"}]}, rule 7 of the
+   * prompt): empty when it listed none, or fewer than two usable ones; at most {@link #MAX_READINGS}.
+   */
+  public static List<Reading> readings(String content) {
+    if (content == null || content.isBlank()) return List.of();
+    for (String candidate : jsonObjectCandidates(content.strip())) {
+      JsonNode node = lenientJson(candidate);
+      if (node == null || !node.isObject() || !hasAnyKey(node)) continue;
+      JsonNode list = node.get("readings");
+      if (list == null || !list.isArray()) return List.of();
+      List<Reading> out = new java.util.ArrayList<>();
+      for (JsonNode r : list) {
+        JsonNode sql = r.get("sql");
+        if (sql == null || !sql.isTextual() || cleanSql(sql.asText()).isEmpty()) continue;
+        JsonNode d = r.has("description") ? r.get("description") : r.get("explanation");
+        String description = d != null && d.isTextual() ? d.asText().strip() : "";
+        if (out.size() < MAX_READINGS) out.add(new Reading(cleanSql(sql.asText()), description));
+      }
+      return out.size() >= 2 ? List.copyOf(out) : List.of();
+    }
+    return List.of();
+  }
+
   private static ModelReply fromObject(JsonNode node) {
     String explanation = "";
     for (String k : EXPLANATION_KEYS) {

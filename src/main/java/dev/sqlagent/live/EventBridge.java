@@ -5,6 +5,7 @@ import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.access.AccessGuard;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
@@ -55,6 +56,7 @@ final class EventBridge {
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(RUN_EVENTS_REGEX))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.ASK))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.CANCEL))
+        .addInboundPermitted(new PermittedOptions().setAddress(Addresses.RERUN))
         .setReplyTimeout(askTimeoutMs)
         .setMaxHandlersPerSocket(64);
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
@@ -115,6 +117,18 @@ final class EventBridge {
           // Whose cancel it is comes from the socket's token, never from the message.
           JsonObject cancel = RunRequest.cancel(null, user, user == null ? "a client" : user.displayName()).toJson();
           ev.setRawMessage(raw.copy().put("body", cancel.put("run_id", body.getValue("run_id"))));
+          ev.complete(true);
+          return;
+        }
+        if (Addresses.RERUN.equals(raw.getString("address"))) {
+          // An edited answer's SQL, or a reading chosen: as the socket's user, through the bridge, under the run id
+          // the client chose (so it can listen to the new run's events before it starts).
+          String newId = body.getValue("new_run_id") instanceof String n ? n : java.util.UUID.randomUUID().toString();
+          JsonObject rerun = new RerunRequest(body.getValue("run_id") instanceof String r ? r : null, body.getValue("sql"),
+              body.getValue("reading"), newId, "eventbus", user).toJson();
+          Set<String> mine = asked.computeIfAbsent(ev.socket(), k -> ConcurrentHashMap.newKeySet());
+          if (mine.size() < REMEMBERED_RUNS) mine.add(newId);
+          ev.setRawMessage(raw.copy().put("body", rerun));
           ev.complete(true);
           return;
         }

@@ -8,6 +8,7 @@ import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
@@ -123,9 +124,11 @@ final class LiveSocket {
       replay(msg);
     } else if ("cancel".equals(type)) {
       cancel(msg);
+    } else if ("rerun".equals(type) || "choose".equals(type)) {
+      rerun(msg, "choose".equals(type));
     } else {
       error(null, "unknown message type " + (type == null ? "(none)" : "'" + type + "'")
-          + "; expected ask, watch, unwatch, replay or cancel");
+          + "; expected ask, watch, unwatch, replay, cancel, rerun or choose");
     }
   }
 
@@ -137,6 +140,31 @@ final class LiveSocket {
     }
     String question = msg.getString("question");
     Object mode = msg.getValue("mode", "agent");
+    start(new JsonObject().put("question", question).put("mode", mode),
+        runId -> agent.ask(new AskRequest(question, (String) mode, "ws", runId, user, msg.getValue("conversation_id"),
+            RunOptions.ASKED)));
+  }
+
+  /**
+   * {"type":"rerun","run_id","sql"} (an answer's SQL, edited) or {"type":"choose","run_id","reading"} (one of the
+   * readings an answer asked back with): a new run, accepted, streamed and answered like a question.
+   */
+  private void rerun(JsonObject msg, boolean choose) {
+    AskRules.Refusal refused = AskRules.runId(msg.getValue("run_id"));
+    if (refused == null) refused = choose ? AskRules.reading(msg.getValue("reading")) : AskRules.editedSql(msg.getValue("sql"));
+    if (refused != null) {
+      error(null, refused.toJson());
+      return;
+    }
+    String from = msg.getString("run_id");
+    JsonObject accepted = new JsonObject().put("mode", "agent").put(choose ? "chosen_from" : "edited_from", from);
+    if (choose) accepted.put("reading", msg.getValue("reading"));
+    start(accepted, runId -> agent.rerun(choose ? RerunRequest.chosen(from, msg.getValue("reading"), runId, "ws", user)
+        : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)));
+  }
+
+  /** A new run of this connection: accepted (with {@code accepted}'s keys) once its events are subscribed, then {@code call}. */
+  private void start(JsonObject accepted, java.util.function.Function<String, Future<Answer>> call) {
     if (runs.size() >= MAX_RUNS_IN_FLIGHT) {
       error(null, new JsonObject().put("error_type", "too_many_requests")
           .put("message", "this connection already has " + runs.size() + " runs in progress; wait for an answer first"));
@@ -150,10 +178,8 @@ final class LiveSocket {
     run.consumer.completion()
         .onSuccess(v -> {
           if (closed) return;
-          sendFrame(new JsonObject().put("type", "accepted").put("run_id", runId).put("question", question)
-              .put("mode", mode).encode());
-          agent.ask(new AskRequest(question, (String) mode, "ws", runId, user, msg.getValue("conversation_id"),
-                  RunOptions.ASKED))
+          sendFrame(new JsonObject().put("type", "accepted").put("run_id", runId).mergeIn(accepted).encode());
+          call.apply(runId)
               .onSuccess(run::finish)
               .onFailure(err -> run.fail(err));
         })

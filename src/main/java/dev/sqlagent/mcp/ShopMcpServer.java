@@ -102,7 +102,10 @@ public final class ShopMcpServer {
                 + "runs it through the same gate, repairs it from the database's error (at most three attempts) "
                 + "and returns the answer JSON: the answer, the SQL that produced it, columns and rows, and the "
                 + "history of every failed attempt with its error type. A question is at most "
-                + ShopTools.MAX_QUESTION_CHARS + " characters; an answer can take up to a few minutes.",
+                + ShopTools.MAX_QUESTION_CHARS + " characters; an answer can take up to a few minutes. When the "
+                + "question has several readings whose results differ, the answer's outcome is needs_clarification "
+                + "and its clarification lists them (numbered, each with a description, its SQL, row count and a "
+                + "sample): answer with choose_reading.",
             Map.of("question", Map.of("type", "string", "maxLength", ShopTools.MAX_QUESTION_CHARS,
                 "description", "the question, in plain English"),
                 "conversation_id", Map.of("type", "string", "description", "continue this conversation (the "
@@ -121,7 +124,14 @@ public final class ShopMcpServer {
             Map.of("run_id", Map.of("type", "string", "description", "the run_id of an answer rated up"),
                 "question", Map.of("type", "string", "description", "the question in full, for an answer to a "
                     + "follow-up (default: the question as asked)")),
-            List.of("run_id"), true)));
+            List.of("run_id"), true)),
+        spec(tools, json, tool(ShopTools.CHOOSE_READING, "Choose a reading",
+            "Answer a question the agent asked back about (an ask answer with a clarification): the reading chosen "
+                + "by its number runs through the gate again, without the model, and its answer is returned like ask's, "
+                + "as the next turn of the same conversation.",
+            Map.of("run_id", Map.of("type", "string", "description", "the run_id of the answer that asked back"),
+                "reading", Map.of("type", "integer", "minimum", 1, "description", "the number of the reading chosen")),
+            List.of("run_id", "reading"), false)));
   }
 
   /** Feedback and verification write to the service's own store (never the database): not read-only tools. */
@@ -148,7 +158,9 @@ public final class ShopMcpServer {
       ShopTools.RUN_QUERY, Map.of("sql", field("string"), "columns", field("array"), "rows", field("array"),
           "row_count", field("integer"), "truncated", field("boolean")),
       ShopTools.ASK, Map.of("answer", field("string"), "sql", field("string"), "rows", field("array"),
-          "history", field("array"), "conversation_id", field("string")),
+          "history", field("array"), "conversation_id", field("string"), "clarification", field("object")),
+      ShopTools.CHOOSE_READING, Map.of("answer", field("string"), "sql", field("string"), "rows", field("array"),
+          "edited_from", field("string"), "chosen_reading", field("integer")),
       ShopTools.FEEDBACK, Map.of("run_id", field("string"), "rating", field("string")),
       ShopTools.VERIFY, Map.of("verified_id", field("integer"), "question", field("string"), "sql", field("string")));
 

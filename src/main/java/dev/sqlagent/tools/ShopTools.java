@@ -11,6 +11,7 @@ import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.BusError;
@@ -42,6 +43,7 @@ public final class ShopTools {
   public static final String ASK = "ask";
   public static final String FEEDBACK = "feedback";
   public static final String VERIFY = "verify";
+  public static final String CHOOSE_READING = "choose_reading";
 
   /** The tools and their arguments, in the order they are listed. */
   public static final Map<String, List<String>> ARGUMENTS = arguments();
@@ -61,6 +63,7 @@ public final class ShopTools {
     a.put(ASK, List.of("question", "conversation_id"));
     a.put(FEEDBACK, List.of("run_id", "rating", "comment"));
     a.put(VERIFY, List.of("run_id", "question"));
+    a.put(CHOOSE_READING, List.of("run_id", "reading"));
     return java.util.Collections.unmodifiableMap(a);
   }
 
@@ -105,6 +108,7 @@ public final class ShopTools {
       case RUN_QUERY -> runQuery(args.getValue("sql"), user);
       case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"), user);
       case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"), user);
+      case CHOOSE_READING -> chooseReading(args.getValue("run_id"), args.getValue("reading"), user, runId);
       default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId);
     };
   }
@@ -194,6 +198,22 @@ public final class ShopTools {
     if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
     AskRequest request = new AskRequest((String) question, "agent", "mcp", runId, user, conversationId, RunOptions.ASKED);
     return agent.ask(request)
+        .map(reply -> {
+          JsonObject answer = reply.toJson();
+          return ToolResult.ok(answer, ResultText.answer(answer));
+        })
+        .otherwise(ShopTools::failure);
+  }
+
+  /**
+   * Answers a question that was asked back ({@code needs_clarification}) from the reading chosen, by its number: that
+   * reading's SQL through the gate again, without the model, as the next turn of its conversation.
+   */
+  public Future<ToolResult> chooseReading(Object runId, Object reading, User user, String newRunId) {
+    AskRules.Refusal refused = AskRules.runId(runId);
+    if (refused == null) refused = AskRules.reading(reading);
+    if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
+    return agent.rerun(RerunRequest.chosen((String) runId, reading, newRunId, "mcp", user))
         .map(reply -> {
           JsonObject answer = reply.toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));

@@ -16,7 +16,7 @@ class ConversationContextTest {
         .put("truncated", false).put("rows", new JsonArray().add(new JsonArray().add(1).add("123456.78")));
     return new Turn(n, "run-000000" + n, "Question number " + n + " about revenue per month?",
         "SELECT extract(month FROM bill_dt) AS month, sum(total_amt) AS revenue FROM bills WHERE turn = " + n
-            + " GROUP BY 1 ORDER BY 1", outcome, "answer " + n, summary, null, "2026-11-30T10:00:00Z");
+            + " GROUP BY 1 ORDER BY 1", outcome, "answer " + n, summary, null, "2026-11-30T10:00:00Z", null, null, null);
   }
 
   @Test

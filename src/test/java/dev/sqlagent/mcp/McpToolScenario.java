@@ -45,7 +45,7 @@ final class McpToolScenario {
 
   void listsTheFiveTools() {
     assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
-        .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify");
+        .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading");
   }
 
   void listTablesShowsTheShopOnly() {
