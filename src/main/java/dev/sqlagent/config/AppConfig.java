@@ -72,7 +72,10 @@ public record AppConfig(
     // A connection pooler in front of the target (PgBouncer, Supavisor, RDS Proxy) in transaction mode.
     boolean transactionPooler,
     // Connections of the state store's owner pool, shared by every feature that reads or writes it.
-    int statePoolSize) {
+    int statePoolSize,
+    // Exports of a result as CSV or XLSX: their own row cap and byte bound.
+    int exportMaxRows,
+    long exportMaxBytes) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -193,6 +196,10 @@ public record AppConfig(
     // more than that.
     k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.94", "similarity (0-1) at or above which a verified query "
         + "answers a question without the model"});
+    k.put("SQLAGENT_EXPORT_MAX_ROWS", new String[] {"100000", "most rows one export (CSV or XLSX) streams; past it the "
+        + "file ends with a line saying it was truncated"});
+    k.put("SQLAGENT_EXPORT_MAX_BYTES", new String[] {"268435456", "most bytes of cell data one export streams (counted as "
+        + "JSON, as the gate counts a result); past it the file ends with a line saying it was truncated"});
     // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
     k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
     k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
@@ -310,7 +317,9 @@ public record AppConfig(
         r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0),
         allowFunctions(r, notes),
         pooler(r),
-        r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200));
+        r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200),
+        r.integer("SQLAGENT_EXPORT_MAX_ROWS", 1, 10_000_000),
+        r.integer("SQLAGENT_EXPORT_MAX_BYTES", 65_536, Integer.MAX_VALUE));
   }
 
   /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
@@ -409,6 +418,7 @@ public record AppConfig(
     parts.add("candidates=" + candidates + " candidateTemperature=" + candidateTemperature);
     parts.add("conversationDays=" + conversationDays + " conversationBudget=" + conversationBudgetTokens
         + " verifiedThreshold=" + verifiedThreshold);
+    parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes);
     return String.join(", ", parts);
   }
 

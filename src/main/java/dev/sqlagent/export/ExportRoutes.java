@@ -1,0 +1,158 @@
+package dev.sqlagent.export;
+
+import dev.sqlagent.access.AskRules;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages.RunTurnRequest;
+import dev.sqlagent.errors.JsonErrors;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * Exports over HTTP, streamed as they are read:
+ * <ul>
+ *   <li>{@code GET /api/runs/:id/export?format=csv|xlsx}: an answer's result. The run's owner or an admin only (the
+ *       conversation store's rule for a run: 403 for another user's, 404 for an unknown run); 409 for a run without
+ *       an answered SQL.</li>
+ *   <li>{@code POST /api/query/export {"sql": ..., "format": "csv"|"xlsx"}}: a query of the SQL console.</li>
+ * </ul>
+ * Either runs the SQL again through the whole gate, as the asking user's database role, with the export's own cap
+ * ({@code SQLAGENT_EXPORT_MAX_ROWS}, {@code SQLAGENT_EXPORT_MAX_BYTES}). 400 for an unknown format; 422 with the
+ * gate's error when it refuses the query before the file begins; a failure after that ends the file with a line that
+ * says so (the status is sent by then).
+ */
+public final class ExportRoutes {
+
+  static final int BODY_LIMIT = 64 * 1024;
+
+  private final Vertx vertx;
+  private final GateClient gate;
+  private final StateClient state;
+  private final ExportStream.Limits limits;
+
+  private ExportRoutes(Vertx vertx, AppConfig config) {
+    this.vertx = vertx;
+    this.gate = new GateClient(vertx, config.deadlines().queryMs());
+    this.state = new StateClient(vertx, config.deadlines().queryMs());
+    this.limits = new ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes());
+  }
+
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
+    ExportRoutes r = new ExportRoutes(vertx, config);
+    router.get("/api/runs/:id/export").handler(r::run);
+    router.post("/api/query/export").handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT)).handler(r::query);
+  }
+
+  private void run(RoutingContext ctx) {
+    String given = ctx.queryParams().get("format");
+    ExportFormat format = ExportFormat.of(given == null ? "csv" : given).orElse(null);
+    if (format == null) {
+      JsonErrors.send(ctx, 400, "bad_request", ExportFormat.expected(given));
+      return;
+    }
+    AskRules.Refusal badId = AskRules.runId(ctx.pathParam("id"));
+    if (badId != null) {
+      JsonErrors.send(ctx, 400, badId.toJson());
+      return;
+    }
+    String runId = ctx.pathParam("id");
+    User user = Users.of(ctx);
+    state.turn(new RunTurnRequest(runId, user))
+        .onFailure(err -> JsonErrors.send(ctx, err, StateClient.CONVERSATIONS))
+        .onSuccess(turn -> {
+          if (!"answered".equals(turn.outcome()) || turn.sql() == null) {
+            JsonErrors.send(ctx, 409, "conflict", "run " + runId + " has no answered SQL to export (it "
+                + turn.outcome().replace('_', ' ') + ")");
+            return;
+          }
+          boolean cut = turn.summary() != null && turn.summary().getBoolean("truncated", false);
+          export(ctx, format, turn.sql(), cut, user, "sql-agent-" + runId.substring(0, Math.min(8, runId.length())));
+        });
+  }
+
+  private void query(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      body = null;
+    }
+    if (body == null || !(body.getValue("sql") instanceof String sql)) {
+      JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like {\"sql\": \"SELECT ...\", \"format\": \"csv\"}");
+      return;
+    }
+    Object given = body.getValue("format", "csv");
+    ExportFormat format = given instanceof String s ? ExportFormat.of(s).orElse(null) : null;
+    if (format == null) {
+      JsonErrors.send(ctx, 400, "bad_request", ExportFormat.expected(String.valueOf(given)));
+      return;
+    }
+    export(ctx, format, sql, false, Users.of(ctx), "sql-agent-query");
+  }
+
+  private void export(RoutingContext ctx, ExportFormat format, String sql, boolean liftCap, User user, String name) {
+    HttpServerResponse response = ctx.response();
+    ExportStream.run(vertx, gate, format, sql, liftCap, user == null ? null : user.dbRole(), limits, new HttpOutput(response,
+            format, name + "." + format.wireName()))
+        .onSuccess(outcome -> {
+          if (!outcome.began()) {
+            JsonErrors.send(ctx, 422, outcome.reply().toJson());
+          } else if (!response.ended() && !response.closed()) {
+            response.end();
+          }
+        })
+        .onFailure(err -> {
+          if (!response.headWritten()) JsonErrors.send(ctx, err, GateClient.GATE);
+          else if (!response.closed()) response.reset();
+        });
+  }
+
+  /** The HTTP response as an export's output: written as chunks, the next one taken once the socket drained. */
+  private static final class HttpOutput implements ExportStream.Output {
+    private final HttpServerResponse response;
+    private final ExportFormat format;
+    private final String fileName;
+    private Promise<Void> waiting;
+
+    HttpOutput(HttpServerResponse response, ExportFormat format, String fileName) {
+      this.response = response;
+      this.format = format;
+      this.fileName = fileName;
+      response.closeHandler(v -> {
+        Promise<Void> w = waiting;
+        if (w != null) w.tryFail("the client went away");
+      });
+    }
+
+    @Override
+    public void begin() {
+      response.setStatusCode(200).setChunked(true)
+          .putHeader("Content-Type", format.contentType())
+          .putHeader("Content-Disposition", "attachment; filename=\"" + fileName + "\"")
+          .putHeader("X-Content-Type-Options", "nosniff")
+          .putHeader("Cache-Control", "no-store");
+    }
+
+    @Override
+    public Future<Void> write(Buffer bytes) {
+      if (response.closed()) return Future.failedFuture("the client went away");
+      if (bytes.length() > 0) response.write(bytes);
+      if (!response.writeQueueFull()) return Future.succeededFuture();
+      Promise<Void> drained = Promise.promise();
+      waiting = drained;
+      response.drainHandler(v -> drained.tryComplete());
+      return drained.future();
+    }
+  }
+}
