@@ -24,6 +24,6 @@ final class WorkerLost {
         null, 0, List.of(), false, true, false, new JsonArray(), new JsonArray(), 0, false, List.of(lost), null, 0.0,
         latencyMs, request.runId(), request.mode(), model, request.source(),
         request.user() == null ? null : request.user().name(), null, null, null,
-        request.conversationId() instanceof String c ? c : null, "model", null, null, null, null, ERROR_TYPE);
+        request.conversationId() instanceof String c ? c : null, "model", null, null, null, null, ERROR_TYPE, null);
   }
 }

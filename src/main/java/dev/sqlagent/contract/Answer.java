@@ -32,6 +32,8 @@ import java.util.List;
  * @param verifiedQuestion that verified query's question
  * @param verifiedScore its similarity with the question (0-1)
  * @param worker clustered: the worker node that ran the question (set by the edge that chose it)
+ * @param explanation for an answer, a short plain-English account of what its SQL does (tables, filters, grouping,
+ *     ordering, limit), from the parsed statement without a model; absent when it could not be parsed
  * @param errorType for a give-up that is not the agent's own (its worker left the cluster: {@code worker_lost}),
  *     why; absent otherwise (the agent's give-ups say why in {@code history})
  */
@@ -41,7 +43,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
-    @OmitWhenNull String errorType) {
+    @OmitWhenNull String errorType, @OmitWhenNull String explanation) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -60,14 +62,22 @@ public record Answer(String question, String answer, String sql, int attempts, L
       String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore) {
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
-        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null);
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
   public Answer onWorker(String workerName) {
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
-        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType);
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
+        explanation);
+  }
+
+  /** The same answer with a plain-English account of what its SQL does. */
+  public Answer withExplanation(String text) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, text);
   }
 
   /** Whether a verified query answered, without the model. */
