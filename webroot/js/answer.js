@@ -2,6 +2,9 @@
 import { $, el, plural, fmtMs, showBanner } from './dom.js';
 import { Charts } from './charts.js';
 import { Thread } from './conversation.js';
+import { exportBar } from './export.js';
+import { explanationOf } from './explain.js';
+import { paged } from './paging.js';
 
 /** Errors that mean the model could not be reached: nothing was run, and the page says so plainly. */
 export const MODEL_DOWN = new Set(['model_unavailable', 'model_timeout', 'model_quota', 'model_error']);
@@ -53,6 +56,8 @@ function renderAnswer(a, modelDown, last) {
     const pre = el('pre', 'sql final-sql');
     pre.append(el('code', null, a.sql));
     frag.append(pre);
+    const explained = a.gave_up ? null : explanationOf(a);
+    if (explained) frag.append(explained);
   }
   const facts = el('ul', 'facts');
   const fact = (k, v) => { const li = el('li'); li.append(el('span', 'k', k), el('span', 'v', v)); facts.append(li); };
@@ -69,6 +74,7 @@ function renderAnswer(a, modelDown, last) {
       + ' (“' + (a.verified_question || '') + '”) without the model'));
   }
   if (a.run_id && !a.refused && !a.gave_up) frag.append(Thread.feedbackBar(a.run_id, null, a.question));
+  if (a.run_id && !a.refused && !a.gave_up && a.sql) frag.append(exportBar({ runId: a.run_id }));
   if (!a.refused && !a.gave_up && a.columns && a.columns.length) {
     if (a.truncated) {
       frag.append(el('p', 'notice notice-warn truncated', 'Truncated: only the first ' + plural(a.row_count, 'row') + ' are shown; the query matched more.'));
@@ -82,7 +88,8 @@ function renderAnswer(a, modelDown, last) {
 
 // The result table ----------------------------------------------------------------------------------
 
-function resultTable(a) {
+/** The result table of {columns, rows, row_count, truncated}: one page of rows at a time. */
+export function resultTable(a) {
   const wrap = el('div', 'table-wrap');
   wrap.tabIndex = 0;
   wrap.setAttribute('role', 'region');
@@ -102,10 +109,10 @@ function resultTable(a) {
   thead.append(hr);
   table.append(thead);
   const tbody = el('tbody');
-  (a.rows || []).forEach(row => {
+  const pager = paged(tbody, a.rows || [], row => {
     const tr = el('tr');
     row.forEach((cell, i) => tr.append(cellTd(cell, numeric[i], a.columns[i] && a.columns[i].format)));
-    tbody.append(tr);
+    return tr;
   });
   if (!(a.rows || []).length) {
     const tr = el('tr');
@@ -116,7 +123,10 @@ function resultTable(a) {
   }
   table.append(tbody);
   wrap.append(table);
-  return wrap;
+  if (!pager) return wrap;
+  const box = el('div', 'paged-result');
+  box.append(wrap, pager);
+  return box;
 }
 
 function cellTd(cell, numeric, format) {
