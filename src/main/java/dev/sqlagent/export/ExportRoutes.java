@@ -4,7 +4,6 @@ import dev.sqlagent.access.AskRules;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.contract.StateClient;
-import dev.sqlagent.contract.StateMessages.RunTurnRequest;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
@@ -66,18 +65,12 @@ public final class ExportRoutes {
       JsonErrors.send(ctx, 400, badId.toJson());
       return;
     }
-    String runId = ctx.pathParam("id");
     User user = Users.of(ctx);
-    state.turn(new RunTurnRequest(runId, user))
-        .onFailure(err -> JsonErrors.send(ctx, err, StateClient.CONVERSATIONS))
-        .onSuccess(turn -> {
-          if (!"answered".equals(turn.outcome()) || turn.sql() == null) {
-            JsonErrors.send(ctx, 409, "conflict", "run " + runId + " has no answered SQL to export (it "
-                + turn.outcome().replace('_', ' ') + ")");
-            return;
-          }
-          boolean cut = turn.summary() != null && turn.summary().getBoolean("truncated", false);
-          export(ctx, format, turn.sql(), cut, user, "sql-agent-" + runId.substring(0, Math.min(8, runId.length())));
+    ExportSource.ofRun(state, ctx.pathParam("id"), user)
+        .onSuccess(source -> export(ctx, format, source, user))
+        .onFailure(err -> {
+          if (err instanceof ExportSource.NoAnsweredSql none) JsonErrors.send(ctx, 409, "conflict", none.getMessage());
+          else JsonErrors.send(ctx, err, StateClient.CONVERSATIONS);
         });
   }
 
@@ -98,13 +91,13 @@ public final class ExportRoutes {
       JsonErrors.send(ctx, 400, "bad_request", ExportFormat.expected(String.valueOf(given)));
       return;
     }
-    export(ctx, format, sql, false, Users.of(ctx), "sql-agent-query");
+    export(ctx, format, ExportSource.ofQuery(sql), Users.of(ctx));
   }
 
-  private void export(RoutingContext ctx, ExportFormat format, String sql, boolean liftCap, User user, String name) {
+  private void export(RoutingContext ctx, ExportFormat format, ExportSource source, User user) {
     HttpServerResponse response = ctx.response();
-    ExportStream.run(vertx, gate, format, sql, liftCap, user == null ? null : user.dbRole(), limits, new HttpOutput(response,
-            format, name + "." + format.wireName()))
+    ExportStream.run(vertx, gate, format, source.sql(), source.liftCap(), user == null ? null : user.dbRole(), limits,
+            new HttpOutput(response, format, source.fileName() + "." + format.wireName()))
         .onSuccess(outcome -> {
           if (!outcome.began()) {
             JsonErrors.send(ctx, 422, outcome.reply().toJson());

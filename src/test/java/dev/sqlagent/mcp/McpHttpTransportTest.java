@@ -86,7 +86,7 @@ class McpHttpTransportTest {
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
       var tools = client.listTools().tools();
       assertThat(tools).extracting(McpSchema.Tool::name)
-          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify");
+          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "export");
       assertThat(tools).allSatisfy(t -> {
         assertThat(t.description()).isNotBlank();
         // Rating and verifying write the service's own store, never the database.
@@ -101,7 +101,7 @@ class McpHttpTransportTest {
       var noSql = client.callTool(new McpSchema.CallToolRequest("run_query", Map.of()));
       assertThat(noSql.isError()).isTrue();
       // The server is still there after every refusal.
-      assertThat(client.listTools().tools()).hasSize(7);
+      assertThat(client.listTools().tools()).hasSize(8);
     } finally {
       client.closeGracefully();
     }
@@ -135,7 +135,7 @@ class McpHttpTransportTest {
         .await(10, TimeUnit.SECONDS);
     assertThat(list.statusCode()).isEqualTo(200);
     assertThat(list.bodyAsJsonObject().getLong("id")).isEqualTo(2L);
-    assertThat(list.bodyAsJsonObject().getJsonObject("result").getJsonArray("tools")).hasSize(7);
+    assertThat(list.bodyAsJsonObject().getJsonObject("result").getJsonArray("tools")).hasSize(8);
 
     var call = post(session, new JsonObject().put("jsonrpc", "2.0").put("id", 3).put("method", "tools/call")
         .put("params", new JsonObject().put("name", "describe_table").put("arguments", new JsonObject())))
@@ -229,7 +229,7 @@ class McpHttpTransportTest {
 
     McpSyncClient client = sdkClient(port, HttpRequest.newBuilder().header("Authorization", "Bearer s3cret"));
     try {
-      assertThat(client.listTools().tools()).hasSize(7);
+      assertThat(client.listTools().tools()).hasSize(8);
     } finally {
       client.closeGracefully();
     }

@@ -71,7 +71,7 @@ class McpStdioTest {
       client.initialize();
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
       assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
-          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify");
+          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "export");
 
       var bad = client.callTool(new McpSchema.CallToolRequest("ask", Map.of("question", "x".repeat(2_001))));
       assertThat(bad.isError()).isTrue();
@@ -115,7 +115,7 @@ class McpStdioTest {
       }
       replies.sort(java.util.Comparator.comparing(r -> r.getInteger("id")));
       assertThat(replies).extracting(r -> r.getInteger("id")).containsExactly(1, 2, 3, 4);
-      assertThat(replies.get(1).getJsonObject("result").getJsonArray("tools")).hasSize(7);
+      assertThat(replies.get(1).getJsonObject("result").getJsonArray("tools")).hasSize(8);
       JsonObject call = replies.get(2).getJsonObject("result");
       assertThat(call.getBoolean("isError")).isTrue();
       assertThat(call.getJsonObject("structuredContent").getString("message")).contains("n must be a whole number from 1 to 10");
