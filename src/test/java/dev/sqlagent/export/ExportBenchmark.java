@@ -51,7 +51,7 @@ class ExportBenchmark {
       report.append(String.format("  CSV : %6d ms, peak heap %4d MB, %,d bytes%n", c.ms(), c.peakMb(), c.bytes()));
       report.append(String.format("  XLSX: %6d ms, peak heap %4d MB, %,d bytes%n", x.ms(), x.peakMb(), x.bytes()));
       if (hasPsql) {
-        long p = median(psql);
+        long p = medianMs(psql);
         report.append(String.format("  psql \\copy to CSV: %d ms%n", p));
         report.append(String.format("  ratio CSV / psql: %.1fx, XLSX / psql: %.1fx%n", (double) c.ms() / p, (double) x.ms() / p));
       } else {
@@ -98,7 +98,7 @@ class ExportBenchmark {
     return sorted.get(sorted.size() / 2);
   }
 
-  static long median(List<Long> values) {
+  static long medianMs(List<Long> values) {
     List<Long> sorted = new ArrayList<>(values);
     Collections.sort(sorted);
     return sorted.get(sorted.size() / 2);
