@@ -4,6 +4,9 @@ import { Charts } from './charts.js';
 import { Thread } from './conversation.js';
 import { editControl } from './rerun.js';
 import { readingsView } from './clarify.js';
+import { exportBar } from './export.js';
+import { explanationOf } from './explain.js';
+import { paged } from './paging.js';
 
 /** Errors that mean the model could not be reached: nothing was run, and the page says so plainly. */
 export const MODEL_DOWN = new Set(['model_unavailable', 'model_timeout', 'model_quota', 'model_error']);
@@ -59,6 +62,8 @@ function renderAnswer(a, modelDown, last) {
     const pre = el('pre', 'sql final-sql');
     pre.append(el('code', null, a.sql));
     frag.append(pre);
+    const explained = a.gave_up ? null : explanationOf(a);
+    if (explained) frag.append(explained);
   }
   if (a.sql && a.run_id && !a.cancelled) frag.append(editControl(a));
   const facts = el('ul', 'facts');
@@ -76,6 +81,7 @@ function renderAnswer(a, modelDown, last) {
       + ' (“' + (a.verified_question || '') + '”) without the model'));
   }
   if (a.run_id && !a.refused && !a.gave_up) frag.append(Thread.feedbackBar(a.run_id, null, a.question));
+  if (a.run_id && !a.refused && !a.gave_up && a.sql) frag.append(exportBar({ runId: a.run_id }));
   if (!a.refused && !a.gave_up && a.columns && a.columns.length) {
     if (a.truncated) {
       frag.append(el('p', 'notice notice-warn truncated', 'Truncated: only the first ' + plural(a.row_count, 'row') + ' are shown; the query matched more.'));
@@ -89,7 +95,8 @@ function renderAnswer(a, modelDown, last) {
 
 // The result table ----------------------------------------------------------------------------------
 
-function resultTable(a) {
+/** The result table of {columns, rows, row_count, truncated}: one page of rows at a time. */
+export function resultTable(a) {
   const wrap = el('div', 'table-wrap');
   wrap.tabIndex = 0;
   wrap.setAttribute('role', 'region');
@@ -109,10 +116,10 @@ function resultTable(a) {
   thead.append(hr);
   table.append(thead);
   const tbody = el('tbody');
-  (a.rows || []).forEach(row => {
+  const pager = paged(tbody, a.rows || [], row => {
     const tr = el('tr');
     row.forEach((cell, i) => tr.append(cellTd(cell, numeric[i], a.columns[i] && a.columns[i].format)));
-    tbody.append(tr);
+    return tr;
   });
   if (!(a.rows || []).length) {
     const tr = el('tr');
@@ -123,7 +130,10 @@ function resultTable(a) {
   }
   table.append(tbody);
   wrap.append(table);
-  return wrap;
+  if (!pager) return wrap;
+  const box = el('div', 'paged-result');
+  box.append(wrap, pager);
+  return box;
 }
 
 function cellTd(cell, numeric, format) {

@@ -7,7 +7,8 @@ import { Thread } from './conversation.js';
 import { loadVerified } from './verified.js';
 import { loadSchema } from './schema.js';
 import { loadEval } from './evaluation.js';
-import { checkModel } from './health.js';
+import { showStatus } from './status.js';
+import { setupConsole } from './console.js';
 import { loadGraph } from './nodes.js';
 
 const form = $('#ask-form');
@@ -59,5 +60,6 @@ connect();
 loadGraph(api);
 loadVerified();
 loadEval();
-checkModel();
+showStatus();
+setupConsole();
 box.focus();

@@ -4,6 +4,7 @@ import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
+import dev.sqlagent.explain.SqlExplanation;
 import io.vertx.core.Future;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
@@ -45,7 +46,11 @@ final class Respond extends Step {
         ? wordAnswer(sql, r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(RunContext.plainSummary(r)))
         : Future.succeededFuture(RunContext.plainSummary(r));
-    return words.map(text -> ended(s, run.answerOf(s, text, sql, false, false, false, r)));
+    // What the SQL does, in words, from its parse (off the event loop), while the model words the answer.
+    Future<String> explained = run.vertx().executeBlocking(() -> SqlExplanation.of(sql), false)
+        .otherwise((String) null);
+    return words.compose(text -> explained.map(explanation ->
+        ended(s, run.answerOf(s, text, sql, false, false, false, r).withExplanation(explanation))));
   }
 
   private static RunState ended(RunState s, Answer answer) {

@@ -13,6 +13,12 @@ public final class Addresses {
    * the cluster bus, and no edge (HTTP, WebSocket, SockJS bridge, MCP) sends to it.
    */
   public static final String GATE_GRADE = "sqlagent.execution.grade";
+  /**
+   * An export ({@code contract.ExportRequest}): the whole gate with the export's row cap and byte bound, the rows
+   * streamed in chunks ({@code contract.ExportChunk}) to the request's {@code sink}, each chunk sent once the last one
+   * was acknowledged; the reply, at the end, is the gate's reply (no rows). No edge forwards to it.
+   */
+  public static final String GATE_EXPORT = "sqlagent.execution.export";
 
   /**
    * Where the gate reports, for one request of a run, that the statement passed its checks and is about to run

@@ -12,6 +12,10 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.display.ResultText;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.export.ExportFormat;
+import dev.sqlagent.export.ExportStream;
+import java.util.List;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
 import dev.sqlagent.contract.Node;
@@ -37,12 +41,16 @@ public final class AskCommand implements Callable<Integer> {
   @Option(names = "--baseline", description = "one attempt, no repair (the single-shot baseline)")
   boolean baseline;
 
-  @Option(names = "--json", description = "print the answer JSON instead of the readable summary")
+  @Option(names = "--json", description = "print the answer JSON instead of the readable summary (as --format json)")
   boolean json;
 
   @Option(names = "--reading", paramLabel = "N",
       description = "when the question has several readings and is asked back, answer from reading N without asking")
   Integer reading;
+  @Option(names = "--format", paramLabel = "FORMAT", description = "table (the default): the attempts and a readable "
+      + "summary; json: the answer JSON; csv: the answer's whole result as CSV (RFC 4180) on standard output, its SQL "
+      + "run again through the gate with the export's row cap (SQLAGENT_EXPORT_MAX_ROWS), the attempts on standard error")
+  String format = "table";
 
   @Spec
   CommandSpec spec;
@@ -75,11 +83,19 @@ public final class AskCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     AppConfig config = configuration.get();
     PrintWriter out = spec.commandLine().getOut();
+    String shape = json ? "json" : format.toLowerCase(java.util.Locale.ROOT);
+    if (!List.of("table", "json", "csv").contains(shape)) {
+      spec.commandLine().getErr().println("sql-agent ask: unknown --format '" + format + "': use table, json or csv");
+      return 2;
+    }
+    PrintWriter progress = shape.equals("csv") ? spec.commandLine().getErr() : out;
     try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
-        if (!json) vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(out, GraphEvent.fromJson(m.body())));
+        if (!shape.equals("json")) {
+          vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(progress, GraphEvent.fromJson(m.body())));
+        }
         String runId = java.util.UUID.randomUUID().toString();
         AgentClient agent = new AgentClient(vertx, config.deadlines().askMs());
         AskRequest request = new AskRequest(question, baseline ? "baseline" : "agent", "cli", runId, null, null,
@@ -100,7 +116,8 @@ public final class AskCommand implements Callable<Integer> {
             // Ctrl-C came: the hook is running and stops the question.
           }
         }
-        out.println(json ? answer.toJson().encodePrettily() : summary(answer));
+        if (shape.equals("csv")) return csv(vertx, config, answer, out, spec.commandLine().getErr());
+        out.println(shape.equals("json") ? answer.toJson().encodePrettily() : summary(answer));
         out.flush();
         if (answer.needsClarification()) {
           Integer chosen = choose(answer, out);
@@ -123,6 +140,42 @@ public final class AskCommand implements Callable<Integer> {
         vertx.close().await(30, TimeUnit.SECONDS);
       }
     }
+  }
+
+  /**
+   * The answer's whole result as CSV on {@code out}: its SQL through the gate again, with the export's cap in place of
+   * the row cap that cut it (ExportStream); the summary goes to {@code err}. 1 when there is no answered SQL.
+   */
+  static int csv(Vertx vertx, AppConfig config, Answer answer, PrintWriter out, PrintWriter err) {
+    if (!answer.answered() || answer.sql() == null) {
+      err.println(summary(answer));
+      err.flush();
+      return 1;
+    }
+    ExportStream.Output stdout = new ExportStream.Output() {
+      @Override
+      public void begin() { }
+
+      @Override
+      public io.vertx.core.Future<Void> write(io.vertx.core.buffer.Buffer bytes) {
+        return vertx.executeBlocking(() -> {
+          out.write(bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+          out.flush();
+          return null;
+        });
+      }
+    };
+    ExportStream.Outcome outcome = ExportStream.run(vertx, new GateClient(vertx, config.deadlines().queryMs()),
+        ExportFormat.CSV, answer.sql(), answer.truncated(), null,
+        new ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()), stdout).await();
+    if (!outcome.began()) {
+      err.println("sql-agent ask: the export was refused: " + outcome.reply().error().message());
+      err.flush();
+      return 1;
+    }
+    err.println(summary(answer));
+    err.flush();
+    return 0;
   }
 
   /**

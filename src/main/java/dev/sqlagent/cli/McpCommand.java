@@ -54,7 +54,8 @@ public final class McpCommand implements Callable<Integer> {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         StdioServerTransportProvider transport =
             new StdioServerTransportProvider(ShopMcpServer.jsonMapper(), protocolIn, protocolOut);
-        server = ShopMcpServer.build(McpServer.async(transport), new ShopTools(vertx, config.deadlines()),
+        server = ShopMcpServer.build(McpServer.async(transport), new ShopTools(vertx, config.deadlines(),
+        new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes())),
             Duration.ofMillis(config.deadlines().outerMs()));
         LOG.info("MCP server on stdio ready: {} tools", ShopTools.ARGUMENTS.size());
         stdinClosed.await();

@@ -81,7 +81,10 @@ public record AppConfig(
     TrustedProxies trustedProxies,
     // What the model may see (SQLAGENT_MODEL_SEES) and the notes file as read at start (its sensitive columns).
     dev.sqlagent.policy.ModelSees modelSees,
-    dev.sqlagent.notes.Notes notes) {
+    dev.sqlagent.notes.Notes notes,
+    // Exports of a result as CSV or XLSX: their own row cap and byte bound.
+    int exportMaxRows,
+    long exportMaxBytes) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -205,6 +208,10 @@ public record AppConfig(
     // more than that.
     k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.94", "similarity (0-1) at or above which a verified query "
         + "answers a question without the model"});
+    k.put("SQLAGENT_EXPORT_MAX_ROWS", new String[] {"100000", "most rows one export (CSV or XLSX) streams; past it the "
+        + "file ends with a line saying it was truncated"});
+    k.put("SQLAGENT_EXPORT_MAX_BYTES", new String[] {"268435456", "most bytes of cell data one export streams (counted as "
+        + "JSON, as the gate counts a result); past it the file ends with a line saying it was truncated"});
     // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
     k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
     k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
@@ -357,7 +364,9 @@ public record AppConfig(
         oidc(r),
         trustedProxies(r),
         modelSees(r),
-        notes(notes));
+        notes(notes),
+        r.integer("SQLAGENT_EXPORT_MAX_ROWS", 1, 10_000_000),
+        r.integer("SQLAGENT_EXPORT_MAX_BYTES", 65_536, Integer.MAX_VALUE));
   }
 
   /** SQLAGENT_OIDC_*: present when an issuer is set. */
@@ -511,6 +520,7 @@ public record AppConfig(
     parts.add("candidates=" + candidates + " candidateTemperature=" + candidateTemperature);
     parts.add("conversationDays=" + conversationDays + " conversationBudget=" + conversationBudgetTokens
         + " verifiedThreshold=" + verifiedThreshold);
+    parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes);
     return String.join(", ", parts);
   }
 

@@ -33,6 +33,8 @@ import java.util.List;
  * @param verifiedQuestion that verified query's question
  * @param verifiedScore its similarity with the question (0-1)
  * @param worker clustered: the worker node that ran the question (set by the edge that chose it)
+ * @param explanation for an answer, a short plain-English account of what its SQL does (tables, filters, grouping,
+ *     ordering, limit), from the parsed statement without a model; absent when it could not be parsed
  * @param errorType for a give-up that is not the agent's own (its worker left the cluster: {@code worker_lost}),
  *     why; absent otherwise (the agent's give-ups say why in {@code history})
  * @param traceId the run's trace, when tracing is on (SQLAGENT_OTLP_ENDPOINT): find the question in the trace store by it
@@ -47,8 +49,8 @@ public record Answer(String question, String answer, String sql, int attempts, L
     String source, @OmitWhenNull String user, @OmitWhenNull JsonObject injectedFault, @OmitWhenNull Long cancelMs,
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
-    @OmitWhenNull String errorType, @OmitWhenNull String traceId, @OmitWhenNull Clarification clarification,
-    @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading) {
+    @OmitWhenNull String errorType, @OmitWhenNull String explanation, @OmitWhenNull String traceId,
+    @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -67,7 +69,8 @@ public record Answer(String question, String answer, String sql, int attempts, L
       String answerSource, Long verifiedId, String verifiedQuestion, Double verifiedScore) {
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
-        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null, null);
+        conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null, null,
+        null);
   }
 
   /** A give-up that is not the agent's own ({@code errorType}), on {@code worker}, outside any trace. */
@@ -80,15 +83,15 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null, null, null,
-        null);
+        null, null);
   }
 
   /** The same answer asking which reading was meant. */
   public Answer asking(Clarification asked) {
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
-        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, traceId,
-        asked, editedFrom, chosenReading);
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        explanation, traceId, asked, editedFrom, chosenReading);
   }
 
   /** The same answer, of SQL a person chose: edited from run {@code from}, or its reading {@code reading} (else null). */
@@ -96,7 +99,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        traceId, clarification, from, reading);
+        explanation, traceId, clarification, from, reading);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
@@ -104,15 +107,23 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
-        traceId, clarification, editedFrom, chosenReading);
+        explanation, traceId, clarification, editedFrom, chosenReading);
   }
 
   /** The same answer, naming the trace of its run (null: none). */
   public Answer withTraceId(String id) {
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
-        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, id,
-        clarification, editedFrom, chosenReading);
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        explanation, id, clarification, editedFrom, chosenReading);
+  }
+
+  /** The same answer with a plain-English account of what its SQL does. */
+  public Answer withExplanation(String text) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, text,
+        traceId, clarification, editedFrom, chosenReading);
   }
 
   /** Whether a verified query answered, without the model. */

@@ -33,6 +33,14 @@ public final class GateClient {
     return gate.<JsonObject>request(Addresses.EXECUTE, request.toJson()).map(GateReply::fromJson);
   }
 
+  /**
+   * An export: the rows go to the request's sink chunk by chunk ({@link ExportChunk}); the reply, once the export
+   * ended, is the gate's reply without rows (its result counts them). {@code waitMs} bounds the whole export.
+   */
+  public Future<GateReply> export(ExportRequest request, long waitMs) {
+    return gate.<JsonObject>request(Addresses.GATE_EXPORT, request.toJson(), waitMs).map(GateReply::fromJson);
+  }
+
   /** Every row of {@code sql}, no cap: the evaluation's grading. */
   public Future<GateReply> grade(String sql) {
     return grading.<JsonObject>request(Addresses.GATE_GRADE, new JsonObject().put("sql", sql)).map(GateReply::fromJson);

@@ -3,6 +3,8 @@ package dev.sqlagent.execution;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.GateProgress;
 import dev.sqlagent.contract.GateRequest;
+import dev.sqlagent.contract.ExportChunk;
+import dev.sqlagent.contract.ExportRequest;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateError;
 import dev.sqlagent.contract.GateReply;
@@ -35,6 +37,8 @@ public final class ExecutionVerticle extends VerticleBase {
   public static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
   /** The longest the gate waits for a caller to acknowledge its progress report before it runs the statement anyway. */
   static final long PROGRESS_ACK_MS = 1_000;
+  /** The longest an export waits for its receiver to take a chunk (a client reading slowly) before it stops. */
+  static final long EXPORT_ACK_MS = 60_000;
 
   private final Target db;
   private final Gate.Settings settings;
@@ -73,7 +77,8 @@ public final class ExecutionVerticle extends VerticleBase {
           vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> gate.stop(OpsMessages.StopWork.fromJson(m.body()).runId()));
           return UserRoles.check(gate, userRoles, db.role())
               .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion())
-              .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion());
+              .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion())
+              .compose(v -> vertx.eventBus().consumer(Addresses.GATE_EXPORT, this::onExport).completion());
         });
   }
 
@@ -92,6 +97,30 @@ public final class ExecutionVerticle extends VerticleBase {
       LOG.error("grading failed unexpectedly", e);
       msg.fail(BusFailure.FAILED.code(), "the gate failed unexpectedly while grading; try again");
     });
+  }
+
+  /**
+   * An export ({@link Gate#export}): each chunk of rows is a request to the sink, the next one sent once it was
+   * acknowledged within {@link #EXPORT_ACK_MS}; the reply is the gate's, at the end.
+   */
+  private void onExport(Message<Object> msg) {
+    ExportRequest req;
+    try {
+      req = ExportRequest.fromJson(msg.body());
+    } catch (IllegalArgumentException e) {
+      msg.fail(BAD_REQUEST, e.getMessage());
+      return;
+    }
+    DeliveryOptions ack = new DeliveryOptions().setSendTimeout(EXPORT_ACK_MS);
+    RowSink sink = (columns, rows) -> vertx.eventBus().request(req.sink(), new ExportChunk(columns, rows).toJson(), ack)
+        .mapEmpty();
+    gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(), req.seeSensitive(), sink)
+        .onSuccess(reply -> msg.reply(reply.toJson()))
+        .onFailure(e -> {
+          LOG.error("export failed unexpectedly", e);
+          msg.reply(GateReply.failed(GateError.of(ErrorType.UNKNOWN, "the export failed unexpectedly; try again", null, null)
+              .withSql(req.sql()), java.util.List.of(), false).toJson());
+        });
   }
 
   /**

@@ -196,12 +196,13 @@ public final class Gate {
    */
   public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole, boolean seeSensitive,
                                   Progress progress) {
-    return submitOnce(sql, run, rowCap, runId, dbRole, seeSensitive, progress).compose(first -> {
+    int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
+    return submitOnce(sql, run, cap, runId, dbRole, seeSensitive, progress, null).compose(first -> {
       if (!recoveryConflict(first) || executor.stopped(runId)) return Future.succeededFuture(first);
       // A hot standby cancelled it to replay the primary's changes: the query is not at fault and the conflict has
       // usually passed by now, so the same statement runs once more (no model call, no attempt counted).
       LOG.info("recovery conflict on the standby: running the same statement once more");
-      return submitOnce(sql, run, rowCap, runId, dbRole, seeSensitive, progress).map(second -> {
+      return submitOnce(sql, run, cap, runId, dbRole, seeSensitive, progress, null).map(second -> {
         second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
         return recoveryConflict(second) ? second.withError(recoveryConflictGiveUp(second.error())) : second;
       });
@@ -221,10 +222,42 @@ public final class Gate {
         e.sqlState(), null, e.sql());
   }
 
-  private Future<GateReply> submitOnce(String sql, boolean run, Integer rowCap, String runId, String dbRole,
-      boolean seeSensitive, Progress progress) {
+  /**
+   * An export: {@code sql} through the whole gate as {@link #submit} takes it (static check, row cap, plan and cost
+   * check, the read-only transaction, as {@code dbRole} when given) with the export's own cap {@code maxRows} in place
+   * of the configured one, its rows streamed to {@code sink} ({@link ReadOnlyExecutor#stream}) rather than returned:
+   * at most {@code maxRows} rows and {@code maxBytes} bytes of cells. With {@code liftCap} the statement is an
+   * answer's SQL that the interactive cap cut, and that cap is taken off first ({@link RowBound#lift}). The reply has
+   * no rows: its result counts what was sent, {@code truncated} when a limit cut it, and its execution stage says
+   * which ({@code truncated_by}: rows or bytes). The future always succeeds; a sink that failed (its client went
+   * away) ends the export as {@code cancelled}.
+   */
+  public Future<GateReply> export(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole,
+      boolean seeSensitive, RowSink sink) {
+    Future<String> text = !liftCap ? Future.succeededFuture(sql) : vertx.executeBlocking(() -> {
+      try {
+        return RowBound.lift(sql, PgLexer.lex(sql).tokens());
+      } catch (PgLexer.LexException e) {
+        return sql;  // the static check refuses it with its own words
+      }
+    }, false);
+    return text.compose(t -> submitOnce(t, true, Math.max(1, maxRows), null, dbRole, seeSensitive, Progress.NOBODY,
+        new Streaming(maxBytes, sink)));
+  }
+
+  /** Where an export's rows go instead of the reply, and its byte bound. */
+  private record Streaming(long maxBytes, RowSink sink) {}
+
+  /** The sink of an export failed (its client went away): the export stops. */
+  private static final class SinkGone extends RuntimeException {
+    SinkGone(Throwable cause) {
+      super("the export's receiver failed: " + cause.getMessage(), cause, false, false);
+    }
+  }
+
+  private Future<GateReply> submitOnce(String sql, boolean run, int cap, String runId, String dbRole,
+      boolean seeSensitive, Progress progress, Streaming streaming) {
     long t0 = System.nanoTime();
-    int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
     Stages stages = new Stages();
     CatalogueSnapshot snapshot = catalogue.snapshot();
     return checkFor(snapshot, dbRole).compose(forRole -> staticCheck(sql, snapshot, forRole, dbRole == null)
@@ -233,10 +266,14 @@ public final class Gate {
           if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
           stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
           return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole, checked.by().schema(), progress,
-              new Sensitivity(sensitive(snapshot), snapshot.version(), seeSensitive));
+              new Sensitivity(sensitive(snapshot), snapshot.version(), seeSensitive), streaming);
         }))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
+          if (err instanceof SinkGone) {
+            return Future.succeededFuture(stages.failed(new GateError(ErrorType.CANCELLED, "The export stopped: its "
+                + "receiver went away.", null, null, null, sql), false));
+          }
           // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
@@ -312,11 +349,11 @@ public final class Gate {
 
   private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
                                     String runId, String dbRole, VisibleSchema schema, Progress progress,
-                                    Sensitivity sensitivity) {
+                                    Sensitivity sensitivity, Streaming streaming) {
     RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
     stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
     Query q = new Query(sql, verdict, run, cap, t0, stages, runId, dbRole, schema, bounded,
-        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed(), progress, sensitivity);
+        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed(), progress, sensitivity, streaming);
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
     Future<GateReply> outcome = known == null ? described(q)
         : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
@@ -337,7 +374,7 @@ public final class Gate {
   /** One submission past its static check and row cap; {@code shapeKey} names its columns in {@link #shapes}. */
   private record Query(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
                        String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey,
-                       Progress progress, Sensitivity sensitivity) {}
+                       Progress progress, Sensitivity sensitivity, Streaming streaming) {}
 
   /**
    * A data error (SQLSTATE class 22) of a statement that reads sensitive data, for a caller who may not see it: PostgreSQL
@@ -428,6 +465,7 @@ public final class Gate {
     if (executor.stopped(q.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
     RowBound.Bounded bounded = q.bounded();
     if (!q.run()) return Future.succeededFuture(GateReply.checked(bounded.sql(), q.verdict().staticCheck(), cost, stages.list()));
+    if (q.streaming() != null) return streamed(q, columns, planned, cost, masks);
     // The caller hears that the checks passed before the statement goes out: a long query shows as running.
     return q.progress().checked(bounded.sql(), q.verdict().staticCheck(), cost)
         .otherwiseEmpty()
@@ -443,6 +481,30 @@ public final class Gate {
           GateReply.Result result = result(bounded, columns, rows, q.cap(), q.t0(), masks, shown);
           stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
           return GateReply.ran(bounded.sql(), q.verdict().staticCheck(), cost, result, stages.list());
+        });
+  }
+
+  /** An export's execution: the rows go to its sink as they are read; the reply counts them. */
+  private Future<GateReply> streamed(Query q, List<ResultShape.Column> columns, Planned planned, double cost,
+                                     Mask[] masks) {
+    RowSink sink = q.streaming().sink();
+    // Masked here as in checkedRun: an export shows a sensitive column's values only to a user who may see them.
+    boolean shown = q.sensitivity().seeSensitive();
+    RowSink guarded = (cols, rows) -> {
+      if (!shown) ResultMasks.apply(masks, rows);
+      return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e)));
+    };
+    JsonArray cols = columnsJson(columns, masks, shown);
+    return executor.traced(planned.execute(),
+            () -> executor.stream(planned.runner(), columns, cols, q.cap(), q.streaming().maxBytes(), guarded))
+        .recover(e -> Future.failedFuture(e instanceof SinkGone ? e : new Located(e, planned.prefix())))
+        .map(streamed -> {
+          long elapsed = (System.nanoTime() - q.t0()) / 1_000_000;
+          GateReply.Result result = new GateReply.Result(cols, new JsonArray(), streamed.rows(),
+              streamed.truncatedBy() != null, elapsed);
+          q.stages().passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", elapsed)
+              .put("truncated_by", streamed.truncatedBy()));
+          return GateReply.ran(q.bounded().sql(), q.verdict().staticCheck(), cost, result, q.stages().list());
         });
   }
 
@@ -567,6 +629,15 @@ public final class Gate {
                                         int cap, long t0, Mask[] masks, boolean shown) {
     int fetched = rows.size();
     while (rows.size() > cap) rows.remove(rows.size() - 1);
+    return new GateReply.Result(columnsJson(columns, masks, shown), rows, rows.size(), bounded.capped() && fetched > cap,
+        (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  /**
+   * The columns as a result names them: {@code [{name, type}]}; a column with a mask is marked with it, and as masked
+   * (typed text) unless {@code shown}.
+   */
+  private static JsonArray columnsJson(List<ResultShape.Column> columns, Mask[] masks, boolean shown) {
     JsonArray cols = new JsonArray();
     for (int i = 0; i < columns.size(); i++) {
       ResultShape.Column c = columns.get(i);
@@ -575,8 +646,7 @@ public final class Gate {
       if (m != null) col.put(ResultMasking.MASK, m.wireName()).put(ResultMasking.MASKED, !shown);
       cols.add(col);
     }
-    return new GateReply.Result(cols, rows, rows.size(), bounded.capped() && fetched > cap,
-        (System.nanoTime() - t0) / 1_000_000);
+    return cols;
   }
 
   /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */

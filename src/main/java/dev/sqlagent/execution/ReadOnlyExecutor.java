@@ -368,6 +368,57 @@ public final class ReadOnlyExecutor {
     });
   }
 
+  /** Rows per read of an export at most, and the bytes one read may hold at the worst-case row size. */
+  static final int STREAM_CHUNK_ROWS = 1000;
+  static final long STREAM_CHUNK_BYTES = 1L << 20;
+
+  /**
+   * What an export streamed: its rows, and what cut it ({@code "rows"}: more rows than {@code maxRows};
+   * {@code "bytes"}: past {@code maxBytes}; null: the whole result).
+   */
+  record Streamed(int rows, String truncatedBy) {}
+
+  /**
+   * Streams a shaped statement's rows to {@code sink} through a portal, one chunk per read: a read asks for no more
+   * rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size, and the next read goes out only once the
+   * sink has taken the chunk, so memory holds one chunk whatever the result's size. At most {@code maxRows} rows and
+   * {@code maxBytes} bytes of cells (as JSON, as {@link #fetchBounded} counts them) are sent; one row past either is
+   * {@link Streamed#truncatedBy()}. The first chunk carries {@code columns}, even when there are no rows.
+   */
+  Future<Streamed> stream(PreparedStatement ps, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
+                          long maxBytes, RowSink sink) {
+    int chunk = (int) Math.max(1, Math.min(STREAM_CHUNK_ROWS, STREAM_CHUNK_BYTES / ResultShape.worstRowBytes(columns)));
+    return streamMore(ps.cursor(), columns, columnsJson, maxRows, maxBytes, sink, chunk, new int[] {0}, new long[] {0});
+  }
+
+  private Future<Streamed> streamMore(Cursor cursor, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
+                                      long maxBytes, RowSink sink, int chunk, int[] sent, long[] bytes) {
+    return cursor.read(Math.min(chunk, maxRows + 1 - sent[0])).compose(rows -> {
+      JsonArray out = new JsonArray();
+      String cut = null;
+      for (Row r : rows) {
+        if (sent[0] + out.size() >= maxRows) {
+          cut = "rows";
+          break;
+        }
+        JsonArray cells = ResultJson.row(r, columns);
+        long size = cells.encode().length();
+        if (bytes[0] + size > maxBytes) {
+          cut = "bytes";
+          break;
+        }
+        bytes[0] += size;
+        out.add(cells);
+      }
+      sent[0] += out.size();
+      boolean end = cut != null || !cursor.hasMore();
+      Future<Void> taken = out.isEmpty() && columnsJson == null ? Future.succeededFuture() : sink.accept(columnsJson, out);
+      String truncatedBy = cut;
+      return taken.compose(v -> end ? Future.succeededFuture(new Streamed(sent[0], truncatedBy))
+          : streamMore(cursor, columns, null, maxRows, maxBytes, sink, chunk, sent, bytes));
+    });
+  }
+
   /** The result grew past its byte budget. */
   static final class TooLarge extends RuntimeException {
     final long budget;

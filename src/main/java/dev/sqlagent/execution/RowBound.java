@@ -86,6 +86,41 @@ public final class RowBound {
     return new Bounded(text, text, false, false, -1, 0);
   }
 
+  static final String WRAP_SUFFIX = "\n) AS q LIMIT ";
+
+  /**
+   * The statement an answer ran, with the interactive row cap taken off, for an export of a result that cap cut
+   * ({@code truncated}): the gate's wrapping around it is removed, or its one outermost {@code LIMIT n} becomes
+   * {@code LIMIT ALL} ({@code FETCH FIRST n ROWS ONLY} the largest count), so that {@link #apply} with the export's
+   * cap bounds it again. A LIMIT the cap lowered (the query asked for more) is lifted altogether: the export's cap
+   * bounds it then. Anything else is returned as it is.
+   */
+  public static String lift(String sql, List<Token> tokens) {
+    List<Token> body = new ArrayList<>(tokens);
+    while (!body.isEmpty() && body.get(body.size() - 1).isPunct(";")) body.remove(body.size() - 1);
+    String text = body.isEmpty() ? sql.strip() : sql.substring(0, body.get(body.size() - 1).end());
+    int suffix = text.lastIndexOf(WRAP_SUFFIX);
+    if (text.startsWith(WRAP_PREFIX) && suffix > WRAP_PREFIX.length()
+        && text.substring(suffix + WRAP_SUFFIX.length()).chars().allMatch(Character::isDigit)
+        && suffix + WRAP_SUFFIX.length() < text.length()) {
+      return text.substring(WRAP_PREFIX.length(), suffix);
+    }
+    Token count = null;
+    boolean limit = false;
+    int clauses = 0;
+    for (int i = 0; i < body.size(); i++) {
+      Token t = body.get(i);
+      if (t.depth() != 0 || !(t.isWord("limit") || t.isWord("fetch"))) continue;
+      clauses++;
+      limit = t.isWord("limit");
+      int k = limit ? i + 1 : i + 2;  // LIMIT n, FETCH FIRST n
+      if (k < body.size() && body.get(k).kind() == PgLexer.Kind.NUMBER) count = body.get(k);
+    }
+    if (clauses != 1 || count == null) return text;
+    String replacement = limit ? "ALL" : String.valueOf(Long.MAX_VALUE);
+    return text.substring(0, count.start()) + replacement + text.substring(count.end());
+  }
+
   /** Whether the limit clause ends at token {@code i}: the end of the query or an OFFSET clause. */
   private static boolean endsClause(List<Token> body, int i) {
     return i >= body.size() || body.get(i).isWord("offset");
@@ -106,7 +141,7 @@ public final class RowBound {
   }
 
   private static Bounded wrap(String text, int cap) {
-    String head = WRAP_PREFIX + text + "\n) AS q LIMIT ";
+    String head = WRAP_PREFIX + text + WRAP_SUFFIX;
     return new Bounded(head + cap, head + (cap + 1), true, true, -1, 0);
   }
 }

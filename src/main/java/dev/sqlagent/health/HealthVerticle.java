@@ -211,7 +211,7 @@ public final class HealthVerticle extends VerticleBase {
         .execute().map(rs -> {
           var row = rs.iterator().next();
           return Status.OK(new JsonObject().put("database", row.getString("db")).put("role", row.getString("role"))
-              .put("server_version", row.getString("version")));
+              .put("server_version", row.getString("version")).put("host", target.url().host()));
         });
   }
 

@@ -131,7 +131,15 @@ public final class ShopMcpServer {
                 + "as the next turn of the same conversation.",
             Map.of("run_id", Map.of("type", "string", "description", "the run_id of the answer that asked back"),
                 "reading", Map.of("type", "integer", "minimum", 1, "description", "the number of the reading chosen")),
-            List.of("run_id", "reading"), false)));
+            List.of("run_id", "reading"), false)),
+        spec(tools, json, tool(ShopTools.EXPORT, "Export a result as CSV",
+            "Export the whole result of an answer (run_id) or of one SELECT (sql) as CSV (RFC 4180, a header line): "
+                + "the SQL runs again through the same gate with the export's own row cap instead of the row cap that "
+                + "cut the answer, up to " + ShopTools.MCP_EXPORT_MAX_ROWS + " rows here; when a cap cuts it, the last "
+                + "line says so and truncated is true. Cells that a spreadsheet would read as a formula start with '.",
+            Map.of("run_id", Map.of("type", "string", "description", "the run_id of an answer to export"),
+                "sql", Map.of("type", "string", "description", "one SELECT statement to export instead")),
+            List.of(), true)));
   }
 
   /** Feedback and verification write to the service's own store (never the database): not read-only tools. */
@@ -162,7 +170,9 @@ public final class ShopMcpServer {
       ShopTools.CHOOSE_READING, Map.of("answer", field("string"), "sql", field("string"), "rows", field("array"),
           "edited_from", field("string"), "chosen_reading", field("integer")),
       ShopTools.FEEDBACK, Map.of("run_id", field("string"), "rating", field("string")),
-      ShopTools.VERIFY, Map.of("verified_id", field("integer"), "question", field("string"), "sql", field("string")));
+      ShopTools.VERIFY, Map.of("verified_id", field("integer"), "question", field("string"), "sql", field("string")),
+      ShopTools.EXPORT, Map.of("format", field("string"), "row_count", field("integer"), "truncated", field("boolean"),
+          "csv", field("string")));
 
   private static Map<String, Object> field(String type) {
     return Map.of("type", List.of(type, "null"));

@@ -7,6 +7,9 @@ import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.export.ExportFormat;
+import dev.sqlagent.export.ExportSource;
+import dev.sqlagent.export.ExportStream;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.RetrievalMessages;
@@ -44,6 +47,10 @@ public final class ShopTools {
   public static final String FEEDBACK = "feedback";
   public static final String VERIFY = "verify";
   public static final String CHOOSE_READING = "choose_reading";
+  public static final String EXPORT = "export";
+  /** An export returned to an MCP client is held whole in its reply: at most this many rows and bytes of CSV. */
+  public static final int MCP_EXPORT_MAX_ROWS = 10_000;
+  public static final long MCP_EXPORT_MAX_BYTES = 4L * 1024 * 1024;
 
   /** The tools and their arguments, in the order they are listed. */
   public static final Map<String, List<String>> ARGUMENTS = arguments();
@@ -64,6 +71,7 @@ public final class ShopTools {
     a.put(FEEDBACK, List.of("run_id", "rating", "comment"));
     a.put(VERIFY, List.of("run_id", "question"));
     a.put(CHOOSE_READING, List.of("run_id", "reading"));
+    a.put(EXPORT, List.of("run_id", "sql"));
     return java.util.Collections.unmodifiableMap(a);
   }
 
@@ -71,9 +79,19 @@ public final class ShopTools {
   private final GateClient gate;
   private final AgentClient agent;
   private final StateClient state;
+  private final Vertx vertx;
+  private final ExportStream.Limits exportLimits;
 
   /** @param deadlines how long the quick tools and {@code ask} wait, as every edge waits */
   public ShopTools(Vertx vertx, Deadlines deadlines) {
+    this(vertx, deadlines, new ExportStream.Limits(MCP_EXPORT_MAX_ROWS, MCP_EXPORT_MAX_BYTES));
+  }
+
+  /** @param exportLimits the export's cap ({@code SQLAGENT_EXPORT_MAX_ROWS}), lowered to what one reply holds */
+  public ShopTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits) {
+    this.vertx = vertx;
+    this.exportLimits = new ExportStream.Limits(Math.min(exportLimits.maxRows(), MCP_EXPORT_MAX_ROWS),
+        Math.min(exportLimits.maxBytes(), MCP_EXPORT_MAX_BYTES));
     this.catalogue = new RetrievalClient(vertx, deadlines.queryMs());
     this.gate = new GateClient(vertx, deadlines.queryMs());
     this.agent = new AgentClient(vertx, deadlines.askMs());
@@ -109,6 +127,7 @@ public final class ShopTools {
       case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"), user);
       case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"), user);
       case CHOOSE_READING -> chooseReading(args.getValue("run_id"), args.getValue("reading"), user, runId);
+      case EXPORT -> export(args.getValue("run_id"), args.getValue("sql"), user);
       default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId);
     };
   }
@@ -179,6 +198,49 @@ public final class ShopTools {
         .map(GateReply::toJson)
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(ShopTools::failure);
+  }
+
+  /**
+   * An answer's result ({@code run_id}, its owner's or, for an admin, anyone's) or one SELECT ({@code sql}) as CSV
+   * (RFC 4180, a header line), run again through the whole gate with the export's cap: every row up to
+   * {@link #MCP_EXPORT_MAX_ROWS}, the last line saying so when the cap cut it.
+   */
+  private Future<ToolResult> export(Object runId, Object sql, User user) {
+    if ((runId == null) == (sql == null)) {
+      return Future.succeededFuture(badArgument("give run_id (an answer to export) or sql (one SELECT), not both"));
+    }
+    if (sql != null && !(sql instanceof String)) return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
+    Future<ExportSource> source;
+    if (runId != null) {
+      AskRules.Refusal badId = AskRules.runId(runId);
+      if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
+      source = ExportSource.ofRun(state, (String) runId, user);
+    } else {
+      source = Future.succeededFuture(ExportSource.ofQuery((String) sql));
+    }
+    io.vertx.core.buffer.Buffer csv = io.vertx.core.buffer.Buffer.buffer();
+    ExportStream.Output collect = new ExportStream.Output() {
+      @Override
+      public void begin() { }
+
+      @Override
+      public Future<Void> write(io.vertx.core.buffer.Buffer bytes) {
+        csv.appendBuffer(bytes);
+        return Future.succeededFuture();
+      }
+    };
+    return source.compose(s -> ExportStream.run(vertx, gate, ExportFormat.CSV, s.sql(), s.liftCap(), user,
+            exportLimits, collect))
+        .map(outcome -> {
+          if (!outcome.began()) return ToolResult.error(outcome.reply().toJson());
+          GateReply.Result r = outcome.reply().result();
+          String text = csv.toString(java.nio.charset.StandardCharsets.UTF_8);
+          return ToolResult.ok(new JsonObject().put("format", ExportFormat.CSV.wireName())
+              .put("row_count", r == null ? 0 : r.rowCount()).put("truncated", r != null && r.truncated())
+              .put("csv", text), text);
+        })
+        .otherwise(err -> err instanceof ExportSource.NoAnsweredSql none
+            ? ToolResult.error("conflict", none.getMessage()) : failure(err));
   }
 
   /** The whole agent: the answer JSON, with the SQL that produced it and the history of every attempt. */

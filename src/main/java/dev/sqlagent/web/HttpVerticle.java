@@ -10,6 +10,7 @@ import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.eval.EvalRoutes;
 import dev.sqlagent.verified.VerifiedRoutes;
 import dev.sqlagent.execution.QueryRoutes;
+import dev.sqlagent.export.ExportRoutes;
 import dev.sqlagent.health.HealthRoutes;
 import dev.sqlagent.live.LiveRoutes;
 import dev.sqlagent.mcp.McpRoutes;
@@ -59,6 +60,7 @@ public final class HttpVerticle extends VerticleBase {
     LiveRoutes.mount(router, vertx, config);
     ConversationRoutes.mount(router, vertx, config);
     VerifiedRoutes.mount(router, vertx, config);
+    ExportRoutes.mount(router, vertx, config);
     for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
     Page.mount(router, oidc == null ? () -> "" : oidc::connectSources);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
@@ -81,7 +83,8 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /** Routes that take a POST only: any other method is told so (405, Allow: POST) rather than "no such route". */
-  static final java.util.List<String> POST_ONLY = java.util.List.of("/api/ask", "/api/query", "/api/schema/refresh");
+  static final java.util.List<String> POST_ONLY = java.util.List.of("/api/ask", "/api/query", "/api/schema/refresh",
+      "/api/query/export");
 
   private static void postOnly(RoutingContext ctx) {
     if (ctx.request().method() == io.vertx.core.http.HttpMethod.POST) {

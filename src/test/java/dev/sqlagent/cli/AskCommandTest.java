@@ -16,7 +16,12 @@ import picocli.CommandLine;
 class AskCommandTest {
 
   /** What {@code sql-agent ask QUESTION} printed, against the demo and the scripted model; its exit must be 0. */
-  static String ask(FakeModelServer model, String question) {
+  static String ask(FakeModelServer model, String question, String... options) {
+    return ask(model, question, new StringWriter(), options);
+  }
+
+  /** The same with standard error kept in {@code err}. */
+  static String ask(FakeModelServer model, String question, StringWriter err, String... options) {
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     CommandLine.IFactory factory = new CommandLine.IFactory() {
@@ -27,7 +32,12 @@ class AskCommandTest {
       }
     };
     StringWriter out = new StringWriter();
-    int exit = new CommandLine(new Main(), factory).setOut(new PrintWriter(out)).execute("ask", question);
+    String[] args = new String[options.length + 2];
+    args[0] = "ask";
+    System.arraycopy(options, 0, args, 1, options.length);
+    args[args.length - 1] = question;
+    int exit = new CommandLine(new Main(), factory).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        .execute(args);
     assertThat(exit).as(out.toString()).isZero();
     return out.toString();
   }
@@ -54,6 +64,19 @@ class AskCommandTest {
       assertThat(ask(model, "How many customers?"))
           .contains("year | customers |     billed\n", "2025 |   150,000 | 150,075.00\n", "(1 row)")
           .doesNotContain("2,025");
+    }
+  }
+
+  @Test
+  void formatCsvPrintsTheWholeResultAndTheAttemptsGoToStandardError() throws Exception {
+    try (FakeModelServer model = FakeModelServer.start()) {
+      model.enqueue(Reply.sql("SELECT cust_id, cust_name FROM customers ORDER BY cust_id"));
+      StringWriter err = new StringWriter();
+      String csv = ask(model, "Who are our customers?", err, "--format", "csv");
+      // Every customer (about 150) as RFC 4180 lines, the attempts and the summary elsewhere.
+      assertThat(csv).startsWith("cust_id,cust_name\r\n").doesNotContain("attempt 1");
+      assertThat(csv.split("\r\n")).hasSizeGreaterThan(100);
+      assertThat(err.toString()).contains("attempt 1: SELECT cust_id").contains("ANSWER:");
     }
   }
 }

@@ -81,4 +81,27 @@ class RowBoundTest {
     var inPlace = bound("SELECT nope FROM bills", 200);
     assertThat(inPlace.toSubmitted(8, 22)).isEqualTo(8);
   }
+
+  private static String lift(String sql) throws Exception {
+    return RowBound.lift(sql, PgLexer.lex(sql).tokens());
+  }
+
+  @Test
+  void liftTakesOffTheCapOfAnAnswerThatItCut() throws Exception {
+    // The cap the gate appended, or lowered, becomes LIMIT ALL: the export's own cap bounds it again.
+    String appended = bound("SELECT * FROM bills ORDER BY 1", 200).sql();
+    assertThat(lift(appended)).isEqualTo("SELECT * FROM bills ORDER BY 1 LIMIT ALL");
+    assertThat(bound(lift(appended), 100_000).sql()).isEqualTo("SELECT * FROM bills ORDER BY 1 LIMIT 100000");
+    assertThat(lift("SELECT * FROM bills LIMIT 200 OFFSET 3;")).isEqualTo("SELECT * FROM bills LIMIT ALL OFFSET 3");
+    // The gate's wrapping comes off whole.
+    String wrapped = bound("SELECT * FROM bills LIMIT (SELECT 5000)", 200).sql();
+    assertThat(wrapped).startsWith(RowBound.WRAP_PREFIX);
+    assertThat(lift(wrapped)).isEqualTo("SELECT * FROM bills LIMIT (SELECT 5000)");
+    // FETCH FIRST: the largest count, which the export's cap lowers.
+    String fetch = lift("SELECT * FROM bills FETCH FIRST 200 ROWS ONLY");
+    assertThat(bound(fetch, 1000).sql()).isEqualTo("SELECT * FROM bills FETCH FIRST 1000 ROWS ONLY");
+    // A limit inside a subquery is the query's own, and a query without one is left as it is.
+    assertThat(lift("SELECT * FROM (SELECT * FROM bills LIMIT 3) b")).isEqualTo("SELECT * FROM (SELECT * FROM bills LIMIT 3) b");
+    assertThat(lift("SELECT 1")).isEqualTo("SELECT 1");
+  }
 }

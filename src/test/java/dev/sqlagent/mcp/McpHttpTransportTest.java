@@ -86,7 +86,8 @@ class McpHttpTransportTest {
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
       var tools = client.listTools().tools();
       assertThat(tools).extracting(McpSchema.Tool::name)
-          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading");
+          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading",
+            "export");
       assertThat(tools).allSatisfy(t -> {
         assertThat(t.description()).isNotBlank();
         // Rating and verifying write the service's own store, never the database.

@@ -71,7 +71,8 @@ class McpStdioTest {
       client.initialize();
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
       assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
-          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading");
+          .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading",
+            "export");
 
       var bad = client.callTool(new McpSchema.CallToolRequest("ask", Map.of("question", "x".repeat(2_001))));
       assertThat(bad.isError()).isTrue();

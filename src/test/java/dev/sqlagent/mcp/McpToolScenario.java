@@ -41,11 +41,13 @@ final class McpToolScenario {
     runQueryRefusesAttacksAsRejected();
     theQueryLogAndTheCataloguesAreInvisible();
     askAnswersWithTheSqlAndHistory();
+    exportGivesTheWholeResultAsCsv();
   }
 
   void listsTheFiveTools() {
     assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
-        .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading");
+        .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading",
+            "export");
   }
 
   void listTablesShowsTheShopOnly() {
@@ -120,6 +122,16 @@ final class McpToolScenario {
     assertThat(answer.getJsonArray("history")).isNotNull();
     assertThat(answer.getString("answer")).isNotBlank();
     assertThat(answer.getInteger("attempts")).isEqualTo(1);
+  }
+
+  void exportGivesTheWholeResultAsCsv() {
+    JsonObject csv = ok("export", Map.of("sql", "SELECT cat_name FROM categories ORDER BY 1"));
+    assertThat(csv.getString("format")).isEqualTo("csv");
+    assertThat(csv.getInteger("row_count")).isEqualTo(6);
+    assertThat(csv.getBoolean("truncated")).isFalse();
+    assertThat(csv.getString("csv")).startsWith("cat_name\r\n").hasLineCount(7);
+    assertThat(error("export", Map.of("sql", "DELETE FROM bills")).getString("error_type")).isEqualTo("rejected");
+    assertThat(error("export", Map.of()).getString("message")).contains("run_id").contains("sql");
   }
 
   private String billCount() {

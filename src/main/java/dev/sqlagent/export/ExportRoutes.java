@@ -1,0 +1,151 @@
+package dev.sqlagent.export;
+
+import dev.sqlagent.access.AskRules;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.errors.JsonErrors;
+import dev.sqlagent.users.User;
+import dev.sqlagent.users.Users;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * Exports over HTTP, streamed as they are read:
+ * <ul>
+ *   <li>{@code GET /api/runs/:id/export?format=csv|xlsx}: an answer's result. The run's owner or an admin only (the
+ *       conversation store's rule for a run: 403 for another user's, 404 for an unknown run); 409 for a run without
+ *       an answered SQL.</li>
+ *   <li>{@code POST /api/query/export {"sql": ..., "format": "csv"|"xlsx"}}: a query of the SQL console.</li>
+ * </ul>
+ * Either runs the SQL again through the whole gate, as the asking user's database role, with the export's own cap
+ * ({@code SQLAGENT_EXPORT_MAX_ROWS}, {@code SQLAGENT_EXPORT_MAX_BYTES}). 400 for an unknown format; 422 with the
+ * gate's error when it refuses the query before the file begins; a failure after that ends the file with a line that
+ * says so (the status is sent by then).
+ */
+public final class ExportRoutes {
+
+  static final int BODY_LIMIT = 64 * 1024;
+
+  private final Vertx vertx;
+  private final GateClient gate;
+  private final StateClient state;
+  private final ExportStream.Limits limits;
+
+  private ExportRoutes(Vertx vertx, AppConfig config) {
+    this.vertx = vertx;
+    this.gate = new GateClient(vertx, config.deadlines().queryMs());
+    this.state = new StateClient(vertx, config.deadlines().queryMs());
+    this.limits = new ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes());
+  }
+
+  public static void mount(Router router, Vertx vertx, AppConfig config) {
+    ExportRoutes r = new ExportRoutes(vertx, config);
+    router.get("/api/runs/:id/export").handler(r::run);
+    router.post("/api/query/export").handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT)).handler(r::query);
+  }
+
+  private void run(RoutingContext ctx) {
+    String given = ctx.queryParams().get("format");
+    ExportFormat format = ExportFormat.of(given == null ? "csv" : given).orElse(null);
+    if (format == null) {
+      JsonErrors.send(ctx, 400, "bad_request", ExportFormat.expected(given));
+      return;
+    }
+    AskRules.Refusal badId = AskRules.runId(ctx.pathParam("id"));
+    if (badId != null) {
+      JsonErrors.send(ctx, 400, badId.toJson());
+      return;
+    }
+    User user = Users.of(ctx);
+    ExportSource.ofRun(state, ctx.pathParam("id"), user)
+        .onSuccess(source -> export(ctx, format, source, user))
+        .onFailure(err -> {
+          if (err instanceof ExportSource.NoAnsweredSql none) JsonErrors.send(ctx, 409, "conflict", none.getMessage());
+          else JsonErrors.send(ctx, err, StateClient.CONVERSATIONS);
+        });
+  }
+
+  private void query(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      body = null;
+    }
+    if (body == null || !(body.getValue("sql") instanceof String sql)) {
+      JsonErrors.send(ctx, 400, "bad_request", "the body must be a JSON object like {\"sql\": \"SELECT ...\", \"format\": \"csv\"}");
+      return;
+    }
+    Object given = body.getValue("format", "csv");
+    ExportFormat format = given instanceof String s ? ExportFormat.of(s).orElse(null) : null;
+    if (format == null) {
+      JsonErrors.send(ctx, 400, "bad_request", ExportFormat.expected(String.valueOf(given)));
+      return;
+    }
+    export(ctx, format, ExportSource.ofQuery(sql), Users.of(ctx));
+  }
+
+  private void export(RoutingContext ctx, ExportFormat format, ExportSource source, User user) {
+    HttpServerResponse response = ctx.response();
+    ExportStream.run(vertx, gate, format, source.sql(), source.liftCap(), user, limits,
+            new HttpOutput(response, format, source.fileName() + "." + format.wireName()))
+        .onSuccess(outcome -> {
+          if (!outcome.began()) {
+            JsonErrors.send(ctx, 422, outcome.reply().toJson());
+          } else if (!response.ended() && !response.closed()) {
+            response.end();
+          }
+        })
+        .onFailure(err -> {
+          if (!response.headWritten()) JsonErrors.send(ctx, err, GateClient.GATE);
+          else if (!response.closed()) response.reset();
+        });
+  }
+
+  /** The HTTP response as an export's output: written as chunks, the next one taken once the socket drained. */
+  private static final class HttpOutput implements ExportStream.Output {
+    private final HttpServerResponse response;
+    private final ExportFormat format;
+    private final String fileName;
+    private Promise<Void> waiting;
+
+    HttpOutput(HttpServerResponse response, ExportFormat format, String fileName) {
+      this.response = response;
+      this.format = format;
+      this.fileName = fileName;
+      response.closeHandler(v -> {
+        Promise<Void> w = waiting;
+        if (w != null) w.tryFail("the client went away");
+      });
+    }
+
+    @Override
+    public void begin() {
+      response.setStatusCode(200).setChunked(true)
+          .putHeader("Content-Type", format.contentType())
+          .putHeader("Content-Disposition", "attachment; filename=\"" + fileName + "\"")
+          .putHeader("X-Content-Type-Options", "nosniff")
+          .putHeader("Cache-Control", "no-store");
+    }
+
+    @Override
+    public Future<Void> write(Buffer bytes) {
+      if (response.closed()) return Future.failedFuture("the client went away");
+      if (bytes.length() > 0) response.write(bytes);
+      if (!response.writeQueueFull()) return Future.succeededFuture();
+      Promise<Void> drained = Promise.promise();
+      waiting = drained;
+      response.drainHandler(v -> drained.tryComplete());
+      return drained.future();
+    }
+  }
+}

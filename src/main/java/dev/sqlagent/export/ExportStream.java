@@ -1,0 +1,105 @@
+package dev.sqlagent.export;
+
+import dev.sqlagent.contract.ExportChunk;
+import dev.sqlagent.contract.ExportRequest;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateReply;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.util.UUID;
+
+/**
+ * One export from the receiving side: asks the gate for it ({@link GateClient#export}), takes its chunks of rows at a
+ * sink address of its own, writes each in the format off the event loop and hands the bytes to an {@link Output}; the
+ * gate reads the next chunk only once the output took this one, so a slow client slows the database read down rather
+ * than filling memory. The file ends with a note when a limit cut the result or the query failed part way.
+ */
+public final class ExportStream {
+
+  /** The longest one export may take, from its first check to its last byte. */
+  public static final long EXPORT_MAX_MS = 30 * 60_000L;
+  static final String SINK_PREFIX = "sqlagent.export.sink.";
+
+  /** Where the file's bytes go. */
+  public interface Output {
+    /** Called once, before the first bytes: the result has columns and the file begins. */
+    void begin();
+
+    /** The future completes when the output can take more; a failure (the client went away) stops the export. */
+    Future<Void> write(Buffer bytes);
+  }
+
+  /** How an export ended: the gate's reply, and whether the file began (its bytes went out). */
+  public record Outcome(GateReply reply, boolean began) {}
+
+  /** The limits of one export: its rows and bytes. */
+  public record Limits(int maxRows, long maxBytes) {}
+
+  private ExportStream() {}
+
+  /**
+   * Exports {@code sql} in {@code format} to {@code out}. The future fails only when the gate could not be asked (a
+   * bus failure); a gate refusal before the file began is an outcome with {@code began} false and the refusal, for the
+   * caller to answer as it answers any refusal.
+   */
+  public static Future<Outcome> run(Vertx vertx, GateClient gate, ExportFormat format, String sql, boolean liftCap,
+                                    dev.sqlagent.users.User user, Limits limits, Output out) {
+    TableWriter writer = format.writer();
+    int maxRows = format.maxRows(limits.maxRows());
+    boolean[] began = {false};
+    String sink = SINK_PREFIX + UUID.randomUUID();
+    MessageConsumer<JsonObject> consumer = vertx.eventBus().consumer(sink, (Message<JsonObject> msg) -> {
+      ExportChunk chunk = ExportChunk.fromJson(msg.body());
+      vertx.executeBlocking(() -> {
+            if (chunk.columns() != null) writer.start(chunk.columns());
+            writer.rows(chunk.rows());
+            return writer.take();
+          }, true)
+          .compose(bytes -> {
+            if (!began[0]) {
+              began[0] = true;
+              out.begin();
+            }
+            return out.write(bytes);
+          })
+          .onSuccess(v -> msg.reply(new JsonObject()))
+          .onFailure(e -> msg.fail(410, "the export's receiver stopped: " + e.getMessage()));
+    });
+    // As the asking user: their database role, and their sensitive columns masked unless they may see them.
+    ExportRequest request = new ExportRequest(sql, liftCap, maxRows, limits.maxBytes(), user == null ? null : user.dbRole(),
+        dev.sqlagent.users.User.seesSensitive(user), sink);
+    return consumer.completion()
+        .compose(v -> gate.export(request, EXPORT_MAX_MS))
+        .compose(reply -> {
+          if (!began[0]) return Future.succeededFuture(new Outcome(reply, false));
+          String note = note(reply, maxRows, limits.maxBytes());
+          return vertx.executeBlocking(() -> {
+                writer.end(note);
+                return writer.take();
+              }, true)
+              .compose(out::write)
+              .map(v -> new Outcome(reply, true))
+              .recover(e -> Future.succeededFuture(new Outcome(reply, true)));
+        })
+        .eventually(() -> consumer.unregister());
+  }
+
+  /** The file's last line: why it ends where it does, or null when it holds the whole result. */
+  static String note(GateReply reply, int maxRows, long maxBytes) {
+    if (!reply.ok()) {
+      return "sql-agent: the export failed after the rows above: " + reply.error().type().wireName() + ": "
+          + reply.error().message();
+    }
+    if (reply.result() == null || !reply.result().truncated()) return null;
+    String by = reply.stage(GateReply.EXECUTION).map(s -> s.facts().getString("truncated_by")).orElse("rows");
+    if ("bytes".equals(by)) {
+      return "sql-agent: truncated: the export stops after " + reply.result().rowCount() + " rows, at " + maxBytes
+          + " bytes of data (SQLAGENT_EXPORT_MAX_BYTES); the query has more";
+    }
+    return "sql-agent: truncated: the export stops at " + maxRows + " rows (SQLAGENT_EXPORT_MAX_ROWS); the query has more";
+  }
+}

@@ -1,0 +1,163 @@
+package dev.sqlagent.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.Databases;
+import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.testing.RunningService;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import java.io.ByteArrayInputStream;
+import java.io.StringReader;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVRecord;
+import org.dhatim.fastexcel.reader.CellType;
+import org.dhatim.fastexcel.reader.ReadableWorkbook;
+import org.dhatim.fastexcel.reader.ReadingOptions;
+import org.dhatim.fastexcel.reader.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code POST /api/query/export} over real HTTP on a database that is not the demo: CSV (RFC 4180, a header, every
+ * row of a 100,000-row result), XLSX read back with a spreadsheet reader (numbers, dates and booleans typed), cells
+ * that look like formulas neutralised, the truncation line when the export's cap cuts a result, and the errors.
+ */
+class ExportApiTest {
+
+  static ExportDatabase database;
+  static Databases databases;
+  static RunningService service;
+
+  @BeforeAll
+  static void start() throws Exception {
+    database = new ExportDatabase();
+    AppConfig config = database.config(Map.of());
+    databases = database.open(config);
+    service = RunningService.start(config, databases.target(), databases.state());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (service != null) service.close();
+    if (databases != null) databases.close();
+    if (database != null) database.close();
+  }
+
+  static HttpResponse<Buffer> export(String sql, String format) throws Exception {
+    return service.client.post(service.port(), "127.0.0.1", "/api/query/export").putHeader("content-type", "application/json")
+        .sendBuffer(new JsonObject().put("sql", sql).put("format", format).toBuffer()).await(120, TimeUnit.SECONDS);
+  }
+
+  static List<CSVRecord> csv(HttpResponse<Buffer> resp) throws Exception {
+    return CSVFormat.RFC4180.parse(new StringReader(resp.bodyAsString(StandardCharsets.UTF_8.name()))).getRecords();
+  }
+
+  @Test
+  void aHundredThousandRowsAsCsvWithAHeaderAndFormulasNeutralised() throws Exception {
+    var resp = export(ExportDatabase.ALL, "csv");
+    assertThat(resp.statusCode()).isEqualTo(200);
+    assertThat(resp.getHeader("content-type")).startsWith("text/csv");
+    assertThat(resp.getHeader("content-disposition")).contains("attachment").contains(".csv");
+    String text = resp.bodyAsString("UTF-8");
+    assertThat(text).startsWith("id,name,amount,ratio,taken_on,taken_at,seen_at,ok,note,big\r\n");
+    List<CSVRecord> records = csv(resp);
+    assertThat(records).hasSize(ExportDatabase.ROWS + 1);
+    assertThat(records.get(records.size() - 1).get(0)).isEqualTo(String.valueOf(ExportDatabase.ROWS));
+    CSVRecord first = records.get(1);
+    assertThat(first.get(0)).isEqualTo("1");
+    assertThat(first.get(2)).as("a negative number stays a number").isEqualTo("-48.75");
+    assertThat(first.get(4)).isEqualTo("2024-01-02");
+    assertThat(first.get(7)).isEqualTo("false");
+    assertThat(first.get(8)).isEqualTo("'=HYPERLINK(\"http://evil.example\",\"click\")");
+    assertThat(records.get(2).get(8)).isEqualTo("'+1+2");
+    assertThat(records.get(3).get(8)).isEqualTo("'@SUM(A1:A2)");
+    assertThat(records.get(4).get(8)).isEqualTo("'-2+3");
+    assertThat(records.get(5).get(8)).isEqualTo("plain note 5");
+    assertThat(text).doesNotContain("sql-agent: truncated");
+  }
+
+  @Test
+  void aResultPastTheExportCapEndsWithATruncatedLine() throws Exception {
+    String doubled = "SELECT r.id, g AS copy FROM readings r CROSS JOIN generate_series(1, 2) g ORDER BY r.id, g";
+    List<CSVRecord> records = csv(export(doubled, "csv"));
+    assertThat(records).hasSize(1 + ExportDatabase.ROWS + 1);
+    assertThat(records.get(ExportDatabase.ROWS).get(0)).isEqualTo("50000");
+    assertThat(records.get(records.size() - 1).get(0))
+        .startsWith("sql-agent: truncated: the export stops at 100000 rows (SQLAGENT_EXPORT_MAX_ROWS)");
+
+    var xlsx = export(doubled, "xlsx");
+    assertThat(xlsx.statusCode()).isEqualTo(200);
+    try (ReadableWorkbook wb = new ReadableWorkbook(new ByteArrayInputStream(xlsx.body().getBytes()))) {
+      List<Row> rows = wb.getFirstSheet().read();
+      assertThat(rows).hasSize(1 + ExportDatabase.ROWS + 1);
+      assertThat(rows.get(rows.size() - 1).getCell(0).asString()).startsWith("sql-agent: truncated");
+    }
+  }
+
+  @Test
+  void xlsxHasTypedCells() throws Exception {
+    var resp = export("SELECT id, name, amount, ratio, taken_on, taken_at, seen_at, ok, note, big FROM readings"
+        + " WHERE id <= 50 ORDER BY id", "xlsx");
+    assertThat(resp.statusCode()).isEqualTo(200);
+    assertThat(resp.getHeader("content-type")).isEqualTo(ExportFormat.XLSX.contentType());
+    try (ReadableWorkbook wb = new ReadableWorkbook(new ByteArrayInputStream(resp.body().getBytes()),
+        new ReadingOptions(true, false))) {
+      List<Row> rows = wb.getFirstSheet().read();
+      assertThat(rows).hasSize(51);
+      assertThat(rows.get(0).getCell(0).asString()).isEqualTo("id");
+      assertThat(rows.get(0).getCell(9).asString()).isEqualTo("big");
+      Row first = rows.get(1);
+      assertThat(first.getCell(0).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(0).asNumber()).isEqualByComparingTo("1");
+      assertThat(first.getCell(2).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(2).asNumber()).isEqualByComparingTo(new BigDecimal("-48.75"));
+      assertThat(first.getCell(3).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(4).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(4).getDataFormatString()).isEqualTo(XlsxTableWriter.DATE_FORMAT);
+      assertThat(first.getCell(4).asDate()).isEqualTo(LocalDate.of(2024, 1, 2).atStartOfDay());
+      assertThat(first.getCell(5).asDate()).isEqualTo(LocalDateTime.of(2024, 1, 1, 8, 31));
+      assertThat(first.getCell(5).getDataFormatString()).isEqualTo(XlsxTableWriter.TIMESTAMP_FORMAT);
+      assertThat(first.getCell(6).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(7).getType()).isEqualTo(CellType.BOOLEAN);
+      assertThat(first.getCell(7).asBoolean()).isFalse();
+      assertThat(first.getCell(8).getType()).isEqualTo(CellType.STRING);
+      assertThat(first.getCell(8).asString()).isEqualTo("'=HYPERLINK(\"http://evil.example\",\"click\")");
+      assertThat(first.getCell(8).getFormula()).isNull();
+      assertThat(first.getCell(9).asNumber()).isEqualByComparingTo("1000000007");
+      assertThat(rows.get(4).getCell(8).asString()).isEqualTo("'-2+3");
+    }
+  }
+
+  @Test
+  void theGateRefusesBeforeTheFileBeginsAndBadRequestsAreJson() throws Exception {
+    var write = export("DELETE FROM readings", "csv");
+    assertThat(write.statusCode()).isEqualTo(422);
+    assertThat(write.getHeader("content-type")).startsWith("application/json");
+    assertThat(write.bodyAsJsonObject().getString("error_type")).isEqualTo("rejected");
+    var unknown = export("SELECT * FROM no_such_table", "csv");
+    assertThat(unknown.statusCode()).isEqualTo(422);
+    assertThat(unknown.bodyAsJsonObject().getString("error_type")).isEqualTo("unknown_table");
+    var format = export("SELECT 1", "pdf");
+    assertThat(format.statusCode()).isEqualTo(400);
+    assertThat(format.bodyAsJsonObject().getString("message")).contains("format=csv or format=xlsx");
+    var noSql = service.client.post(service.port(), "127.0.0.1", "/api/query/export").putHeader("content-type", "application/json")
+        .sendBuffer(Buffer.buffer("{}")).await(30, TimeUnit.SECONDS);
+    assertThat(noSql.statusCode()).isEqualTo(400);
+    assertThat(noSql.bodyAsJsonObject().getString("error_type")).isEqualTo("bad_request");
+    // PostgreSQL runs the checked plan (EXECUTE of the gate's prepared statement) to its end before the first row
+    // leaves: an error anywhere in the result is the gate's error, before the file begins.
+    var failsLate = export("SELECT g, 100 / (50000 - g) AS q FROM generate_series(1, 100000) g", "csv");
+    assertThat(failsLate.statusCode()).isEqualTo(422);
+    assertThat(failsLate.bodyAsJsonObject().getString("error_type")).isEqualTo("division_by_zero");
+  }
+}

@@ -1,0 +1,46 @@
+// First contact: before the first question, what the page talks to — the model (reachable or not, and how to point at
+// one) and the database it reads (name, host, role, visible tables) — from /api/health.
+import { $, el, showBanner } from './dom.js';
+import { api } from './access.js';
+
+/** The README's way to point sql-agent at a model: a local one, or any OpenAI-compatible service. */
+export const MODEL_HOWTO = 'ollama pull qwen2.5-coder:7b && ollama serve          # a local model, the default\n'
+  + 'SQLAGENT_LLM_BASE_URL=https://api.openai.com/v1 SQLAGENT_LLM_MODEL=gpt-4o-mini \\\n'
+  + 'SQLAGENT_LLM_API_KEY=sk-... java -jar target/sql-agent.jar      # or any OpenAI-compatible service';
+
+export async function showStatus() {
+  const box = $('#first-contact');
+  let health;
+  try {
+    const res = await api('/api/health');
+    if (res.status === 404) return;
+    health = await res.json();
+  } catch (_) {
+    return;  // health is optional
+  }
+  const check = id => ((health.checks || []).find(c => c.id === id) || {}).data || {};
+  const db = check('db_reachable');
+  const model = check('model');
+  const target = el('p', 'target-line');
+  target.append(el('span', 'k', 'Database '), el('strong', null, health.database || db.database || 'unknown'),
+    el('span', null, (db.host ? ' on ' + db.host : '') + (db.role ? ' as ' + db.role : '')
+      + (health.tables != null ? ' · ' + health.tables + ' table' + (health.tables === 1 ? '' : 's') + ' visible' : '')));
+  const reachable = health.model_reachable === true;
+  const modelLine = el('p', 'model-line ' + (reachable ? 'state-ok' : 'state-bad'));
+  modelLine.append(el('span', 'k', 'Model '), el('strong', null, model.name || health.model || 'unknown'),
+    el('span', null, (model.base_url ? ' at ' + model.base_url : '') + (reachable ? ': reachable' : ': not reachable')));
+  const parts = [target, modelLine];
+  if (!reachable) {
+    const help = el('div', 'notice notice-warn model-help');
+    help.append(el('p', null, 'No language model is reachable, so questions cannot be answered yet. The schema and the '
+      + 'SQL console work without one. To point sql-agent at a model, start it with:'));
+    const pre = el('pre', 'howto');
+    pre.append(el('code', null, MODEL_HOWTO));
+    help.append(pre);
+    parts.push(help);
+    showBanner('The language model is not reachable: questions will end with "model unavailable" until it is. '
+      + 'The schema and the SQL console still work.', 'warn');
+  }
+  box.replaceChildren(...parts);
+  box.hidden = false;
+}
