@@ -107,6 +107,6 @@ class McpHostileTest {
     }
     // Still serving.
     HttpResponse<Buffer> list = post(session, "json", "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"tools/list\"}");
-    assertThat(new JsonObject(list.bodyAsString()).getJsonObject("result").getJsonArray("tools")).hasSize(8);
+    assertThat(new JsonObject(list.bodyAsString()).getJsonObject("result").getJsonArray("tools")).hasSize(9);
   }
 }

@@ -102,7 +102,7 @@ class McpHttpTransportTest {
       var noSql = client.callTool(new McpSchema.CallToolRequest("run_query", Map.of()));
       assertThat(noSql.isError()).isTrue();
       // The server is still there after every refusal.
-      assertThat(client.listTools().tools()).hasSize(8);
+      assertThat(client.listTools().tools()).hasSize(9);
     } finally {
       client.closeGracefully();
     }
@@ -136,7 +136,7 @@ class McpHttpTransportTest {
         .await(10, TimeUnit.SECONDS);
     assertThat(list.statusCode()).isEqualTo(200);
     assertThat(list.bodyAsJsonObject().getLong("id")).isEqualTo(2L);
-    assertThat(list.bodyAsJsonObject().getJsonObject("result").getJsonArray("tools")).hasSize(8);
+    assertThat(list.bodyAsJsonObject().getJsonObject("result").getJsonArray("tools")).hasSize(9);
 
     var call = post(session, new JsonObject().put("jsonrpc", "2.0").put("id", 3).put("method", "tools/call")
         .put("params", new JsonObject().put("name", "describe_table").put("arguments", new JsonObject())))
@@ -230,7 +230,7 @@ class McpHttpTransportTest {
 
     McpSyncClient client = sdkClient(port, HttpRequest.newBuilder().header("Authorization", "Bearer s3cret"));
     try {
-      assertThat(client.listTools().tools()).hasSize(8);
+      assertThat(client.listTools().tools()).hasSize(9);
     } finally {
       client.closeGracefully();
     }

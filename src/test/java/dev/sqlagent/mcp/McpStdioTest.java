@@ -116,7 +116,7 @@ class McpStdioTest {
       }
       replies.sort(java.util.Comparator.comparing(r -> r.getInteger("id")));
       assertThat(replies).extracting(r -> r.getInteger("id")).containsExactly(1, 2, 3, 4);
-      assertThat(replies.get(1).getJsonObject("result").getJsonArray("tools")).hasSize(8);
+      assertThat(replies.get(1).getJsonObject("result").getJsonArray("tools")).hasSize(9);
       JsonObject call = replies.get(2).getJsonObject("result");
       assertThat(call.getBoolean("isError")).isTrue();
       assertThat(call.getJsonObject("structuredContent").getString("message")).contains("n must be a whole number from 1 to 10");
