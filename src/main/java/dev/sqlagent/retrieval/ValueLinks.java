@@ -66,10 +66,14 @@ public final class ValueLinks {
     List<ScoredTable> out = new ArrayList<>(top.size() + links.size());
     Set<String> linked = links.keySet();
     if (!top.isEmpty() && !linked.contains(top.get(0).name())) out.add(top.get(0));
-    links.forEach((table, why) -> {
-      ScoredTable s = byName.get(table);
-      out.add((s == null ? new ScoredTable(table, 0.0) : s).withValueLink(why));
-    });
+    // Linked tables in their similarity order (the best pick first when it is linked itself), unranked ones last.
+    List<String> rankOrder = new ArrayList<>(byName.keySet());
+    links.keySet().stream()
+        .sorted(java.util.Comparator.comparingInt(t -> rankOrder.contains(t) ? rankOrder.indexOf(t) : Integer.MAX_VALUE))
+        .forEach(table -> {
+          ScoredTable s = byName.get(table);
+          out.add((s == null ? new ScoredTable(table, 0.0) : s).withValueLink(links.get(table)));
+        });
     for (ScoredTable s : top) {
       if (!linked.contains(s.name()) && !out.contains(s)) out.add(s);
     }
