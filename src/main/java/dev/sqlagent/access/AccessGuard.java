@@ -137,6 +137,8 @@ public final class AccessGuard {
   }
 
   private void limitBody(RoutingContext ctx) {
+    // Every edge reads the client from here (the query log keeps it): behind a trusted proxy, the forwarded one.
+    ctx.put(TrustedProxies.CLIENT_KEY, proxies.clientOf(ctx));
     String length = ctx.request().getHeader("Content-Length");
     if (length != null) {
       long n;

@@ -1,6 +1,7 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.access.AskRules;
+import dev.sqlagent.network.TrustedProxies;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunMessages;
@@ -84,7 +85,7 @@ public final class AgentRoutes {
       return;
     }
     AskRequest request = new AskRequest(body.getString("question"), body.getString("mode"), "http", runId, user,
-        body.getValue("conversation_id"), RunOptions.ASKED);
+        body.getValue("conversation_id"), RunOptions.ASKED, TrustedProxies.clientAddress(ctx));
     // A client that hangs up before its answer does not want it: its run is stopped, statement and all.
     ctx.response().closeHandler(v -> {
       if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
@@ -120,6 +121,7 @@ public final class AgentRoutes {
     String from = ctx.pathParam("id");
     RerunRequest request = choose ? RerunRequest.chosen(from, body.getValue("reading"), runId, "http", user)
         : RerunRequest.edited(from, body.getValue("sql"), runId, "http", user);
+    request = request.withClient(TrustedProxies.clientAddress(ctx));
     ctx.response().closeHandler(v -> {
       if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
     });

@@ -229,7 +229,7 @@ public final class AgentVerticle extends VerticleBase {
             sql = (String) request.sql();
           }
           AskRequest ask = new AskRequest(turn.question(), "agent", request.source(), request.newRunId(), request.user(),
-              turn.conversationId(), RunOptions.ASKED);
+              turn.conversationId(), RunOptions.ASKED, request.client());
           take(msg, ask, new RunContext.Chosen(sql.strip(), from, reading), parent);
         });
   }
@@ -336,15 +336,17 @@ public final class AgentVerticle extends VerticleBase {
       span.setStatus(StatusCode.ERROR, String.valueOf(err.getMessage())).end();
       finished();
     });
-    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user, span));
+    opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user, span,
+        ask.client()));
   }
 
   private void run(Message<JsonObject> msg, String runId, boolean counted, AgentRun agentRun, RunEvents events,
-      Conversations.Opened conversation, KeptRun kept, User user, Span span) {
+      Conversations.Opened conversation, KeptRun kept, User user, Span span, String client) {
     events.inConversation(conversation.conversationId());
     Future<Answer> answered = agentRun.inConversation(conversation.conversationId(),
             ConversationContext.render(conversation.turns(), conversationBudget, settings.modelSees().resultRows()))
         .run()
+        .map(answer -> client == null ? answer : answer.withClient(client))  // for the query log: who asked from where
         .onComplete(done -> {
           kept.active = null;
           kept.state = done.failed() ? "failed" : done.result().outcome();

@@ -42,6 +42,8 @@ import java.util.List;
  *     ({@code needs_clarification}); the answer's SQL and rows are then the vote's pick
  * @param editedFrom for a run of SQL a person chose (edited, or a reading picked), the run it came from
  * @param chosenReading for a run of a reading a person picked, its number among that run's readings
+ * @param client the asking client's address as the edge saw it (a trusted proxy's forwarded one), kept in the query
+ *     log; absent for the command line and evaluation
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
@@ -50,7 +52,8 @@ public record Answer(String question, String answer, String sql, int attempts, L
     @OmitWhenNull JsonArray candidates, String conversationId, String answerSource, @OmitWhenNull Long verifiedId,
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
     @OmitWhenNull String errorType, @OmitWhenNull String explanation, @OmitWhenNull String traceId,
-    @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading) {
+    @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading,
+    @OmitWhenNull String client) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -70,7 +73,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null, null,
-        null);
+        null, null);
   }
 
   /** A give-up that is not the agent's own ({@code errorType}), on {@code worker}, outside any trace. */
@@ -83,7 +86,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null, null, null,
-        null, null);
+        null, null, null);
   }
 
   /** The same answer asking which reading was meant. */
@@ -91,7 +94,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, asked, editedFrom, chosenReading);
+        explanation, traceId, asked, editedFrom, chosenReading, client);
   }
 
   /** The same answer, of SQL a person chose: edited from run {@code from}, or its reading {@code reading} (else null). */
@@ -99,7 +102,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, clarification, from, reading);
+        explanation, traceId, clarification, from, reading, client);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
@@ -107,7 +110,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
-        explanation, traceId, clarification, editedFrom, chosenReading);
+        explanation, traceId, clarification, editedFrom, chosenReading, client);
   }
 
   /** The same answer, naming the trace of its run (null: none). */
@@ -115,7 +118,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, id, clarification, editedFrom, chosenReading);
+        explanation, id, clarification, editedFrom, chosenReading, client);
   }
 
   /** The same answer with a plain-English account of what its SQL does. */
@@ -123,7 +126,15 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, text,
-        traceId, clarification, editedFrom, chosenReading);
+        traceId, clarification, editedFrom, chosenReading, client);
+  }
+
+  /** The same answer, asked from the client at {@code address}. */
+  public Answer withClient(String address) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        explanation, traceId, clarification, editedFrom, chosenReading, address);
   }
 
   /** Whether a verified query answered, without the model. */

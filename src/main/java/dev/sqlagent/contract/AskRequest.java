@@ -5,7 +5,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * A question for the agent ({@code Addresses.ASK}): {@code {question, mode, source, run_id?, user?,
- * conversation_id?}} and the {@link RunOptions} as top-level keys when not their default ({@code
+ * conversation_id?, client?}} and the {@link RunOptions} as top-level keys when not their default ({@code
  * lookup_verified, standalone, self_paced, candidates, inject_fault + fault_key}). The agent checks a request
  * ({@code AgentVerticle.invalid}) before it reads it; reading is lenient.
  *
@@ -15,14 +15,22 @@ import io.vertx.core.json.JsonObject;
  * @param runId the client's name for the run, or null for one the agent picks
  * @param user who asks (null without a users file)
  * @param conversationId the conversation it continues, or null for a new one
+ * @param client the asking client's address as the edge saw it (a trusted proxy's forwarded one), for the query log;
+ *     null where there is none (the command line, evaluation)
  */
 public record AskRequest(String question, String mode, String source, String runId, User user, Object conversationId,
-    RunOptions options) {
+    RunOptions options, String client) {
 
   public AskRequest {
     mode = mode == null ? "agent" : mode;
     source = source == null ? "eventbus" : source;
     options = options == null ? RunOptions.ASKED : options;
+  }
+
+  /** A request with no client address (the command line, evaluation, tests). */
+  public AskRequest(String question, String mode, String source, String runId, User user, Object conversationId,
+      RunOptions options) {
+    this(question, mode, source, runId, user, conversationId, options, null);
   }
 
   /** A person's question through {@code source}, in agent mode. */
@@ -31,15 +39,20 @@ public record AskRequest(String question, String mode, String source, String run
   }
 
   public AskRequest withRunId(String id) {
-    return new AskRequest(question, mode, source, id, user, conversationId, options);
+    return new AskRequest(question, mode, source, id, user, conversationId, options, client);
   }
 
   public AskRequest withUser(User asking) {
-    return new AskRequest(question, mode, source, runId, asking, conversationId, options);
+    return new AskRequest(question, mode, source, runId, asking, conversationId, options, client);
   }
 
   public AskRequest withOptions(RunOptions o) {
-    return new AskRequest(question, mode, source, runId, user, conversationId, o);
+    return new AskRequest(question, mode, source, runId, user, conversationId, o, client);
+  }
+
+  /** The same request from the client at {@code address}. */
+  public AskRequest withClient(String address) {
+    return new AskRequest(question, mode, source, runId, user, conversationId, options, address);
   }
 
   public JsonObject toJson() {
@@ -52,6 +65,7 @@ public record AskRequest(String question, String mode, String source, String run
     if (options.selfPaced()) j.put("self_paced", true);
     if (options.candidates() != null) j.put("candidates", options.candidates());
     if (options.injectFault()) j.put("inject_fault", true).put("fault_key", options.faultKey());
+    if (client != null) j.put("client", client);
     return j;
   }
 
@@ -65,6 +79,7 @@ public record AskRequest(String question, String mode, String source, String run
         j.getValue("candidates") instanceof Number n ? n.intValue() : null, inject ? faultKey : null);
     return new AskRequest(question, j.getValue("mode") instanceof String m ? m : null,
         j.getValue("source") instanceof String s ? s : null, j.getValue("run_id") instanceof String r ? r : null,
-        j.getValue("user") instanceof JsonObject u ? User.fromJson(u) : null, j.getValue("conversation_id"), options);
+        j.getValue("user") instanceof JsonObject u ? User.fromJson(u) : null, j.getValue("conversation_id"), options,
+        j.getValue("client") instanceof String c ? c : null);
   }
 }

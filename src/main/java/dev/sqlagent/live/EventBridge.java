@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.network.TrustedProxies;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
@@ -76,6 +77,12 @@ final class EventBridge {
    * Who a bridge socket is: the user the access guard authenticated on the request that opened its session (a users
    * file's token or a verified sign-on token), else its users-file token read again.
    */
+  /** The socket's client address, as the access guard saw it on the request that opened its session. */
+  private static String clientOf(SockJSSocket socket) {
+    String client = TrustedProxies.clientAddress(socket.routingContext());
+    return client != null || socket.remoteAddress() == null ? client : socket.remoteAddress().host();
+  }
+
   private static User userOf(SockJSSocket socket, Users users) {
     RoutingContext opened = socket.routingContext();
     User user = opened == null ? null : Users.of(opened);
@@ -125,7 +132,7 @@ final class EventBridge {
           // the client chose (so it can listen to the new run's events before it starts).
           String newId = body.getValue("new_run_id") instanceof String n ? n : java.util.UUID.randomUUID().toString();
           JsonObject rerun = new RerunRequest(body.getValue("run_id") instanceof String r ? r : null, body.getValue("sql"),
-              body.getValue("reading"), newId, "eventbus", user).toJson();
+              body.getValue("reading"), newId, "eventbus", user, clientOf(ev.socket())).toJson();
           Set<String> mine = asked.computeIfAbsent(ev.socket(), k -> ConcurrentHashMap.newKeySet());
           if (mine.size() < REMEMBERED_RUNS) mine.add(newId);
           ev.setRawMessage(raw.copy().put("body", rerun));
@@ -135,7 +142,7 @@ final class EventBridge {
         // Only what a person may ask passes; the source is the bridge and the user the socket's, whatever the client claims.
         String askedId = body.getValue("run_id") instanceof String r ? r : java.util.UUID.randomUUID().toString();
         JsonObject ask = new AskRequest(null, null, "eventbus", askedId, user, body.getValue("conversation_id"),
-            RunOptions.ASKED).toJson();
+            RunOptions.ASKED, clientOf(ev.socket())).toJson();
         // The question and mode as the client sent them: the agent checks them and says what is wrong.
         for (String field : ASK_FIELDS) {
           if (body.containsKey(field) && !"run_id".equals(field)) ask.put(field, body.getValue(field));

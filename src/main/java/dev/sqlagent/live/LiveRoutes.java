@@ -1,6 +1,7 @@
 package dev.sqlagent.live;
 
 import dev.sqlagent.access.AccessGuard;
+import dev.sqlagent.network.TrustedProxies;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
@@ -55,7 +56,8 @@ public final class LiveRoutes {
     User user = Users.of(ctx);
     boolean mayWatch = user != null || AccessGuard.mayWatchAll(ctx);
     ctx.request().toWebSocket()
-        .onSuccess(ws -> new LiveSocket(vertx, ws, hub, mayWatch, askTimeoutMs, user).start())
+        .onSuccess(ws -> new LiveSocket(vertx, ws, hub, mayWatch, askTimeoutMs, user, TrustedProxies.clientAddress(ctx))
+            .start())
         .onFailure(ctx::fail);
   }
 

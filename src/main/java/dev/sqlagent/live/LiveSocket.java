@@ -65,6 +65,8 @@ final class LiveSocket {
   private final AgentClient agent;
   /** Who this socket authenticated as (null without a users file). */
   private final User user;
+  /** The client's address as the access guard saw it when the socket opened (for the query log). */
+  private final String client;
   private final Map<String, RunStream> runs = new HashMap<>();
   private boolean watching;
   private boolean closed;
@@ -74,8 +76,9 @@ final class LiveSocket {
   private long pingedAt;
   private long keepAlive = -1;
 
-  LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs, User user) {
+  LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs, User user, String client) {
     this.user = user;
+    this.client = client;
     this.vertx = vertx;
     this.ws = ws;
     this.hub = hub;
@@ -142,7 +145,7 @@ final class LiveSocket {
     Object mode = msg.getValue("mode", "agent");
     start(new JsonObject().put("question", question).put("mode", mode),
         runId -> agent.ask(new AskRequest(question, (String) mode, "ws", runId, user, msg.getValue("conversation_id"),
-            RunOptions.ASKED)));
+            RunOptions.ASKED, client)));
   }
 
   /**
@@ -159,8 +162,8 @@ final class LiveSocket {
     String from = msg.getString("run_id");
     JsonObject accepted = new JsonObject().put("mode", "agent").put(choose ? "chosen_from" : "edited_from", from);
     if (choose) accepted.put("reading", msg.getValue("reading"));
-    start(accepted, runId -> agent.rerun(choose ? RerunRequest.chosen(from, msg.getValue("reading"), runId, "ws", user)
-        : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)));
+    start(accepted, runId -> agent.rerun((choose ? RerunRequest.chosen(from, msg.getValue("reading"), runId, "ws", user)
+        : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)).withClient(client)));
   }
 
   /** A new run of this connection: accepted (with {@code accepted}'s keys) once its events are subscribed, then {@code call}. */

@@ -184,7 +184,8 @@ public final class ShopMcpServer {
         .callHandler((exchange, request) -> Mono
             .fromCompletionStage(() -> tools.call(tool.name(), arguments(request.arguments()),
                 (User) exchange.transportContext().get(VertxStreamableHttpTransport.USER),
-                (String) exchange.transportContext().get(VertxStreamableHttpTransport.RUN_ID)).toCompletionStage())
+                (String) exchange.transportContext().get(VertxStreamableHttpTransport.RUN_ID),
+                (String) exchange.transportContext().get(VertxStreamableHttpTransport.CLIENT)).toCompletionStage())
             .map(result -> toCallToolResult(result, json)))
         .build();
   }

@@ -63,6 +63,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
   private static final long KEEP_ALIVE_MS = 25_000;
   /** Transport-context keys: the authenticated user (absent without a users file) and the run id an ask would use. */
   public static final String USER = "sqlagent.user";
+  /** The transport-context key of the calling client's address (for the query log). */
+  public static final String CLIENT = "sqlagent.client";
   public static final String RUN_ID = "sqlagent.run_id";
   static final String CANCELLED = "notifications/cancelled";
 
@@ -311,6 +313,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     Map<String, Object> values = new java.util.HashMap<>();
     values.put("remote", String.valueOf(ctx.request().remoteAddress()));
     if (Users.of(ctx) != null) values.put(USER, Users.of(ctx));
+    String client = dev.sqlagent.network.TrustedProxies.clientAddress(ctx);
+    if (client != null) values.put(CLIENT, client);
     if (runId != null) values.put(RUN_ID, runId);
     return McpTransportContext.create(values);
   }

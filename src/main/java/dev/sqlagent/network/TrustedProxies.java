@@ -61,6 +61,17 @@ public final class TrustedProxies {
     return false;
   }
 
+  /** Where the access guard leaves a request's client address ({@link #clientOf}) for the edges to read. */
+  public static final String CLIENT_KEY = "sqlagent.client";
+
+  /**
+   * The client address the access guard found for this request (null when the guard did not see it): what the query
+   * log keeps as the asking client.
+   */
+  public static String clientAddress(RoutingContext ctx) {
+    return ctx == null ? null : ctx.get(CLIENT_KEY);
+  }
+
   /** The client of this request (see the class comment): an address, never a header's word for it from an untrusted peer. */
   public String clientOf(RoutingContext ctx) {
     return client(ctx.request().remoteAddress(), ctx.request().headers()).address();

@@ -15,7 +15,7 @@ import java.util.Set;
 record LogRow(String runId, String question, OffsetDateTime askedAt, String mode, String source, String finalSql,
     int attemptsUsed, String[] errorTypes, boolean gaveUp, boolean refused, Integer rowsReturned, int latencyMs,
     int promptTokens, int completionTokens, BigDecimal costUsd, String model, String userName, boolean cancelled,
-    String conversationId, String traceId) {
+    String conversationId, String traceId, String clientAddr) {
 
   /** The entries a person asks through; evaluation runs ("eval") are measurement, not use. */
   static final Set<String> LOGGED_SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp");
@@ -23,8 +23,8 @@ record LogRow(String runId, String question, OffsetDateTime askedAt, String mode
   static final String INSERT = """
       INSERT INTO agent_query_log (run_id, question, asked_at, mode, source, final_sql, attempts_used, error_types,
         gave_up, refused, rows_returned, latency_ms, prompt_tokens, completion_tokens, cost_usd, model, user_name, cancelled,
-        conversation_id, trace_id)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+        conversation_id, trace_id, client_addr)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
       ON CONFLICT DO NOTHING""";
 
   /** Whether this answer is logged at all. */
@@ -46,13 +46,14 @@ record LogRow(String runId, String question, OffsetDateTime askedAt, String mode
         clip(a.mode() == null ? "agent" : a.mode(), 10), clip(a.source() == null ? "eventbus" : a.source(), 10),
         text(a.sql()), a.attempts(), errors, a.gaveUp(), a.refused(), a.answered() ? a.rowCount() : null, latency,
         clampInt(a.tokens().prompt()), clampInt(a.tokens().completion()), new BigDecimal(Double.toString(a.costUsd())),
-        text(a.model()), text(a.user()), a.cancelled(), text(a.conversationId()), text(a.traceId()));
+        text(a.model()), text(a.user()), a.cancelled(), text(a.conversationId()), text(a.traceId()),
+        a.client() == null ? null : clip(text(a.client()), 100));
   }
 
   Tuple tuple() {
     return Tuple.wrap(new ArrayList<>(java.util.Arrays.asList(runId, question, askedAt, mode, source, finalSql,
         attemptsUsed, errorTypes, gaveUp, refused, rowsReturned, latencyMs, promptTokens, completionTokens,
-        Numeric.create(costUsd), model, userName, cancelled, conversationId, traceId)));
+        Numeric.create(costUsd), model, userName, cancelled, conversationId, traceId, clientAddr)));
   }
 
   /** PostgreSQL text cannot hold NUL; everything else is stored as given. */

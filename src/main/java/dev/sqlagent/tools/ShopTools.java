@@ -108,6 +108,11 @@ public final class ShopTools {
    * {@code runId} when given, so the caller can cancel it.
    */
   public Future<ToolResult> call(String tool, JsonObject arguments, User user, String runId) {
+    return call(tool, arguments, user, runId, null);
+  }
+
+  /** The same from the client at {@code client} (an address, kept in the query log), null when there is none. */
+  public Future<ToolResult> call(String tool, JsonObject arguments, User user, String runId, String client) {
     List<String> known = ARGUMENTS.get(tool);
     if (known == null) {
       return Future.succeededFuture(badArgument("no tool '" + tool + "'; the tools are: " + String.join(", ", ARGUMENTS.keySet())));
@@ -126,9 +131,9 @@ public final class ShopTools {
       case RUN_QUERY -> runQuery(args.getValue("sql"), user);
       case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"), user);
       case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"), user);
-      case CHOOSE_READING -> chooseReading(args.getValue("run_id"), args.getValue("reading"), user, runId);
+      case CHOOSE_READING -> chooseReading(args.getValue("run_id"), args.getValue("reading"), user, runId, client);
       case EXPORT -> export(args.getValue("run_id"), args.getValue("sql"), user);
-      default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId);
+      default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId, client);
     };
   }
 
@@ -245,20 +250,21 @@ public final class ShopTools {
 
   /** The whole agent: the answer JSON, with the SQL that produced it and the history of every attempt. */
   public Future<ToolResult> ask(Object question) {
-    return ask(question, null, null, null);
+    return ask(question, null, null, null, null);
   }
 
   /** The same, as a turn of the conversation {@code conversationId} (null: a new conversation). */
   public Future<ToolResult> ask(Object question, Object conversationId) {
-    return ask(question, conversationId, null, null);
+    return ask(question, conversationId, null, null, null);
   }
 
-  private Future<ToolResult> ask(Object question, Object conversationId, User user, String runId) {
+  private Future<ToolResult> ask(Object question, Object conversationId, User user, String runId, String client) {
     // The question's rules and refusals are every edge's (AskRules), not the tools' own argument errors.
     AskRules.Refusal refused = AskRules.question(question);
     if (refused == null && conversationId != null) refused = AskRules.conversationId(conversationId);
     if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
-    AskRequest request = new AskRequest((String) question, "agent", "mcp", runId, user, conversationId, RunOptions.ASKED);
+    AskRequest request = new AskRequest((String) question, "agent", "mcp", runId, user, conversationId, RunOptions.ASKED,
+        client);
     return agent.ask(request)
         .map(reply -> {
           JsonObject answer = reply.toJson();
@@ -271,11 +277,11 @@ public final class ShopTools {
    * Answers a question that was asked back ({@code needs_clarification}) from the reading chosen, by its number: that
    * reading's SQL through the gate again, without the model, as the next turn of its conversation.
    */
-  public Future<ToolResult> chooseReading(Object runId, Object reading, User user, String newRunId) {
+  public Future<ToolResult> chooseReading(Object runId, Object reading, User user, String newRunId, String client) {
     AskRules.Refusal refused = AskRules.runId(runId);
     if (refused == null) refused = AskRules.reading(reading);
     if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
-    return agent.rerun(RerunRequest.chosen((String) runId, reading, newRunId, "mcp", user))
+    return agent.rerun(RerunRequest.chosen((String) runId, reading, newRunId, "mcp", user).withClient(client))
         .map(reply -> {
           JsonObject answer = reply.toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));
