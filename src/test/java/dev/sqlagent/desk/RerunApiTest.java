@@ -7,11 +7,11 @@ import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.UsersFiles;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.users.User;
-import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -53,20 +53,7 @@ class RerunApiTest {
 
   @BeforeAll
   static void start() throws Exception {
-    usersFile = Files.createTempFile("sqlagent-users", ".yaml");
-    Files.writeString(usersFile, """
-        users:
-          - name: alice
-            display_name: Alice
-            token_sha256: %s
-          - name: bob
-            display_name: Bob
-            token_sha256: %s
-          - name: root
-            display_name: The Admin
-            token_sha256: %s
-            admin: true
-        """.formatted(Users.sha256Hex(ALICE), Users.sha256Hex(BOB), Users.sha256Hex(ROOT)));
+    usersFile = UsersFiles.aliceBobAndAdmin(ALICE, BOB, ROOT);
     model = FakeModelServer.start();
     model.respondWith(req -> Reply.sql("SELECT count(*) AS customers FROM customers"));
     Map<String, String> env = new HashMap<>(model.env());

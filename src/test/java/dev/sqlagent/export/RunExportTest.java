@@ -3,9 +3,9 @@ package dev.sqlagent.export;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.UsersFiles;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
-import dev.sqlagent.users.Users;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
@@ -41,20 +41,7 @@ class RunExportTest {
 
   @BeforeAll
   static void start() throws Exception {
-    usersFile = Files.createTempFile("sqlagent-users", ".yaml");
-    Files.writeString(usersFile, """
-        users:
-          - name: alice
-            display_name: Alice
-            token_sha256: %s
-          - name: bob
-            display_name: Bob
-            token_sha256: %s
-          - name: root
-            display_name: The Admin
-            token_sha256: %s
-            admin: true
-        """.formatted(Users.sha256Hex(ALICE), Users.sha256Hex(BOB), Users.sha256Hex(ROOT)));
+    usersFile = UsersFiles.aliceBobAndAdmin(ALICE, BOB, ROOT);
     model = FakeModelServer.start();
     model.respondWith(req -> FakeModelServer.allText(req).contains("nonsense")
         ? Reply.sql("SELECT no_such_column FROM customers")

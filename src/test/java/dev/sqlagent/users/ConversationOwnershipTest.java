@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.testing.UsersFiles;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -48,20 +49,7 @@ class ConversationOwnershipTest {
 
   @BeforeAll
   static void start() throws Exception {
-    usersFile = Files.createTempFile("sqlagent-users", ".yaml");
-    Files.writeString(usersFile, """
-        users:
-          - name: alice
-            display_name: Alice
-            token_sha256: %s
-          - name: bob
-            display_name: Bob
-            token_sha256: %s
-          - name: root
-            display_name: The Admin
-            token_sha256: %s
-            admin: true
-        """.formatted(Users.sha256Hex(ALICE), Users.sha256Hex(BOB), Users.sha256Hex(ROOT)));
+    usersFile = UsersFiles.aliceBobAndAdmin(ALICE, BOB, ROOT);
     model = FakeModelServer.start();
     model.respondWith(req -> Reply.sql("SELECT count(*) AS customers FROM customers"));
     Map<String, String> env = new HashMap<>(model.env());
