@@ -151,6 +151,20 @@ class OwnCliTest {
 
   @Test
   @Order(3)
+  void learnAndACsvExportReadTheTargetAndLeaveItAsItWas() throws Exception {
+    Run learned = run(asReader(), "learn");
+    assertThat(learned.exit()).as(learned.toString()).isZero();
+    assertThat(learned.out()).as(learned.toString()).contains("pg_stat_statements");
+    own.assertUnchanged(before);
+
+    Run csv = run(asReader(), "ask", "--format", "csv", "What did order 1 contain?");
+    assertThat(csv.exit()).as(csv.toString()).isZero();
+    assertThat(csv.out()).as(csv.toString()).contains("Analytical Engine");
+    own.assertUnchanged(before);
+  }
+
+  @Test
+  @Order(3)
   void askPrintsTheAttemptTheAnswerAndTheSqlWithQuotedNames() throws Exception {
     Run r = run(asReader(), "ask", "What did order 1 contain?");
     assertThat(r.exit()).as(r.toString()).isZero();
