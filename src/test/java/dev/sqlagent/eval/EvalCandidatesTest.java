@@ -3,7 +3,6 @@ package dev.sqlagent.eval;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.SavedRuns;
-import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -13,9 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,23 +20,9 @@ import org.junit.jupiter.api.Test;
  * {@code --candidates 1,3}: the agent is asked once per candidate count, the summary has a column for each
  * (accuracy, tokens, latency) and counts how often the vote changed the answer from the first candidate.
  */
-class EvalCandidatesTest {
+class EvalCandidatesTest extends GateEvalTest {
 
-  static Vertx vertx;
-  static TestGate db;
   static final String ADDRESS = "test.eval.candidates";
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    db = TestGate.deployInto(vertx);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    db.close();
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   SavedRuns saved;
 

@@ -3,7 +3,6 @@ package dev.sqlagent.eval;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.SavedRuns;
-import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -12,9 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,23 +20,9 @@ import org.junit.jupiter.api.Test;
  * every other question (its vote's pick wrong, one of its readings right), accuracy is 0.5 with the vote's pick and
  * 1.0 with the reading a person would choose; the readings' SQL is graded through the gate like any answer.
  */
-class EvalClarificationTest {
+class EvalClarificationTest extends GateEvalTest {
 
-  static Vertx vertx;
-  static TestGate db;
   static final String ADDRESS = "test.eval.clarification";
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    db = TestGate.deployInto(vertx);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    db.close();
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   SavedRuns saved;
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.testing.SavedRuns;
-import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -16,9 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,23 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * sends, what it saves (in the state store, and exported only when asked), how it counts. The end-to-end run through the real agent and the fake model
  * server lives with the agent.
  */
-class EvalRunnerTest {
+class EvalRunnerTest extends GateEvalTest {
 
-  static Vertx vertx;
-  static TestGate db;
   static final String ADDRESS = "test.eval.ask";
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    db = TestGate.deployInto(vertx);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    db.close();
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   SavedRuns saved;
   RunStore store;

@@ -7,7 +7,6 @@ import dev.sqlagent.eval.Question.Category;
 import dev.sqlagent.eval.Verdict.Outcome;
 import dev.sqlagent.testing.SavedRuns;
 import dev.sqlagent.testing.TestDatabase;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -15,32 +14,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.groups.Tuple;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A saved run is re-scored from its answers alone: no model, nothing overwritten. */
-class RegradeTest {
+class RegradeTest extends GateEvalTest {
 
-  static Vertx vertx;
-  static TestGate db;
   /** The hand-made saved run, in the state store under this name (and as files, for the directory form). */
   static final String SAVED = "20250102-030405-678";
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    db = TestGate.deployInto(vertx);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    db.close();
-    vertx.close().await(10, TimeUnit.SECONDS);
-  }
 
   SavedRuns saved;
   RunStore store;
