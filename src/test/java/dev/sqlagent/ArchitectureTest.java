@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -82,20 +83,7 @@ class ArchitectureTest {
    */
   @Test
   void busMessagesAreBuiltOnlyByTheirContractRecords() throws IOException {
-    Path root = Path.of("src/main/java/dev/sqlagent");
-    List<String> building = new ArrayList<>();
-    try (Stream<Path> files = Files.walk(root)) {
-      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-        String rel = root.relativize(f).toString().replace('\\', '/');
-        if (rel.startsWith("contract/") || rel.startsWith("bus/")) continue;
-        String text = Files.readString(f);
-        Matcher m = BUILT_BY_KEY.matcher(text);
-        while (m.find()) {
-          int line = (int) text.substring(0, m.start()).chars().filter(c -> c == '\n').count() + 1;
-          building.add(rel + ":" + line);
-        }
-      }
-    }
+    List<String> building = mainLinesMatching(BUILT_BY_KEY, rel -> rel.startsWith("contract/") || rel.startsWith("bus/"));
     assertThat(building).as("bus messages built key by key outside contract").isEmpty();
   }
 
@@ -109,5 +97,48 @@ class ArchitectureTest {
     assertThat(BUILT_BY_KEY.matcher("msg.reply(new JsonObject().put(\"kept\", false));").find()).isTrue();
     assertThat(BUILT_BY_KEY.matcher("msg.reply(new Kept(null, false).toJson());").find()).isFalse();
     assertThat(BUILT_BY_KEY.matcher("msg.reply(new JsonObject());").find()).isFalse();
+  }
+
+  /** Doubling a quote to write a name or a value into SQL text: {@code replace("\"", "\"\"")} or {@code replace("'", "''")}. */
+  static final Pattern QUOTES_SQL = Pattern.compile(
+      "\\.replace\\(\\s*\"\\\\\"\"\\s*,\\s*\"\\\\\"\\\\\"\"\\s*\\)|\\.replace\\(\\s*\"'\"\\s*,\\s*\"''\"\\s*\\)");
+
+  /**
+   * One place quotes names and values into SQL text ({@code db/Identifiers}); a second helper is how a name with a
+   * quote in it ends up quoted one way in the gate and another in the prompt. YAML's quoting in the learned notes
+   * fragment is YAML's, not SQL's.
+   */
+  @Test
+  void onlyIdentifiersQuotesIntoSql() throws IOException {
+    List<String> quoting = mainLinesMatching(QUOTES_SQL,
+        rel -> rel.equals("db/Identifiers.java") || rel.equals("learn/NotesFragment.java"));
+    assertThat(quoting).as("SQL quoting outside db/Identifiers").isEmpty();
+  }
+
+  @Test
+  void theQuotingPatternCatchesWhatItIsFor() {
+    assertThat(QUOTES_SQL.matcher("return \"\\\"\" + name.replace(\"\\\"\", \"\\\"\\\"\") + \"\\\"\";").find()).isTrue();
+    assertThat(QUOTES_SQL.matcher("\"'\" + v.replace(\"'\", \"''\") + \"'\"").find()).isTrue();
+    assertThat(QUOTES_SQL.matcher("s.replace(\"\\\\\", \"\\\\\\\\\")").find()).isFalse();
+    assertThat(QUOTES_SQL.matcher("Identifiers.literal(v)").find()).isFalse();
+  }
+
+  /** {@code file:line} of every match of {@code pattern} in the main sources, except in the files {@code skip} names. */
+  private static List<String> mainLinesMatching(Pattern pattern, Predicate<String> skip) throws IOException {
+    Path root = Path.of("src/main/java/dev/sqlagent");
+    List<String> found = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+        String rel = root.relativize(f).toString().replace('\\', '/');
+        if (skip.test(rel)) continue;
+        String text = Files.readString(f);
+        Matcher m = pattern.matcher(text);
+        while (m.find()) {
+          int line = (int) text.substring(0, m.start()).chars().filter(c -> c == '\n').count() + 1;
+          found.add(rel + ":" + line);
+        }
+      }
+    }
+    return found;
   }
 }

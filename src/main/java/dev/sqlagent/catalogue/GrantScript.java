@@ -1,5 +1,6 @@
 package dev.sqlagent.catalogue;
 
+import dev.sqlagent.db.Identifiers;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -136,8 +137,8 @@ public final class GrantScript {
       }
     }
 
-    String lit = literal(r);
-    String pwLit = literal(pw);
+    String lit = Identifiers.literal(r);
+    String pwLit = Identifiers.literal(pw);
     String tag = dollarTag(r + pw);
     List<Step> steps = new ArrayList<>();
     steps.add(new Step("Passwords are stored as SCRAM-SHA-256 verifiers.",
@@ -294,12 +295,6 @@ public final class GrantScript {
   @Override
   public String toString() {
     return "GrantScript[role=" + role + ", database=" + database + ", schemas=" + schemas + "]";
-  }
-
-  /** A standard SQL string literal (standard_conforming_strings: backslashes are plain characters). */
-  static String literal(String s) {
-    if (s.indexOf('\\') >= 0) return "E'" + s.replace("\\", "\\\\").replace("'", "''") + "'";
-    return "'" + s.replace("'", "''") + "'";
   }
 
   private static String dollarTag(String body) {

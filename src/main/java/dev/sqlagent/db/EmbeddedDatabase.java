@@ -109,7 +109,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private static void secure(EmbeddedPostgres pg, Path dataDir, String adminPassword) throws IOException {
     try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
       s.execute("SET password_encryption = 'scram-sha-256'");
-      s.execute("ALTER ROLE postgres PASSWORD '" + adminPassword.replace("'", "''") + "'");
+      s.execute("ALTER ROLE postgres PASSWORD " + Identifiers.literal(adminPassword));
       Files.writeString(dataDir.resolve("pg_hba.conf"),
           "# written by sql-agent: every connection authenticates with a password\n"
               + "host all all 127.0.0.1/32 scram-sha-256\n"

@@ -29,4 +29,13 @@ public final class Identifiers {
   public static String name(String identifier) {
     return PLAIN.matcher(identifier).matches() && !RESERVED.contains(identifier) ? identifier : quote(identifier);
   }
+
+  /**
+   * A text as an SQL string literal: the one place that quotes a value into SQL text. A backslash makes it an
+   * {@code E'…'} literal, which reads the same whatever {@code standard_conforming_strings} says.
+   */
+  public static String literal(String text) {
+    if (text.indexOf('\\') >= 0) return "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'";
+    return "'" + text.replace("'", "''") + "'";
+  }
 }

@@ -68,9 +68,4 @@ public final class SqlScript {
     String s = cur.toString().strip();
     if (!s.isEmpty()) out.add(s);
   }
-
-  /** A string as a SQL literal. */
-  public static String literal(String s) {
-    return "'" + s.replace("'", "''") + "'";
-  }
 }

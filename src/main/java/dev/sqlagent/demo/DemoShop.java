@@ -1,5 +1,6 @@
 package dev.sqlagent.demo;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.db.AdvisoryLock;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.db.RoleProofs;
@@ -199,7 +200,7 @@ public final class DemoShop {
 
   /** Creates or updates the demo's agent role with its stored password and exact grants. */
   public void grantRole() {
-    Map<String, String> values = Map.of("db", admin.database(), "ro_password", SqlScript.literal(roPassword));
+    Map<String, String> values = Map.of("db", admin.database(), "ro_password", Identifiers.literal(roPassword));
     try (Connection c = admin.connect("sql-agent-demo"); Statement s = c.createStatement()) {
       for (String stmt : SqlScript.load("roles.sql", values)) s.execute(stmt);
     } catch (SQLException e) {

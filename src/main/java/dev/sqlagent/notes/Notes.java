@@ -1,5 +1,6 @@
 package dev.sqlagent.notes;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.notes.TableNames.QualifiedName;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -196,7 +197,7 @@ public final class Notes {
    * matches it. Empty: not sensitive.
    */
   public Optional<String> sensitiveMask(String schema, String relname, String column) {
-    String ref = quoted(schema) + "." + quoted(relname);
+    String ref = Identifiers.qualified(schema, relname);
     Optional<String> own = entryFor(ref).flatMap(t -> {
       for (Column c : t.columns()) {
         if (c.sensitive() && TableNames.columnRank(c.name(), column) >= 0) return Optional.of(c.mask());
@@ -208,10 +209,6 @@ public final class Notes {
       if (p.matches(schema, relname, column)) return Optional.of(p.mask());
     }
     return Optional.empty();
-  }
-
-  private static String quoted(String name) {
-    return "\"" + name.replace("\"", "\"\"") + "\"";
   }
 
   /** The file these notes came from, as given. */

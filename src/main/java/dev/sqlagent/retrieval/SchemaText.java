@@ -79,7 +79,7 @@ public final class SchemaText {
   private static String columnComment(TableInfo.Column c, boolean withComment) {
     List<String> parts = new ArrayList<>();
     if (!c.enumLabels().isEmpty()) {
-      parts.add("one of " + String.join(", ", c.enumLabels().stream().map(l -> "'" + l.replace("'", "''") + "'").toList()));
+      parts.add("one of " + String.join(", ", c.enumLabels().stream().map(Identifiers::literal).toList()));
     }
     if (c.domainBase() != null) parts.add("domain over " + c.domainBase());
     if (withComment && oneLine(c.comment()) != null) parts.add(oneLine(c.comment()));

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.values.ValueMatch;
 import java.util.ArrayList;
@@ -47,8 +48,8 @@ public final class ValueLinks {
    * bounds.
    */
   static String reason(ValueMatch m, ValueMatch.Stored s) {
-    String phrase = ValueMatch.quoted(m.phrase().replaceAll("\\s+", " "));
-    return m.asStored(s) ? phrase + " = " + s.where() : phrase + " ≈ " + s.where() + " " + ValueMatch.quoted(s.value());
+    String phrase = Identifiers.literal(m.phrase().replaceAll("\\s+", " "));
+    return m.asStored(s) ? phrase + " = " + s.where() : phrase + " ≈ " + s.where() + " " + Identifiers.literal(s.value());
   }
 
   /**

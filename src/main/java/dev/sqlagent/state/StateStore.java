@@ -112,7 +112,7 @@ public record StateStore(PgUrl owner, String logPassword) {
           for (String stmt : SqlScript.load(script, Map.of())) s.execute(stmt);
         }
         for (String stmt : SqlScript.load(LOG_ROLE_SCRIPT, Map.of("db", Identifiers.quote(owner.database()),
-            "log_password", SqlScript.literal(logPassword)))) {
+            "log_password", Identifiers.literal(logPassword)))) {
           s.execute(stmt);
         }
       }

@@ -1,5 +1,6 @@
 package dev.sqlagent.values;
 
+import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.state.StateDatabase;
@@ -147,7 +148,7 @@ public final class StoredValues {
           cols.add(c);
           continue;
         }
-        String list = "stored values: " + values.stream().map(v -> "'" + v.replace("'", "''") + "'")
+        String list = "stored values: " + values.stream().map(Identifiers::literal)
             .collect(Collectors.joining(", "));
         cols.add(c.withComment(c.comment() == null || c.comment().isBlank() ? list : list + "; " + c.comment()));
       }

@@ -14,7 +14,7 @@ public record ValueMatch(String phrase, List<Stored> stored) {
   /** One stored value: the relation as SQL writes it, the column's own name, the value exactly as stored. */
   public record Stored(String table, String column, String value) {
     String sql() {
-      return where() + " = " + quoted(value);
+      return where() + " = " + Identifiers.literal(value);
     }
 
     /** The column as SQL names it: {@code customers.cust_name}. */
@@ -33,17 +33,12 @@ public record ValueMatch(String phrase, List<Stored> stored) {
 
   /** The line the model reads. */
   public String line() {
-    return quoted(phrase) + " → " + String.join(", ", stored.stream().map(Stored::sql).toList());
+    return Identifiers.literal(phrase) + " → " + String.join(", ", stored.stream().map(Stored::sql).toList());
   }
 
   /** Whether the phrase is this value as stored, but for case and spacing (else it is within the fuzzy bounds). */
   public boolean asStored(Stored s) {
     return ValueIndex.fold(phrase).equals(ValueIndex.fold(s.value()));
-  }
-
-  /** A text as an SQL string literal. */
-  public static String quoted(String text) {
-    return "'" + text.replace("'", "''") + "'";
   }
 
   public JsonObject toJson() {

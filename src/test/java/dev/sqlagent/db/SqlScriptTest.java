@@ -18,9 +18,4 @@ class SqlScriptTest {
             "DO $$ BEGIN PERFORM 1; PERFORM 2; END $$",
             "COMMENT ON TABLE a IS 'it''s; fine'");
   }
-
-  @Test
-  void literalDoublesQuotes() {
-    assertThat(SqlScript.literal("o'brien")).isEqualTo("'o''brien'");
-  }
 }

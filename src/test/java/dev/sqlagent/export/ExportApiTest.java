@@ -77,6 +77,8 @@ class ExportApiTest {
     assertThat(first.get(0)).isEqualTo("1");
     assertThat(first.get(2)).as("a negative number stays a number").isEqualTo("-48.75");
     assertThat(first.get(4)).isEqualTo("2024-01-02");
+    assertThat(first.get(5)).as("a timestamp as PostgreSQL prints it").isEqualTo("2024-01-01 08:31:00");
+    assertThat(first.get(6)).as("a timestamptz in the session's time zone").isEqualTo("2024-01-01 00:00:01+00");
     assertThat(first.get(7)).isEqualTo("false");
     assertThat(first.get(8)).isEqualTo("'=HYPERLINK(\"http://evil.example\",\"click\")");
     assertThat(records.get(2).get(8)).isEqualTo("'+1+2");
