@@ -71,20 +71,23 @@ class ArchitectureTest {
   /**
    * A bus message built key by key where it is sent, published or replied, e.g.
    * {@code eventBus().request(Addresses.X, new JsonObject().put("run_id", id))} or
-   * {@code msg.reply(new JsonObject().put(...))}.
+   * {@code msg.reply(new JsonObject().put(...))}, or read key by key where it arrives.
    */
   static final Pattern BUILT_BY_KEY = Pattern.compile(
       "\\.(<[^<>]*>)?(request|send|publish)\\(\\s*Addresses\\.\\w+(\\([^()]*\\))?\\s*,\\s*new JsonObject\\(\\)\\s*\\.put"
-          + "|\\.reply\\(\\s*new JsonObject\\(\\)\\s*\\.put");
+          + "|\\.reply\\(\\s*new JsonObject\\(\\)\\s*\\.put"
+          // ... or read key by key where it arrives: msg.body().getString("run_id")
+          + "|\\.body\\(\\)\\s*\\.get\\w*\\(\\s*\"");
 
   /**
    * Every message that crosses an event-bus address is a record in {@code contract} with its own JSON: no
-   * class outside {@code contract} and {@code bus} builds one key by key where it sends, publishes or replies.
+   * class outside {@code contract} and {@code bus} builds one key by key where it sends, publishes or replies, or
+   * reads one key by key where it receives it.
    */
   @Test
-  void busMessagesAreBuiltOnlyByTheirContractRecords() throws IOException {
+  void busMessagesAreBuiltAndReadOnlyByTheirContractRecords() throws IOException {
     List<String> building = mainLinesMatching(BUILT_BY_KEY, rel -> rel.startsWith("contract/") || rel.startsWith("bus/"));
-    assertThat(building).as("bus messages built key by key outside contract").isEmpty();
+    assertThat(building).as("bus messages built or read key by key outside contract").isEmpty();
   }
 
   /** The pattern itself: what it must catch and what it must leave alone. */
@@ -97,6 +100,8 @@ class ArchitectureTest {
     assertThat(BUILT_BY_KEY.matcher("msg.reply(new JsonObject().put(\"kept\", false));").find()).isTrue();
     assertThat(BUILT_BY_KEY.matcher("msg.reply(new Kept(null, false).toJson());").find()).isFalse();
     assertThat(BUILT_BY_KEY.matcher("msg.reply(new JsonObject());").find()).isFalse();
+    assertThat(BUILT_BY_KEY.matcher("String id = msg.body().getString(\"run_id\");").find()).isTrue();
+    assertThat(BUILT_BY_KEY.matcher("Answer a = Answer.fromJson(msg.body());").find()).isFalse();
   }
 
   /** Doubling a quote to write a name or a value into SQL text: {@code replace("\"", "\"\"")} or {@code replace("'", "''")}. */

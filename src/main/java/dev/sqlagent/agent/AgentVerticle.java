@@ -18,7 +18,6 @@ import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.contract.StateMessages;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
-import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
 import dev.sqlagent.conversation.Conversations;
@@ -40,7 +39,6 @@ import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +53,6 @@ public final class AgentVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(AgentVerticle.class);
 
   private static final int KEPT_RUNS = 500;
-  private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
 
   private final FirstSqlMutator mutator;
   private final StateDatabase state;
@@ -170,7 +167,7 @@ public final class AgentVerticle extends VerticleBase {
 
   private void ask(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String problem = invalid(body);
+    String problem = AskRequest.problem(body);
     if (problem != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
@@ -201,8 +198,8 @@ public final class AgentVerticle extends VerticleBase {
     AskRules.Refusal refused = request.reading() != null ? AskRules.reading(request.reading())
         : AskRules.editedSql(request.sql());
     if (refused == null && request.newRunId() != null) refused = AskRules.runId(request.newRunId());
-    if (refused == null && request.source() != null && !SOURCES.contains(request.source())) {
-      refused = new AskRules.Refusal("bad_request", "source must be one of " + SOURCES, new JsonObject());
+    if (refused == null && request.source() != null && !AskRequest.SOURCES.contains(request.source())) {
+      refused = new AskRules.Refusal("bad_request", "source must be one of " + AskRequest.SOURCES, new JsonObject());
     }
     if (refused != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
@@ -433,41 +430,6 @@ public final class AgentVerticle extends VerticleBase {
     drain = null;
   }
 
-  /** The request's problem in words, or null when it is fine. */
-  public static String invalid(JsonObject body) {
-    AskRules.Refusal refused = AskRules.ask(body);
-    if (refused == null && body.getValue("run_id") != null) refused = AskRules.runId(body.getValue("run_id"));
-    if (refused != null) return refused.message();
-    Object source = body.getValue("source");
-    if (source != null && !SOURCES.contains(source)) return "source must be one of " + SOURCES;
-    if (body.getValue("inject_fault") != null && !(body.getValue("inject_fault") instanceof Boolean)) {
-      return "inject_fault must be true or false";
-    }
-    if (body.getValue("fault_key") != null && !(body.getValue("fault_key") instanceof String)) return "fault_key must be a string";
-    for (String flag : List.of("lookup_verified", "standalone", "self_paced")) {
-      if (body.getValue(flag) != null && !(body.getValue(flag) instanceof Boolean)) return flag + " must be true or false";
-    }
-    Object candidates = body.getValue("candidates");
-    if (candidates != null && !((candidates instanceof Integer || candidates instanceof Long)
-        && ((Number) candidates).intValue() >= 1 && ((Number) candidates).intValue() <= ChatRequest.MAX_N)) {
-      return "candidates must be a whole number from 1 to " + ChatRequest.MAX_N;
-    }
-    Object user = body.getValue("user");
-    if (user != null && !(user instanceof JsonObject u && u.getValue("name") instanceof String)) {
-      return "user must be an object with a name";
-    }
-    return null;
-  }
-
-  /** The request about a run, or null once it is failed as a bad request. */
-  private static RunRequest runRequest(Message<JsonObject> msg) {
-    try {
-      return RunRequest.fromJson(msg.body());
-    } catch (IllegalArgumentException e) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), e.getMessage());
-      return null;
-    }
-  }
 
   /** The run a request names, when the caller may reach it; otherwise the request is failed (404 or 403) and null. */
   private KeptRun reachable(Message<JsonObject> msg, RunRequest request) {
@@ -487,7 +449,7 @@ public final class AgentVerticle extends VerticleBase {
 
   /** Request {run_id, user?, by?}: stops the run if the caller may (its owner or an admin). */
   private void cancel(Message<JsonObject> msg) {
-    RunRequest request = runRequest(msg);
+    RunRequest request = RunRequest.read(msg);
     if (request == null) return;
     KeptRun kept = reachable(msg, request);
     if (kept == null) return;
@@ -515,7 +477,7 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   private void runEvents(Message<JsonObject> msg) {
-    RunRequest request = runRequest(msg);
+    RunRequest request = RunRequest.read(msg);
     if (request == null) return;
     KeptRun kept = reachable(msg, request);
     if (kept == null) return;

@@ -6,7 +6,6 @@ import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.access.AskRules;
-import dev.sqlagent.agent.AgentVerticle;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
@@ -20,7 +19,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -100,7 +98,7 @@ public final class AskDispatcher extends VerticleBase {
 
   private void ask(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String problem = AgentVerticle.invalid(body);
+    String problem = AskRequest.problem(body);
     if (problem != null) {
       msg.fail(BusFailure.BAD_REQUEST.code(), problem);
       return;
@@ -213,8 +211,9 @@ public final class AskDispatcher extends VerticleBase {
 
   /** {@link Addresses#CANCEL}: the run's worker if this edge sent it, otherwise every worker; the one that has it answers. */
   private void cancel(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
+    RunRequest request = RunRequest.read(msg);
+    if (request == null) return;
+    String runId = AskRules.runIdOf(msg, request.runId());
     if (runId == null) return;
     InFlight f = inFlight.get(runId);
     List<ClusterMember> asked = f != null ? List.of(f.worker()) : workers;
@@ -223,7 +222,7 @@ public final class AskDispatcher extends VerticleBase {
       return;
     }
     List<Future<JsonObject>> replies = new ArrayList<>();
-    for (ClusterMember w : asked) replies.add(workersBus.request(Addresses.cancelOn(w.id()), body));
+    for (ClusterMember w : asked) replies.add(workersBus.request(Addresses.cancelOn(w.id()), request.toJson()));
     Future.join(replies).onComplete(ar -> {
       for (Future<JsonObject> r : replies) {
         if (r.succeeded()) {

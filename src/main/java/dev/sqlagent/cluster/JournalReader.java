@@ -2,6 +2,7 @@ package dev.sqlagent.cluster;
 
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.contract.RunMessages;
+import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
@@ -50,17 +51,14 @@ public final class JournalReader extends VerticleBase {
   }
 
   private void runEvents(Message<JsonObject> msg) {
-    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String runId = AskRules.runIdOf(msg, body.getValue("run_id"));
+    RunRequest request = RunRequest.read(msg);
+    if (request == null) return;
+    String runId = AskRules.runIdOf(msg, request.runId());
     if (runId == null) return;
-    if (!(body.getValue("after_seq", 0L) instanceof Number after)) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), "after_seq must be a whole number");
-      return;
-    }
-    User caller = User.fromJson(body.getJsonObject("user"));
+    User caller = request.user();
     // The run is its first event's owner's, and only that owner's events are its: were a run id used again by someone
     // else (a client may name its run), the later run's events would not be served as part of this one.
-    journal.firstAndAfter(runId, after.longValue())
+    journal.firstAndAfter(runId, request.afterSeq())
         .map(read -> read == null ? null
             : new Kept(ownedBy(read.after(), read.first().getString("user")), read.first().getString("user")))
         .onSuccess(kept -> {

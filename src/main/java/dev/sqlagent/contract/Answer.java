@@ -166,6 +166,11 @@ public record Answer(String question, String answer, String sql, int attempts, L
   }
 
   /** Throws IllegalArgumentException for a value of the wrong type. */
+  /** The run an answer's JSON names, even when the rest cannot be read ({@code "?"} when it names none): for a log line. */
+  public static String runIdIn(JsonObject json) {
+    return json != null && json.getValue("run_id") instanceof String id ? id : "?";
+  }
+
   public static Answer fromJson(JsonObject json) {
     return RecordJson.fromJson(Answer.class, json);
   }

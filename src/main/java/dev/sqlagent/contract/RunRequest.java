@@ -1,6 +1,8 @@
 package dev.sqlagent.contract;
 
 import dev.sqlagent.users.User;
+import dev.sqlagent.bus.BusFailure;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -41,5 +43,15 @@ public record RunRequest(String runId, long afterSeq, User user, String by) {
         after == null ? 0 : ((Number) after).longValue(),
         j.getValue("user") instanceof JsonObject u ? User.fromJson(u) : null,
         j.getValue("by") instanceof String b ? b : null);
+  }
+
+  /** The request a message carries, or null once the message is failed as a bad request (a malformed {@code after_seq}). */
+  public static RunRequest read(Message<JsonObject> msg) {
+    try {
+      return fromJson(msg.body());
+    } catch (IllegalArgumentException e) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), e.getMessage());
+      return null;
+    }
   }
 }

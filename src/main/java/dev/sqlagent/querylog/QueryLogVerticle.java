@@ -153,7 +153,7 @@ public final class QueryLogVerticle extends VerticleBase {
       if (!LogRow.logged(answer)) return;
       row = LogRow.fromAnswer(answer, Instant.now());
     } catch (RuntimeException e) {
-      drop(String.valueOf(msg.body().getValue("run_id", "?")), "the answer could not be read (" + e.getMessage() + ")");
+      drop(Answer.runIdIn(msg.body()), "the answer could not be read (" + e.getMessage() + ")");
       return;
     }
     if (buffer.size() >= capacity) {
