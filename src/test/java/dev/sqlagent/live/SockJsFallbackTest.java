@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.contract.GraphEvent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.bus.Addresses;
@@ -123,8 +124,8 @@ class SockJsFallbackTest {
     assertThat(reg.statusCode()).as("xhr_send after the stream carried: " + seen).isEqualTo(204);
     awaitSeen(seen, ack, "the reply acknowledging the register");
     String marker = "fallback-" + transport;
-    service.vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("run_id", "synthetic-fallback-01").put("seq", 1)
-        .put("node", marker).put("status", "started").put("kind", "tool"));
+    service.vertx.eventBus().publish(Addresses.EVENTS, new GraphEvent("synthetic-fallback-01", 1, 0, marker,
+        GraphEvent.STARTED, 1, "tool", null, null, null).toJson());
     awaitSeen(seen, marker, "the published event");
     synchronized (seen) {
       assertThat(seen.toString()).as(transport + " stream").contains(marker).doesNotContain("c[");

@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.testing.RunningService;
 import static dev.sqlagent.live.LiveClient.type;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -255,9 +256,8 @@ class WebSocketProtocolTest {
       String runId = "synthetic-slow-0001";
       // 4 MB: the unread limit is 1 MiB, counted from pongs, not from the kernel's socket buffers (issue 17).
       for (int i = 1; i <= 1_000 && !slow.closed.isDone(); i++) {
-        vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("run_id", runId).put("seq", i)
-            .put("ts", System.currentTimeMillis()).put("node", "synthetic").put("status", "progress").put("attempt", 1)
-            .put("kind", "generation").put("data", new JsonObject().put("delta", padding)));
+        vertx.eventBus().publish(Addresses.EVENTS, new GraphEvent(runId, i, System.currentTimeMillis(), "synthetic",
+            GraphEvent.PROGRESS, 1, "generation", new JsonObject().put("delta", padding), null, null).toJson());
         if (i % 5 == 0) Thread.sleep(5);
       }
       slow.ws.resume();

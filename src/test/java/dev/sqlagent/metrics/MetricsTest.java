@@ -1,5 +1,7 @@
 package dev.sqlagent.metrics;
 
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.OpsMessages.LiveClients;
 import dev.sqlagent.contract.StateMessages.LogFacts;
 import dev.sqlagent.config.AppConfig;
@@ -69,12 +71,12 @@ class MetricsTest {
           .add(attempt("syntax_error", "fix_syntax")).add(attempt("syntax_error", "fix_syntax")).add(attempt("timeout", null))));
       bus.publish(Addresses.ANSWERS, answer("cli", "refused", new JsonArray().add(attempt("permission_denied", null))));
       bus.publish(Addresses.ANSWERS, answer("eval", "answered", new JsonArray()));
-      JsonObject refusal = new JsonObject().put("run_id", runId).put("seq", 5).put("node", "validate_sql").put("status", "failed")
-          .put("kind", "guardrail").put("data", new JsonObject().put("error_type", "rejected"));
+      JsonObject refusal = new GraphEvent(runId, 5, 0, Node.VALIDATE_SQL.wireName(), GraphEvent.FAILED, 1, "guardrail",
+          new JsonObject().put("error_type", "rejected"), null, null).toJson();
       bus.publish(Addresses.EVENTS, refusal);
       bus.publish(Addresses.events(runId), refusal);
-      bus.publish(Addresses.EVENTS, new JsonObject().put("run_id", runId).put("node", "generate_sql").put("status", "finished")
-          .put("kind", "generation").put("data", new JsonObject().put("latency_ms", 800)));
+      bus.publish(Addresses.EVENTS, new GraphEvent(runId, 6, 0, Node.GENERATE_SQL.wireName(), GraphEvent.FINISHED, 1,
+          "generation", new JsonObject().put("latency_ms", 800), null, null).toJson());
       bus.publish(Addresses.QUERY_LOG_FACTS, new LogFacts(7, 3, 2).toJson());
       bus.publish(Addresses.LIVE_CLIENTS, new LiveClients("ws", 1).toJson());
       bus.publish(Addresses.LIVE_CLIENTS, new LiveClients("ws", 1).toJson());

@@ -1,5 +1,6 @@
 package dev.sqlagent.web;
 
+import dev.sqlagent.contract.GraphEvent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
@@ -218,9 +219,8 @@ class HostileHttpTest {
       // 3 MB of events; the client reads none of them.
       String padding = "x".repeat(4_000);
       for (int i = 1; i <= 750; i++) {
-        service.vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("run_id", "synthetic-unread-01")
-            .put("seq", i).put("ts", 0).put("node", "synthetic").put("status", "progress").put("attempt", 1)
-            .put("kind", "generation").put("data", new JsonObject().put("delta", padding)));
+        service.vertx.eventBus().publish(Addresses.EVENTS, new GraphEvent("synthetic-unread-01", i, 0, "synthetic",
+            GraphEvent.PROGRESS, 1, "generation", new JsonObject().put("delta", padding), null, null).toJson());
         if (i % 25 == 0) Thread.sleep(10);
       }
       Thread.sleep(500);
