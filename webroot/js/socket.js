@@ -42,7 +42,9 @@ export function connect() {
         if (probe.status === 401) return;
       } catch (_) { /* api() asked for a token; reconnect below */ }
     }
-    setConnection('closed', e.code === 1013 ? 'Too slow — reconnecting…' : 'Reconnecting…');
+    // 1013: the page read too slowly; 4401: the sign-on token expired (the reconnect is then refused and signs in).
+    setConnection('closed', e.code === 1013 ? 'Too slow — reconnecting…'
+      : e.code === 4401 ? 'Sign-in expired — reconnecting…' : 'Reconnecting…');
     pendingAsks.splice(0).forEach(run => run.failed('the connection dropped before the run started; ask again'));
     setTimeout(connect, retryDelay);
     retryDelay = Math.min(retryDelay * 2, 8000);

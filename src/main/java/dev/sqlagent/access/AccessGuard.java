@@ -19,6 +19,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -51,6 +52,8 @@ public final class AccessGuard {
 
   /** RoutingContext key: whether this request may watch every run (set on every guarded request). */
   public static final String WATCH_ALL = "sqlagent.access.watch_all";
+  /** RoutingContext key: the moment the request's sign-on token stops being accepted (absent for other tokens). */
+  public static final String TOKEN_UNTIL = "sqlagent.access.token_until";
   public static final int RETRY_AFTER_SECONDS = 2;
   static final int ASK_BODY_BYTES = 16 * 1024;
 
@@ -225,7 +228,8 @@ public final class AccessGuard {
       oidc.verify(presented).onComplete(ar -> {
         if (paused && !ctx.request().isEnded()) ctx.request().resume();
         if (ar.succeeded()) {
-          admit(ctx, ar.result());
+          ctx.put(TOKEN_UNTIL, ar.result().acceptedUntil());
+          admit(ctx, ar.result().user());
           return;
         }
         OidcVerifier.Refused r = ar.cause() instanceof OidcVerifier.Refused x ? x
@@ -254,6 +258,14 @@ public final class AccessGuard {
       return;
     }
     admit(ctx, user);
+  }
+
+  /**
+   * When the token that opened this request stops being accepted: a sign-on token's expiry (plus the clock skew
+   * allowed); null for a users-file or API token, which does not expire. A live socket is closed then.
+   */
+  public static Instant tokenUntil(RoutingContext ctx) {
+    return ctx == null ? null : ctx.get(TOKEN_UNTIL);
   }
 
   private static void admit(RoutingContext ctx, User user) {

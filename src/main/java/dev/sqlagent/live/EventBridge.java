@@ -65,24 +65,45 @@ final class EventBridge {
     Users users = config.users();
     boolean identityRequired = config.identityRequired();
     Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
+    Map<SockJSSocket, Long> expiries = new ConcurrentHashMap<>();
     AgentClient agent = new AgentClient(vertx, askTimeoutMs);
     return SockJSHandler.create(vertx, sockjs).bridge(options,
-        ev -> handle(vertx, agent, ev, identityRequired ? userOf(ev.socket(), users) : null, asked));
+        ev -> {
+          expire(vertx, ev, expiries);
+          handle(vertx, agent, ev, identityRequired ? userOf(ev.socket(), users) : null, asked);
+        });
   }
 
   /** At most this many runs per socket are remembered (to stop them when it closes). */
   static final int REMEMBERED_RUNS = 64;
 
   /**
-   * Who a bridge socket is: the user the access guard authenticated on the request that opened its session (a users
-   * file's token or a verified sign-on token), else its users-file token read again.
+   * A session opened with a sign-on token is closed when the token stops being accepted (on the raw WebSocket
+   * transport with {@link TokenExpiry#CLOSE_CODE} and its reason; SockJS's own transports close with their standard
+   * frame); its timer goes with the session.
    */
+  private static void expire(Vertx vertx, BridgeEvent ev, Map<SockJSSocket, Long> expiries) {
+    SockJSSocket socket = ev.socket();
+    if (ev.type() == BridgeEventType.SOCKET_CREATED) {
+      long timer = TokenExpiry.closeAt(vertx, AccessGuard.tokenUntil(socket.routingContext()),
+          () -> socket.close(TokenExpiry.CLOSE_CODE, TokenExpiry.REASON));
+      if (timer >= 0) expiries.put(socket, timer);
+    } else if (ev.type() == BridgeEventType.SOCKET_CLOSED) {
+      Long timer = expiries.remove(socket);
+      if (timer != null) vertx.cancelTimer(timer);
+    }
+  }
+
   /** The socket's client address, as the access guard saw it on the request that opened its session. */
   private static String clientOf(SockJSSocket socket) {
     String client = TrustedProxies.clientAddress(socket.routingContext());
     return client != null || socket.remoteAddress() == null ? client : socket.remoteAddress().host();
   }
 
+  /**
+   * Who a bridge socket is: the user the access guard authenticated on the request that opened its session (a users
+   * file's token or a verified sign-on token), else its users-file token read again.
+   */
   private static User userOf(SockJSSocket socket, Users users) {
     RoutingContext opened = socket.routingContext();
     User user = opened == null ? null : Users.of(opened);

@@ -23,6 +23,7 @@ import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +76,7 @@ final class LiveSocket {
   private long read;
   private long pingedAt;
   private long keepAlive = -1;
+  private long expiry = -1;
 
   LiveSocket(Vertx vertx, ServerWebSocket ws, WatchHub hub, boolean mayWatch, long askTimeoutMs, User user, String client) {
     this.user = user;
@@ -86,8 +88,12 @@ final class LiveSocket {
     this.agent = new AgentClient(vertx, askTimeoutMs);
   }
 
-  void start() {
+  /** Serves the socket; with a sign-on token, until {@code tokenUntil} (null: for as long as it stays open). */
+  void start(Instant tokenUntil) {
     OPEN.incrementAndGet();
+    expiry = TokenExpiry.closeAt(vertx, tokenUntil, () -> {
+      if (!ws.isClosed()) ws.close(TokenExpiry.CLOSE_CODE, TokenExpiry.REASON);
+    });
     clients(1);
     ws.setWriteQueueMaxSize(WRITE_QUEUE_BYTES);
     ws.pongHandler(this::onPong);
@@ -317,6 +323,7 @@ final class LiveSocket {
     if (closed) return;
     closed = true;
     if (keepAlive >= 0) vertx.cancelTimer(keepAlive);
+    if (expiry >= 0) vertx.cancelTimer(expiry);
     OPEN.decrementAndGet();
     clients(-1);
     if (watching) hub.remove(this);

@@ -102,8 +102,14 @@ public final class OidcVerifier {
     return first > 0 && second > first + 1 && token.indexOf('.', second + 1) < 0;
   }
 
-  /** The user this token names, or a failed future with {@link Refused}. */
-  public Future<User> verify(String token) {
+  /**
+   * A verified token: its user, and the moment it stops being accepted (its {@code exp} plus the clock skew allowed),
+   * when a connection it opened is closed.
+   */
+  public record Verified(User user, Instant acceptedUntil) {}
+
+  /** The user this token names and until when, or a failed future with {@link Refused}. */
+  public Future<Verified> verify(String token) {
     JsonObject header;
     try {
       header = header(token);
@@ -134,7 +140,9 @@ public final class OidcVerifier {
         if (ar.failed()) return Future.failedFuture(signatureRefusal(ar.cause(), kid));
         JsonObject claims = ar.result().attributes().getJsonObject("accessToken", new JsonObject());
         try {
-          return Future.succeededFuture(check(claims));
+          User user = check(claims);
+          long exp = ((Number) claims.getValue("exp")).longValue();
+          return Future.succeededFuture(new Verified(user, Instant.ofEpochSecond(exp + settings.clockSkewSeconds())));
         } catch (Refused r) {
           return Future.failedFuture(r);
         }

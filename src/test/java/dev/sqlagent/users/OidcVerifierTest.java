@@ -61,7 +61,7 @@ class OidcVerifierTest {
   }
 
   static User verify(String token) throws Exception {
-    return onContext(() -> verifier.verify(token));
+    return onContext(() -> verifier.verify(token)).user();
   }
 
   static OidcVerifier.Refused refusal(String token) throws Exception {
@@ -91,6 +91,9 @@ class OidcVerifierTest {
     assertThat(expired.getMessage()).contains("expired at").contains("sign in again");
     // Within the clock skew (5 s here) a just-expired token still passes; past it, it does not.
     assertThat(verify(OidcServer.sign(k1, idp.claims("ann").put("exp", now - 1))).name()).isEqualTo("ann");
+    // ... and that is until when a connection it opens may stay open.
+    OidcVerifier.Verified nearlyOver = onContext(() -> verifier.verify(OidcServer.sign(k1, idp.claims("ann").put("exp", now - 1))));
+    assertThat(nearlyOver.acceptedUntil()).isEqualTo(java.time.Instant.ofEpochSecond(now - 1 + 5));
     assertThat(refusal(OidcServer.sign(k1, idp.claims("ann").put("exp", now - 30))).reason()).isEqualTo("expired");
     assertThat(refusal(OidcServer.sign(k1, idp.claims("ann").put("nbf", now + 600))).reason()).isEqualTo("not_yet_valid");
     OidcVerifier.Refused audience = refusal(OidcServer.sign(k1, idp.claims("ann").put("aud", "another-app")));

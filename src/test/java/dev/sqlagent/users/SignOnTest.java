@@ -179,6 +179,30 @@ class SignOnTest {
     ws.close();
   }
 
+  /**
+   * A socket lasts no longer than its token: one whose token is accepted for 3 s more (its exp 57 s ago, within the
+   * 60 s clock skew) is closed then with 4401 and the reason, on /ws and on the bridge's raw WebSocket; reconnecting
+   * with the same token is refused.
+   */
+  @Test
+  void aLiveSocketIsClosedWhenItsTokenExpires() throws Exception {
+    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    for (String path : List.of("/ws", "/eventbus/websocket")) {
+      long now = System.currentTimeMillis() / 1000;
+      String expiring = OidcServer.sign(key, idp.claims("bob").put("exp", now - 57));
+      long opened = System.currentTimeMillis();
+      WebSocket ws = wsc.connect(options(path + "?access_token=" + expiring)).await(30, TimeUnit.SECONDS);
+      java.util.concurrent.CompletableFuture<Long> closedAt = new java.util.concurrent.CompletableFuture<>();
+      ws.closeHandler(v -> closedAt.complete(System.currentTimeMillis()));
+      long closed = closedAt.get(30, TimeUnit.SECONDS);
+      assertThat(closed - opened).as(path + ": open until the token's end, then closed").isBetween(1_000L, 10_000L);
+      assertThat(ws.closeStatusCode()).as(path).isEqualTo((short) 4401);
+      assertThat(ws.closeReason()).as(path).contains("token expired");
+      Thread.sleep(Math.max(0, (now + 4) * 1000 - System.currentTimeMillis()));
+      assertThat(rejection(wsc, path + "?access_token=" + expiring)).as(path + ": the same token again").isEqualTo(401);
+    }
+  }
+
   @Test
   void mcpOverHttpTakesTheTokenAndRefusesABadOne() throws Exception {
     JsonObject init = new JsonObject().put("jsonrpc", "2.0").put("id", 1).put("method", "initialize").put("params",
