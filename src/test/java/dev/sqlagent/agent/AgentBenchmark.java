@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.Answer;
@@ -91,7 +92,7 @@ class AgentBenchmark {
       }
       StringBuilder byStage = new StringBuilder();
       stages.forEach((k, v) -> byStage.append(String.format("  %-38s mean %5.1f ms, p50 %3d ms, p90 %3d ms%n", k,
-          v.stream().mapToLong(Long::longValue).average().orElse(0), pct(v, 50), pct(v, 90))));
+          v.stream().mapToLong(Long::longValue).average().orElse(0), Percentiles.of(v, 50), Percentiles.of(v, 90))));
 
       // The gate's share holds the statement's own time: the same SQL run directly, as the agent role (µs).
       List<Long> direct = new ArrayList<>();
@@ -142,9 +143,11 @@ class AgentBenchmark {
               + "  answer's latency less model time p50 %d ms, p90 %d ms; asked to answered (bus round trip) p50 %d ms,"
               + " p90 %d ms, p99 %d ms%n"
               + "first-attempt prompt: %d chars (~%d tokens) with the top-5 tables; every table: %d chars (~%d tokens), %.0f%% of it%n",
-          questions.size(), rounds, pct(overhead, 50), pct(overhead, 90), pct(overhead, 99), Collections.max(overhead),
-          pct(total, 50), pct(total, 99), byStage, pct(direct, 50) / 1000.0, pct(direct, 90) / 1000.0, questions.size(),
-          pct(userLatency, 50), pct(userLatency, 90), pct(userWall, 50), pct(userWall, 90), pct(userWall, 99),
+          questions.size(), rounds, Percentiles.of(overhead, 50), Percentiles.of(overhead, 90),
+          Percentiles.of(overhead, 99), Collections.max(overhead), Percentiles.of(total, 50), Percentiles.of(total, 99),
+          byStage, Percentiles.of(direct, 50) / 1000.0, Percentiles.of(direct, 90) / 1000.0, questions.size(),
+          Percentiles.of(userLatency, 50), Percentiles.of(userLatency, 90), Percentiles.of(userWall, 50),
+          Percentiles.of(userWall, 90), Percentiles.of(userWall, 99),
           firstAttemptChars, firstAttemptChars / 4, allTablesChars, allTablesChars / 4,
           100.0 * firstAttemptChars / allTablesChars);
       System.out.print(report);
@@ -211,8 +214,9 @@ class AgentBenchmark {
               + "  off: p50 %d ms, p90 %d ms, p99 %d ms, mean %.1f ms%n"
               + "  on:  p50 %d ms, p90 %d ms, p99 %d ms, mean %.1f ms (%.0f spans per question exported over OTLP/HTTP "
               + "to a receiver in the same JVM)%n",
-          questions.size(), rounds, pct(offMs, 50), pct(offMs, 90), pct(offMs, 99),
-          offMs.stream().mapToLong(Long::longValue).average().orElse(0), pct(onMs, 50), pct(onMs, 90), pct(onMs, 99),
+          questions.size(), rounds, Percentiles.of(offMs, 50), Percentiles.of(offMs, 90), Percentiles.of(offMs, 99),
+          offMs.stream().mapToLong(Long::longValue).average().orElse(0), Percentiles.of(onMs, 50),
+          Percentiles.of(onMs, 90), Percentiles.of(onMs, 99),
           onMs.stream().mapToLong(Long::longValue).average().orElse(0), spansPerQuestion);
       System.out.print(report);
       Files.createDirectories(Path.of("target/benchmarks"));
@@ -313,11 +317,5 @@ class AgentBenchmark {
       samples.add(retrieval.sample(new SampleRequest(t.name(), 3, null)).await(30, TimeUnit.SECONDS));
     }
     return new Retrieval(List.of(), ddl.toString(), SampleRows.text(samples), List.of(), 0);
-  }
-
-  private static long pct(List<Long> xs, int p) {
-    List<Long> s = new ArrayList<>(xs);
-    Collections.sort(s);
-    return s.get(Math.min(s.size() - 1, (int) Math.ceil(p / 100.0 * s.size()) - 1));
   }
 }

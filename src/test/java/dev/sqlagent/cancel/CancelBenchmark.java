@@ -1,5 +1,6 @@
 package dev.sqlagent.cancel;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.AskRequest;
@@ -88,7 +89,6 @@ class CancelBenchmark {
   }
 
   static double pct(List<Long> sorted, int p) {
-    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i))) / 1000.0;
+    return Percentiles.of(sorted, p) / 1000.0;
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.testing.Percentiles;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -156,9 +157,6 @@ class ClusterBenchmark {
   }
 
   private static long percentile(List<Long> values, int p) {
-    if (values.isEmpty()) return -1;
-    List<Long> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
+    return values.isEmpty() ? -1 : Percentiles.of(values, p);
   }
 }

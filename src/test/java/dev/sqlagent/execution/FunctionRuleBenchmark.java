@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.contract.GateReply;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -148,7 +148,7 @@ class FunctionRuleBenchmark {
           if (i >= 50) checks.add((System.nanoTime() - t0) / 1e6);
         }
       }
-      return new double[] {median(proof), median(discovery), p50(repeats), p50(fresh), p50(checks)};
+      return new double[] {Percentiles.median(proof), Percentiles.median(discovery), p50(repeats), p50(fresh), p50(checks)};
     } finally {
       vertx.close().await(30, TimeUnit.SECONDS);
     }
@@ -210,14 +210,8 @@ class FunctionRuleBenchmark {
     }
   }
 
-  private static double median(double[] xs) {
-    double[] s = xs.clone();
-    Arrays.sort(s);
-    return s[s.length / 2];
-  }
-
   private static double p50(List<Double> xs) {
-    return median(xs.stream().mapToDouble(Double::doubleValue).toArray());
+    return Percentiles.median(xs.stream().mapToDouble(Double::doubleValue).toArray());
   }
 
 }

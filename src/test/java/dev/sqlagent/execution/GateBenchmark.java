@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.testing.Percentiles;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 import static dev.sqlagent.testing.BenchmarkMachine.settle;
 
@@ -228,7 +229,6 @@ class GateBenchmark {
   }
 
   private static double pct(long[] sorted, int p) {
-    int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-    return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
+    return Percentiles.of(sorted, p) / 1e6;
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.export;
 
+import dev.sqlagent.testing.Percentiles;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 import static dev.sqlagent.testing.BenchmarkMachine.settle;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -51,7 +51,7 @@ class ExportBenchmark {
       report.append(String.format("  CSV : %6d ms, peak heap %4d MB, %,d bytes%n", c.ms(), c.peakMb(), c.bytes()));
       report.append(String.format("  XLSX: %6d ms, peak heap %4d MB, %,d bytes%n", x.ms(), x.peakMb(), x.bytes()));
       if (hasPsql) {
-        long p = medianMs(psql);
+        long p = Percentiles.median(psql);
         report.append(String.format("  psql \\copy to CSV: %d ms%n", p));
         report.append(String.format("  ratio CSV / psql: %.1fx, XLSX / psql: %.1fx%n", (double) c.ms() / p, (double) x.ms() / p));
       } else {
@@ -95,12 +95,6 @@ class ExportBenchmark {
   static Run median(List<Run> runs) {
     List<Run> sorted = new ArrayList<>(runs);
     sorted.sort((a, b) -> Long.compare(a.ms(), b.ms()));
-    return sorted.get(sorted.size() / 2);
-  }
-
-  static long medianMs(List<Long> values) {
-    List<Long> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
     return sorted.get(sorted.size() / 2);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.ops;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.contract.StateMessages.Flush;
 import dev.sqlagent.contract.StateMessages.LogStatus;
@@ -327,7 +328,7 @@ class LoadAndFaultsTest {
     }
     return "load and faults: " + outcomes.size() + " questions (" + QUESTIONS + " started evenly over " + SECONDS
         + " s, at most " + CONCURRENCY + " in flight, + 1 after), database stopped for " + OUTAGE_MS + " ms a third of the way in\n"
-        + "  latency p50 " + pct(latencies, 50) + " ms, p90 " + pct(latencies, 90) + " ms, p99 " + pct(latencies, 99)
+        + "  latency p50 " + Percentiles.of(latencies, 50) + " ms, p90 " + Percentiles.of(latencies, 90) + " ms, p99 " + Percentiles.of(latencies, 99)
         + " ms, max " + latencies.get(latencies.size() - 1) + " ms\n"
         + "  outcomes: " + byKind + "\n"
         + "  database: " + faultTimes + " (ms since start)\n"
@@ -335,9 +336,5 @@ class LoadAndFaultsTest {
         + "  query log: " + rows + " rows for " + outcomes.stream().filter(o -> o.status() == 200).count()
         + " answered over HTTP; written " + log.written() + ", dropped " + log.dropped()
         + ", failed writes " + log.failedWrites() + "\n";
-  }
-
-  static long pct(List<Long> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
   }
 }

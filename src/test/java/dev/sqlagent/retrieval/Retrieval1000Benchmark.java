@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
@@ -301,8 +302,8 @@ public class Retrieval1000Benchmark {
       demo.add(restart(db.target(), state));
       warm.add(restart(target, state));
     }
-    long warmMedian = median(warm.stream().map(j -> j.getLong("ready_ms")).toList());
-    long demoMedian = median(demo.stream().map(j -> j.getLong("ready_ms")).toList());
+    long warmMedian = Percentiles.median(warm.stream().map(j -> j.getLong("ready_ms")).toList());
+    long demoMedian = Percentiles.median(demo.stream().map(j -> j.getLong("ready_ms")).toList());
     report.put("cold_start", cold).put("warm_starts", new JsonArray(warm)).put("demo_warm_starts", new JsonArray(demo))
         .put("warm_ready_ms_median", warmMedian).put("demo_warm_ready_ms_median", demoMedian)
         .put("warm_over_demo", round((double) warmMedian / demoMedian))
@@ -556,12 +557,6 @@ public class Retrieval1000Benchmark {
         .put("tables_shortened", shortened).put("questions_over_budget", over);
   }
 
-  private static long median(List<Long> values) {
-    List<Long> s = new ArrayList<>(values);
-    Collections.sort(s);
-    return s.get(s.size() / 2);
-  }
-
   /** Every table's full schema text, for scale: what the prompt would hold without retrieval. */
   private static int everyTableTokens(RetrievalClient client) throws Exception {
     return ChatClient.estimate(SchemaText.ddl(client.tables(new RetrievalMessages.SchemaRequest(null)).await(60, TimeUnit.SECONDS).tables()).length());
@@ -636,10 +631,7 @@ public class Retrieval1000Benchmark {
   }
 
   private static JsonObject percentiles(List<Long> nanos) {
-    List<Long> s = new ArrayList<>(nanos);
-    Collections.sort(s);
-    return new JsonObject().put("p50_ms", round(s.get(s.size() / 2) / 1e6))
-        .put("p99_ms", round(s.get((int) Math.ceil(s.size() * 0.99) - 1) / 1e6))
-        .put("max_ms", round(s.get(s.size() - 1) / 1e6));
+    return new JsonObject().put("p50_ms", round(Percentiles.of(nanos, 50) / 1e6))
+        .put("p99_ms", round(Percentiles.of(nanos, 99) / 1e6)).put("max_ms", round(Percentiles.of(nanos, 100) / 1e6));
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalClient;
@@ -233,9 +234,7 @@ class RetrievalBenchmark {
   }
 
   private static String percentiles(List<Long> nanos) {
-    List<Long> s = new ArrayList<>(nanos);
-    Collections.sort(s);
-    return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", s.get(s.size() / 2) / 1e6,
-        s.get((int) Math.ceil(s.size() * 0.99) - 1) / 1e6, s.get(s.size() - 1) / 1e6);
+    return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", Percentiles.of(nanos, 50) / 1e6,
+        Percentiles.of(nanos, 99) / 1e6, Percentiles.of(nanos, 100) / 1e6);
   }
 }

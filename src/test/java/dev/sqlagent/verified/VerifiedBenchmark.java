@@ -1,5 +1,6 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.eval.Question;
@@ -70,8 +71,8 @@ class VerifiedBenchmark {
     }
     Collections.sort(pairs);
     report.append(String.format("different evaluation questions (%d, %d pairs): similarity p50 %.3f, p99 %.3f, max %.3f; "
-            + "max among pairs naming the same values %.3f (%s)%n", library.size(), pairs.size(), pct(pairs, 50),
-        pct(pairs, 99), pairs.get(pairs.size() - 1), maxSameValues, closest));
+            + "max among pairs naming the same values %.3f (%s)%n", library.size(), pairs.size(), Percentiles.of(pairs, 50),
+        Percentiles.of(pairs, 99), pairs.get(pairs.size() - 1), maxSameValues, closest));
     List<Double> own = new ArrayList<>();
     double[] thresholds = {0.80, 0.85, 0.88, 0.90, 0.93, 0.94, 0.95};
     int[] hits = new int[thresholds.length];
@@ -102,7 +103,7 @@ class VerifiedBenchmark {
     }
     Collections.sort(own);
     report.append(String.format("paraphrases (%d): similarity to their own question p10 %.3f, p50 %.3f, min %.3f; "
-        + "own question ranked first %d/%d%n", paraphrases.size(), pct(own, 10), pct(own, 50), own.get(0), rankedFirst,
+        + "own question ranked first %d/%d%n", paraphrases.size(), Percentiles.of(own, 10), Percentiles.of(own, 50), own.get(0), rankedFirst,
         paraphrases.size()));
     for (int t = 0; t < thresholds.length; t++) {
       report.append(String.format("  threshold %.2f: answered from the verified query %d/%d (%.0f%%), wrong verified answers %d%s%n",
@@ -155,9 +156,9 @@ class VerifiedBenchmark {
                 + "%d questions x 3:%n  model path: p50 %d ms, p90 %d ms, p99 %d ms%n"
                 + "  verified answer (%d of %d asks): p50 %d ms, p90 %d ms, p99 %d ms (goal: p50 under 100 ms)%n"
                 + "  with a library of %d verified queries, the asks that still went to the model: %d, p50 %d ms%n",
-            paraphrases.size(), pct(modelPath, 50), pct(modelPath, 90), pct(modelPath, 99), verified.size(),
-            verified.size() + missed.size(), verified.isEmpty() ? -1 : pct(verified, 50), verified.isEmpty() ? -1 : pct(verified, 90),
-            verified.isEmpty() ? -1 : pct(verified, 99), library.size(), missed.size(), missed.isEmpty() ? -1 : pct(missed, 50)));
+            paraphrases.size(), Percentiles.of(modelPath, 50), Percentiles.of(modelPath, 90), Percentiles.of(modelPath, 99), verified.size(),
+            verified.size() + missed.size(), verified.isEmpty() ? -1 : Percentiles.of(verified, 50), verified.isEmpty() ? -1 : Percentiles.of(verified, 90),
+            verified.isEmpty() ? -1 : Percentiles.of(verified, 99), library.size(), missed.size(), missed.isEmpty() ? -1 : Percentiles.of(missed, 50)));
       }
     }
   }
@@ -173,11 +174,5 @@ class VerifiedBenchmark {
     long ms = (System.nanoTime() - t0) / 1_000_000;
     if (answer != null) answer[0] = a;
     return ms;
-  }
-
-  private static <T extends Comparable<T>> T pct(List<T> xs, int p) {
-    List<T> s = new ArrayList<>(xs);
-    Collections.sort(s);
-    return s.get(Math.min(s.size() - 1, Math.max(0, (int) Math.ceil(p / 100.0 * s.size()) - 1)));
   }
 }
