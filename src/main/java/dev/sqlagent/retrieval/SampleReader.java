@@ -1,5 +1,6 @@
 package dev.sqlagent.retrieval;
 
+import dev.sqlagent.db.OneAfterAnother;
 import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.catalogue.TableInfo;
@@ -79,18 +80,13 @@ final class SampleReader {
 
   /** The same, one table after another, each read behind a savepoint. */
   static Future<List<SampleRows>> oneByOne(SqlConnection conn, List<TableInfo> tables, int n) {
-    Future<List<SampleRows>> chain = Future.succeededFuture(new ArrayList<>());
-    for (TableInfo t : tables) {
-      chain = chain.compose(acc -> conn.query("SAVEPOINT sample").execute()
-          .compose(v -> read(conn, t, n))
-          .compose(rows -> conn.query("RELEASE SAVEPOINT sample").execute().map(rows))
-          .recover(e -> conn.query("ROLLBACK TO SAVEPOINT sample").execute()
-              .map(new SampleRows(t.name(), t.columns(), List.of())))
-          .map(s -> {
-            acc.add(s);
-            return acc;
-          }));
-    }
-    return chain;
+    List<SampleRows> out = new ArrayList<>(tables.size());
+    return OneAfterAnother.each(tables, t -> conn.query("SAVEPOINT sample").execute()
+            .compose(v -> read(conn, t, n))
+            .compose(rows -> conn.query("RELEASE SAVEPOINT sample").execute().map(rows))
+            .recover(e -> conn.query("ROLLBACK TO SAVEPOINT sample").execute()
+                .map(new SampleRows(t.name(), t.columns(), List.of())))
+            .map(out::add))
+        .map(v -> out);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sqlagent.values;
 
+import dev.sqlagent.db.OneAfterAnother;
 import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
@@ -103,11 +104,10 @@ public final class RoleValues {
 
   /** Each column's values looked for one after another, each behind a savepoint, so one refusal spares the rest. */
   private static Future<Void> lookAll(SqlConnection conn, Map<Column, Set<String>> wanted, Map<String, Seen> known) {
-    Future<Void> chain = Future.succeededFuture();
-    for (Map.Entry<Column, Set<String>> e : wanted.entrySet()) {
+    return OneAfterAnother.each(wanted.entrySet(), e -> {
       Column col = e.getKey();
       List<String> asked = List.copyOf(e.getValue());
-      chain = chain.compose(v -> conn.query("SAVEPOINT role_values").execute()
+      return conn.query("SAVEPOINT role_values").execute()
           .compose(x -> look(conn, col, asked))
           .compose(found -> conn.query("RELEASE SAVEPOINT role_values").execute().map(x -> {
             Seen s = known.computeIfAbsent(key(col.table().name(), col.column()), k -> new Seen(new HashSet<>(), new HashSet<>()));
@@ -115,9 +115,8 @@ public final class RoleValues {
             s.found().addAll(found);
             return (Void) null;
           }))
-          .recover(err -> conn.query("ROLLBACK TO SAVEPOINT role_values").execute().mapEmpty()));
-    }
-    return chain;
+          .recover(err -> conn.query("ROLLBACK TO SAVEPOINT role_values").execute().mapEmpty());
+    });
   }
 
   /** Which of {@code asked} the role finds in the column. */

@@ -1,5 +1,6 @@
 package dev.sqlagent.values;
 
+import dev.sqlagent.db.OneAfterAnother;
 import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.ReadOnly;
@@ -59,23 +60,26 @@ final class ValueReader {
         .compose(stats -> {
           List<ColumnValues> out = new ArrayList<>();
           int[] counts = new int[5];  // indexed values, wide, budget, total, failed
-          Future<Void> chain = Future.succeededFuture();
+          List<Map.Entry<TableInfo, TableInfo.Column>> columns = new ArrayList<>();
           for (TableInfo t : catalogue.tables()) {
             // Reading a view that calls a function acting outside the transaction would run it: never read.
             if (catalogue.functions().unsafe(t.schema(), t.relname()).isPresent()) continue;
             for (TableInfo.Column c : t.columns()) {
-              if (!TEXT_TYPES.contains(c.base()) || !c.enumLabels().isEmpty()) continue;
-              Stats s = stats.get(t.schema() + "\u0000" + t.relname() + "\u0000" + c.name());
-              chain = chain.compose(v -> column(conn, t, c, s, deadline, counts).map(cv -> {
-                if (cv != null) {
-                  out.add(cv);
-                  counts[0] += cv.values().size();
-                }
-                return (Void) null;
-              }));
+              if (TEXT_TYPES.contains(c.base()) && c.enumLabels().isEmpty()) columns.add(Map.entry(t, c));
             }
           }
-          return chain.map(v -> new Read(out, counts[1], counts[2], counts[3], counts[4]));
+          return OneAfterAnother.each(columns, tc -> {
+            TableInfo t = tc.getKey();
+            TableInfo.Column c = tc.getValue();
+            Stats s = stats.get(t.schema() + "\u0000" + t.relname() + "\u0000" + c.name());
+            return column(conn, t, c, s, deadline, counts).map(cv -> {
+              if (cv != null) {
+                out.add(cv);
+                counts[0] += cv.values().size();
+              }
+              return (Void) null;
+            });
+          }).map(v -> new Read(out, counts[1], counts[2], counts[3], counts[4]));
         }));
   }
 
