@@ -1,5 +1,6 @@
 package dev.sqlagent.verified;
 
+import dev.sqlagent.db.OneAfterAnother;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.contract.GateRequest;
@@ -314,26 +315,24 @@ public final class VerifiedVerticle extends VerticleBase {
     List<VerifiedQuery> all = List.copyOf(library.values());
     JsonArray retired = new JsonArray();
     JsonArray restored = new JsonArray();
-    Future<Void> chain = Future.succeededFuture();
-    for (VerifiedQuery q : all) {
-      chain = chain.compose(v -> check(q.sql()).recover(e -> Future.succeededFuture((String) null)).compose(refusal -> {
-        VerifiedQuery now = library.get(q.id());
-        if (now == null) return Future.succeededFuture();
-        if (refusal != null) {
-          return now.retired() && refusal.equals(now.retiredReason()) ? Future.<Void>succeededFuture()
-              : retire(now, refusal).map(r -> {
-                retired.add(r.toJson());
-                return (Void) null;
-              });
-        }
-        return restore(now).map(r -> {
-          if (now.retired()) restored.add(r.toJson());
-          return (Void) null;
-        });
-      }));
-    }
     long t0 = System.nanoTime();
-    return chain.map(v -> {
+    Future<Void> checked = OneAfterAnother.each(all, q -> check(q.sql()).recover(e -> Future.succeededFuture((String) null))
+        .compose(refusal -> {
+          VerifiedQuery now = library.get(q.id());
+          if (now == null) return Future.succeededFuture();
+          if (refusal != null) {
+            return now.retired() && refusal.equals(now.retiredReason()) ? Future.<Void>succeededFuture()
+                : retire(now, refusal).map(r -> {
+                  retired.add(r.toJson());
+                  return (Void) null;
+                });
+          }
+          return restore(now).map(r -> {
+            if (now.retired()) restored.add(r.toJson());
+            return (Void) null;
+          });
+        }));
+    return checked.map(v -> {
       long retiredNow = library.values().stream().filter(VerifiedQuery::retired).count();
       LOG.info("verified queries re-checked ({}): {} checked, {} retired now, {} restored, {} retired in all", why,
           all.size(), retired.size(), restored.size(), retiredNow);
