@@ -1,5 +1,6 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.access.TokenExpiry;
 import dev.sqlagent.network.TrustedProxies;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.AgentClient;
@@ -85,7 +86,7 @@ final class EventBridge {
   private static void expire(Vertx vertx, BridgeEvent ev, Map<SockJSSocket, Long> expiries) {
     SockJSSocket socket = ev.socket();
     if (ev.type() == BridgeEventType.SOCKET_CREATED) {
-      long timer = TokenExpiry.closeAt(vertx, AccessGuard.tokenUntil(socket.routingContext()),
+      long timer = TokenExpiry.closeAt(vertx, socket.routingContext(),
           () -> socket.close(TokenExpiry.CLOSE_CODE, TokenExpiry.REASON));
       if (timer >= 0) expiries.put(socket, timer);
     } else if (ev.type() == BridgeEventType.SOCKET_CLOSED) {

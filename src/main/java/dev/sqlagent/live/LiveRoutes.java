@@ -57,7 +57,7 @@ public final class LiveRoutes {
     boolean mayWatch = user != null || AccessGuard.mayWatchAll(ctx);
     ctx.request().toWebSocket()
         .onSuccess(ws -> new LiveSocket(vertx, ws, hub, mayWatch, askTimeoutMs, user, TrustedProxies.clientAddress(ctx))
-            .start(AccessGuard.tokenUntil(ctx)))
+            .start(ctx))
         .onFailure(ctx::fail);
   }
 

@@ -1,5 +1,7 @@
 package dev.sqlagent.live;
 
+import dev.sqlagent.access.TokenExpiry;
+import io.vertx.ext.web.RoutingContext;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.AgentClient;
@@ -23,7 +25,6 @@ import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,10 +89,10 @@ final class LiveSocket {
     this.agent = new AgentClient(vertx, askTimeoutMs);
   }
 
-  /** Serves the socket; with a sign-on token, until {@code tokenUntil} (null: for as long as it stays open). */
-  void start(Instant tokenUntil) {
+  /** Serves the socket opened by {@code opened}: with a sign-on token, until the token expires. */
+  void start(RoutingContext opened) {
     OPEN.incrementAndGet();
-    expiry = TokenExpiry.closeAt(vertx, tokenUntil, () -> {
+    expiry = TokenExpiry.closeAt(vertx, opened, () -> {
       if (!ws.isClosed()) ws.close(TokenExpiry.CLOSE_CODE, TokenExpiry.REASON);
     });
     clients(1);

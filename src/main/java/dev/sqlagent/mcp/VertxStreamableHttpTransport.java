@@ -1,5 +1,6 @@
 package dev.sqlagent.mcp;
 
+import dev.sqlagent.access.TokenExpiry;
 import io.vertx.core.eventbus.DeliveryOptions;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.AgentClient;
@@ -265,7 +266,15 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), true, live, null);
     stream.open();
     var listening = live.session.listeningStream(stream);
+    // No longer than the sign-on token that opened it: the client opens another with a fresh one.
+    Vertx vertx = Vertx.currentContext().owner();
+    long expiry = TokenExpiry.closeAt(vertx, ctx, () -> {
+      stream.comment(TokenExpiry.REASON);
+      listening.close();
+      stream.close();
+    });
     ctx.response().closeHandler(v -> {
+      if (expiry >= 0) vertx.cancelTimer(expiry);
       listening.close();
       stream.close();
     });

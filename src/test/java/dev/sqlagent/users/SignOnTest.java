@@ -203,6 +203,32 @@ class SignOnTest {
     }
   }
 
+  /** MCP's event stream (GET /mcp) ends when its sign-on token does, with the reason as its last comment. */
+  @Test
+  void anMcpEventStreamEndsWhenItsTokenExpires() throws Exception {
+    long now = System.currentTimeMillis() / 1000;
+    String expiring = OidcServer.sign(key, idp.claims("bob").put("exp", now - 57));
+    JsonObject init = new JsonObject().put("jsonrpc", "2.0").put("id", 1).put("method", "initialize").put("params",
+        new JsonObject().put("protocolVersion", "2025-06-18").put("capabilities", new JsonObject())
+            .put("clientInfo", new JsonObject().put("name", "t").put("version", "1")));
+    String session = post("/mcp", expiring).sendJsonObject(init).await(30, TimeUnit.SECONDS).getHeader("Mcp-Session-Id");
+    assertThat(session).isNotNull();
+    long opened = System.currentTimeMillis();
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    var response = client.sendAsync(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                + service.port() + "/mcp"))
+            .header("Accept", "text/event-stream").header("Mcp-Session-Id", session)
+            .header("Authorization", "Bearer " + expiring).GET().build(),
+        java.net.http.HttpResponse.BodyHandlers.ofLines()).get(30, TimeUnit.SECONDS);
+    assertThat(response.statusCode()).isEqualTo(200);
+    try (var lines = response.body()) {
+      // Read to the stream's end: it ends only if the service ends it.
+      List<String> all = java.util.concurrent.CompletableFuture.supplyAsync(() -> lines.toList()).get(30, TimeUnit.SECONDS);
+      assertThat(System.currentTimeMillis() - opened).as("open until the token's end").isBetween(1_000L, 10_000L);
+      assertThat(all).anyMatch(l -> l.contains("token expired"));
+    }
+  }
+
   @Test
   void mcpOverHttpTakesTheTokenAndRefusesABadOne() throws Exception {
     JsonObject init = new JsonObject().put("jsonrpc", "2.0").put("id", 1).put("method", "initialize").put("params",
