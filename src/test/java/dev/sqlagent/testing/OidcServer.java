@@ -55,6 +55,7 @@ public final class OidcServer implements AutoCloseable {
   public final List<String> authorizeRequests = new CopyOnWriteArrayList<>();
   private volatile Key signingKey;
   private volatile JsonObject signInClaims = new JsonObject();
+  private volatile long tokenLifetimeSeconds = 300;
 
   private OidcServer(HttpServer server) {
     this.server = server;
@@ -140,6 +141,15 @@ public final class OidcServer implements AutoCloseable {
   }
 
   /** Who the authorize endpoint signs in (the claims of the tokens it then gives) and with which key. */
+  /**
+   * The tokens the token endpoint issues from now on expire this many seconds after they are issued (300 unless set;
+   * below zero for one already expired, which a service still accepts within its clock skew).
+   */
+  public OidcServer tokenLifetime(long seconds) {
+    this.tokenLifetimeSeconds = seconds;
+    return this;
+  }
+
   public OidcServer signInAs(Key key, JsonObject claims) {
     this.signingKey = key;
     this.signInClaims = claims.copy();
@@ -188,9 +198,10 @@ public final class OidcServer implements AutoCloseable {
     }
     JsonObject claims = signInClaims.copy();
     long now = System.currentTimeMillis() / 1000;
-    claims.put("iat", now).put("exp", now + 300);
+    long lifetime = tokenLifetimeSeconds;
+    claims.put("iat", now).put("exp", now + lifetime);
     String token = sign(signingKey, claims);
-    ctx.json(new JsonObject().put("access_token", token).put("token_type", "Bearer").put("expires_in", 300)
+    ctx.json(new JsonObject().put("access_token", token).put("token_type", "Bearer").put("expires_in", Math.max(0, lifetime))
         .put("id_token", token));
   }
 

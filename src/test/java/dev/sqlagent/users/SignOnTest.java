@@ -285,6 +285,53 @@ class SignOnTest {
     }
   }
 
+  /**
+   * The page's token runs out while it is open: its socket is closed (4401), the page says so, its reconnect is
+   * refused, it goes back through the sign-on by itself and is live again with a fresh token, and asks as before.
+   */
+  @Test
+  void thePageSignsInAgainWhenItsTokenExpires() throws Exception {
+    idp.signInAs(key, idp.claims("erin").put("name", "Erin"));
+    // Accepted for 33 s more, within the service's 60 s clock skew: longer than the page's guard against a sign-in
+    // loop (a token refused within 30 s of signing in is shown as refused, not signed in again).
+    idp.tokenLifetime(-27);
+    int tokenRequests = idp.tokenRequests.size();
+    try (HeadlessChromium browser = HeadlessChromium.start(1200, 900)) {
+      WebDriver d = browser.driver;
+      WebDriverWait wait = new WebDriverWait(d, Duration.ofSeconds(60));
+      wait.pollingEvery(Duration.ofMillis(50)).ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+      d.get("http://127.0.0.1:" + service.port() + "/");
+      wait.until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+      assertThat(idp.tokenRequests.size()).isEqualTo(tokenRequests + 1);
+      String first = (String) ((JavascriptExecutor) d).executeScript("return sessionStorage.getItem('sqlagent.apiToken')");
+      idp.tokenLifetime(300);
+      // What the connection line says, every change of it, until the page leaves for the sign-on.
+      ((JavascriptExecutor) d).executeScript("const c = document.getElementById('connection');"
+          + "sessionStorage.setItem('seen', '');"
+          + "new MutationObserver(() => sessionStorage.setItem('seen', sessionStorage.getItem('seen') + '|' + c.textContent))"
+          + ".observe(c, {childList: true, characterData: true, subtree: true});");
+      try {
+        wait.until(x -> idp.tokenRequests.size() == tokenRequests + 2
+            && x.findElement(By.id("connection")).getText().equals("Live"));
+      } catch (org.openqa.selenium.TimeoutException e) {
+        throw new AssertionError("not live again: token requests " + (idp.tokenRequests.size() - tokenRequests)
+            + ", authorize " + idp.authorizeRequests.size() + ", at " + d.getCurrentUrl() + ", connection '"
+            + d.findElement(By.id("connection")).getText() + "', seen "
+            + ((JavascriptExecutor) d).executeScript("return sessionStorage.getItem('seen')") + ", banner '"
+            + d.findElement(By.id("banner")).getText() + "'", e);
+      }
+      assertThat((String) ((JavascriptExecutor) d).executeScript("return sessionStorage.getItem('seen')"))
+          .contains("Sign-in expired");
+      String second = (String) ((JavascriptExecutor) d).executeScript("return sessionStorage.getItem('sqlagent.apiToken')");
+      assertThat(second).as("a fresh token").isNotBlank().isNotEqualTo(first);
+      d.findElement(By.id("question")).sendKeys("How many customers?", Keys.ENTER);
+      wait.until(x -> x.findElement(By.cssSelector("#runs > details.run .run-state")).getText().equals("Answered"));
+      assertThat(get("/api/runs", second).send().await(30, TimeUnit.SECONDS).bodyAsString()).contains("\"erin\"");
+    } finally {
+      idp.tokenLifetime(300);
+    }
+  }
+
   static WebSocketConnectOptions options(String uri) {
     return new WebSocketConnectOptions().setHost("127.0.0.1").setPort(service.port()).setURI(uri);
   }
