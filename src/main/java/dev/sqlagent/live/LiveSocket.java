@@ -1,7 +1,6 @@
 package dev.sqlagent.live;
 
 import dev.sqlagent.access.TokenExpiry;
-import io.vertx.ext.web.RoutingContext;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.AgentClient;
@@ -25,6 +24,7 @@ import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
