@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.testing.ProcFiles;
 import dev.sqlagent.testing.Percentiles;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 import static dev.sqlagent.testing.BenchmarkMachine.settle;
@@ -206,8 +207,8 @@ class GateBenchmark {
     try (var entries = Files.newDirectoryStream(dir, e -> e.getFileName().toString().matches("\\d+"))) {
       for (Path e : entries) {
         try {
-          if (!Files.readString(e.resolve("comm")).startsWith(namePrefix)) continue;
-          String stat = Files.readString(e.resolve("stat"));
+          if (!ProcFiles.read(e.resolve("comm")).startsWith(namePrefix)) continue;
+          String stat = ProcFiles.read(e.resolve("stat"));
           String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
           ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
         } catch (java.io.IOException gone) {

@@ -1,5 +1,6 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.testing.ProcFiles;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -64,7 +65,7 @@ class GateLayersBenchmark {
     Pool pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(db.target().roOptions())
         .using(vertx).build();
     StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "machine: %d cores; load average at start: %s%n",
-        Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
+        Runtime.getRuntime().availableProcessors(), ProcFiles.read(Path.of("/proc/loadavg")).trim()));
     try {
       SqlConnection conn = pool.getConnection().await(10, TimeUnit.SECONDS);
       ReadOnlyExecutor.consolidateFlushes(conn);  // the gate's connections' way: one write per round trip

@@ -1,6 +1,5 @@
 package dev.sqlagent.testing;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** What the benchmarks say of the machine they ran on, and how they space their measured calls. */
@@ -10,7 +9,7 @@ public final class BenchmarkMachine {
   /** The 1, 5 and 15 minute load averages (Linux), to read the numbers by. */
   public static String loadAverage() {
     try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      String[] f = ProcFiles.read(Path.of("/proc/loadavg")).trim().split("\\s+");
       return f[0] + " " + f[1] + " " + f[2];
     } catch (Exception e) {
       return "unknown";

@@ -3,7 +3,6 @@ package dev.sqlagent.testing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -52,7 +51,7 @@ public final class FreePorts {
   /** The first port of the kernel's ephemeral range (Linux), or the usual one where it cannot be read. */
   private static int ephemeralLow() {
     try {
-      return Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
+      return Integer.parseInt(ProcFiles.read(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 32_768;
     }
