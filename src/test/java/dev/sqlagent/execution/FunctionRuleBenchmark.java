@@ -148,7 +148,8 @@ class FunctionRuleBenchmark {
           if (i >= 50) checks.add((System.nanoTime() - t0) / 1e6);
         }
       }
-      return new double[] {Percentiles.median(proof), Percentiles.median(discovery), p50(repeats), p50(fresh), p50(checks)};
+      return new double[] {Percentiles.median(proof), Percentiles.median(discovery), Percentiles.median(repeats),
+          Percentiles.median(fresh), Percentiles.median(checks)};
     } finally {
       vertx.close().await(30, TimeUnit.SECONDS);
     }
@@ -208,10 +209,6 @@ class FunctionRuleBenchmark {
     try (Connection c = url.connect("bench"); Statement s = c.createStatement()) {
       for (String q : sql) s.execute(q);
     }
-  }
-
-  private static double p50(List<Double> xs) {
-    return Percentiles.median(xs.stream().mapToDouble(Double::doubleValue).toArray());
   }
 
 }
