@@ -73,6 +73,8 @@ public final class AgentVerticle extends VerticleBase {
    */
   private final Supplier<Set<String>> liveNodes;
   private long sweepTimer = -1;
+  /** Has the query-log writer keep the rows of interrupted runs. */
+  private AnswerKeeper sweepKeeper;
   /** Clustered, another worker's runs may be cut short at any time: their claims are looked for this often. */
   static final long SWEEP_EVERY_MS = 60_000;
   /** Clustered: has the query-log writer keep every answer's row; null on a single node (the log reads the answers). */
@@ -192,8 +194,8 @@ public final class AgentVerticle extends VerticleBase {
   // --- runs whose process stopped before they answered ---------------------------------------------
 
   /**
-   * Every run claimed by a process that is gone and never marked finished becomes an interrupted run: its log row
-   * (through the answers, as every run's), its conversation turn and its place in the list of runs. A store that does
+   * Every run claimed by a process that is gone and never marked finished becomes an interrupted run: its log row,
+   * its conversation turn and its place in the list of runs. A store that does
    * not answer leaves them for the next sweep (clustered) or start.
    */
   private void sweep() {
@@ -214,10 +216,11 @@ public final class AgentVerticle extends VerticleBase {
       kept.state = Interrupted.STATE;
       runs.put(claim.runId(), kept);
     }
+    // Straight to the log writer, not published as an answer: the question was asked of the process that is gone (its
+    // metrics went with it), and nobody is waiting for it.
     if (!claim.logged()) {
-      JsonObject json = answer.toJson();
-      if (keeper != null) keeper.keep(json);
-      vertx.eventBus().publish(Addresses.ANSWERS, json);
+      if (sweepKeeper == null) sweepKeeper = new AnswerKeeper(vertx, "the agent, for an interrupted run");
+      sweepKeeper.keep(answer.toJson());
     }
     if (claim.conversationId() != null) {
       User asker = claim.user() == null ? null : new User(claim.user(), claim.user(), false, null);
