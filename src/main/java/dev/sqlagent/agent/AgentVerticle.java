@@ -195,8 +195,8 @@ public final class AgentVerticle extends VerticleBase {
 
   /**
    * Every run claimed by a process that is gone and never marked finished becomes an interrupted run: its log row,
-   * its conversation turn and its place in the list of runs. A store that does
-   * not answer leaves them for the next sweep (clustered) or start.
+   * its conversation turn and its place in the list of runs. A store that does not answer leaves them for the next
+   * sweep (clustered) or start.
    */
   private void sweep() {
     Set<String> live = new java.util.HashSet<>(liveNodes.get());

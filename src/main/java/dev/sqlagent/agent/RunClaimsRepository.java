@@ -14,6 +14,9 @@ import org.slf4j.LoggerFactory;
  * its run; an id that named a run before, on this node or another, still going or long answered, is refused rather
  * than a second run being grafted onto the first's events, query-log row and feedback. The agent's memory refuses
  * the ids of its recent runs at once; this refuses the rest.
+ *
+ * <p>A claim also names the process running it and is marked finished once the run's turn is written, so that a run
+ * cut short with its process (killed, crashed) is found by the next one to start and recorded as interrupted.
  */
 final class RunClaimsRepository {
 
