@@ -75,6 +75,9 @@ public final class AgentVerticle extends VerticleBase {
   private long sweepTimer = -1;
   /** Has the query-log writer keep the rows of interrupted runs. */
   private AnswerKeeper sweepKeeper;
+  /** Runs answered whose turn and finish are still being written: a stop waits for them (briefly). */
+  private final Set<Future<Void>> finishing = new java.util.HashSet<>();
+  static final long STOP_WAIT_MS = 5_000;
   /** Clustered, another worker's runs may be cut short at any time: their claims are looked for this often. */
   static final long SWEEP_EVERY_MS = 60_000;
   /** Clustered: has the query-log writer keep every answer's row; null on a single node (the log reads the answers). */
@@ -188,7 +191,11 @@ public final class AgentVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     if (sweepTimer != -1) vertx.cancelTimer(sweepTimer);
-    return Future.succeededFuture();  // the run claims borrow the state store's pool: the service closes it
+    // A run answered just before the stop (the command line stops right after its answer) gets its turn and its claim's
+    // finish written before the state store's pools close (the service closes them after every verticle).
+    if (finishing.isEmpty()) return Future.succeededFuture();
+    return Future.join(List.copyOf(finishing)).timeout(STOP_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)
+        .otherwiseEmpty();
   }
 
   // --- runs whose process stopped before they answered ---------------------------------------------
@@ -429,7 +436,11 @@ public final class AgentVerticle extends VerticleBase {
     // until the write is done (a follow-up question, a rating). Clustered, the store may be on another node,
     // reached over another connection than a later request: there the answer waits for its turn.
     // Once its turn is written (or given up on), the run is no longer one to find interrupted.
-    if (claimed) recorded.onComplete(done -> claims.finish(runId));
+    if (claimed) {
+      Future<Void> finish = recorded.transform(done -> claims.finish(runId));
+      finishing.add(finish);
+      finish.onComplete(done -> finishing.remove(finish));
+    }
     (clusterNode == null ? answered : recorded)
         .compose(answer -> eventsKept(runId).map(answer))
         .onSuccess(answer -> {
