@@ -77,8 +77,14 @@ final class StaleServer {
   }
 
   private static boolean signal(long pid, String signal) throws IOException {
+    Process kill;
     try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+      kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+    } catch (IOException noKill) {
+      // No kill(1) on this machine: SIGTERM, which Java can send, is a smart shutdown; the dead JVM's sessions are gone.
+      return ProcessHandle.of(pid).map(ProcessHandle::destroy).orElse(false);
+    }
+    try {
       kill.getInputStream().readAllBytes();
       return kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0;
     } catch (InterruptedException e) {
