@@ -6,6 +6,7 @@ import dev.sqlagent.catalogue.CatalogueVerticle;
 import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.cluster.AskDispatcher;
 import dev.sqlagent.cluster.Cluster;
+import dev.sqlagent.cluster.ClusterMember;
 import dev.sqlagent.cluster.ClusterStatus;
 import dev.sqlagent.cluster.JournalReader;
 import dev.sqlagent.cluster.JournalWriter;
@@ -116,7 +117,8 @@ public final class MainVerticle extends VerticleBase {
     if (role.worker()) deployed = deployed.compose(id -> deployAll(steps));
     deployed = deployed.compose(id -> cluster == null ? deployAll(oneNode)
         : vertx.deployVerticle(new SingletonLease(cluster, oneNode)));
-    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, stateDb, node, faultInjector)));
+    if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, stateDb, node, faultInjector,
+        liveNodes())));
     if (!withHttp) return deployed;
     deployed = cluster == null ? deployed.compose(id -> vertx.deployVerticle(new MetricsVerticle()))
         : deployed.compose(id -> deployAll(List.of(() -> new AskDispatcher(cluster, config), () -> new JournalReader(stateDb),
@@ -133,6 +135,17 @@ public final class MainVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     return stateDb == null ? Future.succeededFuture() : stateDb.close();
+  }
+
+  /**
+   * The processes whose runs in flight are theirs: a cluster's live members; a single service none but itself. The
+   * command-line tools (no HTTP) leave a service's runs alone: it may be running beside them on the same store.
+   */
+  private Supplier<java.util.Set<String>> liveNodes() {
+    if (cluster != null) {
+      return () -> cluster.members().stream().map(ClusterMember::id).collect(java.util.stream.Collectors.toSet());
+    }
+    return withHttp ? java.util.Set::of : null;
   }
 
   private Future<String> deployAll(List<Supplier<Deployable>> verticles) {

@@ -40,6 +40,8 @@ public final class AskRules {
 
   public static Refusal question(Object question) {
     if (!(question instanceof String s) || s.isBlank()) return bad("question must be a non-empty string");
+    Refusal nul = noNul("the question", s);
+    if (nul != null) return nul;
     if (s.length() > MAX_QUESTION_CHARS) {
       return new Refusal("question_too_long", "the question is " + s.length() + " characters long; the limit is "
           + MAX_QUESTION_CHARS + ". Ask something shorter (one question at a time) and try again.",
@@ -88,6 +90,8 @@ public final class AskRules {
     if (!(sql instanceof String s) || s.isBlank()) {
       return bad("sql must be a non-empty string: the SELECT to run, e.g. {\"sql\": \"SELECT ...\"}");
     }
+    Refusal nul = noNul("the SQL", s);
+    if (nul != null) return nul;
     if (s.length() > MAX_SQL_CHARS) {
       return new Refusal("sql_too_long", "the SQL is " + s.length() + " characters long; the limit is " + MAX_SQL_CHARS,
           new JsonObject().put("length", s.length()).put("limit", MAX_SQL_CHARS));
@@ -100,6 +104,15 @@ public final class AskRules {
     return reading instanceof Integer || reading instanceof Long ? ((Number) reading).longValue() >= 1 ? null
         : bad("reading must be 1 or more: the number of one of the readings the answer offered")
         : bad("reading must be a whole number: the number of one of the readings the answer offered, e.g. {\"reading\": 2}");
+  }
+
+  /**
+   * Text a person typed that would be stored (a question, SQL, a comment) is refused when it holds a NUL character:
+   * PostgreSQL cannot store one, and removing it silently would store something else than was sent.
+   */
+  public static Refusal noNul(String what, String text) {
+    return text == null || text.indexOf('\u0000') < 0 ? null
+        : bad(what + " contains a NUL character (\\u0000), which cannot be stored; remove it and send it again");
   }
 
   private static Refusal bad(String message) {

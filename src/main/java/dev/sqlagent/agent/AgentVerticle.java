@@ -39,7 +39,9 @@ import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,21 @@ public final class AgentVerticle extends VerticleBase {
   private final int conversationBudget;
   /** Clustered: this worker's node id; null on a single node. */
   private final String clusterNode;
+  /** The process its run claims name: the cluster node's id, or this single process's own. */
+  private final String node;
+  /**
+   * The node ids of the processes alive now (this one included), whose unfinished runs are theirs; null: this process
+   * does not look for interrupted runs (a command-line tool beside a service).
+   */
+  private final Supplier<Set<String>> liveNodes;
+  private long sweepTimer = -1;
+  /** Has the query-log writer keep the rows of interrupted runs. */
+  private AnswerKeeper sweepKeeper;
+  /** Runs answered whose turn and finish are still being written: a stop waits for them (briefly). */
+  private final Set<Future<Void>> finishing = new java.util.HashSet<>();
+  static final long STOP_WAIT_MS = 5_000;
+  /** Clustered, another worker's runs may be cut short at any time: their claims are looked for this often. */
+  static final long SWEEP_EVERY_MS = 60_000;
   /** Clustered: has the query-log writer keep every answer's row; null on a single node (the log reads the answers). */
   private AnswerKeeper keeper;
 
@@ -103,24 +120,34 @@ public final class AgentVerticle extends VerticleBase {
     final JsonArray events = new JsonArray();
     final String owner;
     final String question;
-    final long startedAt = System.currentTimeMillis();
+    final long startedAt;
     AgentRun active;
     String state = "running";
 
     KeptRun(String owner, String question) {
+      this(owner, question, System.currentTimeMillis());
+    }
+
+    KeptRun(String owner, String question, long startedAt) {
       this.owner = owner;
       this.question = question;
+      this.startedAt = startedAt;
     }
   }
 
   /**
    * @param clusterNode clustered: this worker's node id (questions come on its own address); null on a single node
    * @param mutator a fault injector: evaluation only, null otherwise
+   * @param liveNodes the node ids of the cluster's live members (a single node: none but this one), whose runs in
+   *     flight are not interrupted; null: this process leaves other processes' runs alone
    */
-  public AgentVerticle(AppConfig config, StateDatabase state, String clusterNode, FirstSqlMutator mutator) {
+  public AgentVerticle(AppConfig config, StateDatabase state, String clusterNode, FirstSqlMutator mutator,
+      Supplier<Set<String>> liveNodes) {
     this.state = state;
     this.mutator = mutator;
     this.clusterNode = clusterNode;
+    this.node = clusterNode != null ? clusterNode : UUID.randomUUID().toString();
+    this.liveNodes = liveNodes;
     this.settings = AgentSettings.from(config, clusterNode);
     this.conversationBudget = config.conversationBudgetTokens();
     this.maxRunning = config.askInFlight();
@@ -132,6 +159,14 @@ public final class AgentVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     claims = new RunClaimsRepository(state.owner(), state.spans());
+    return consumers().onSuccess(v -> {
+      if (liveNodes == null) return;
+      sweep();
+      if (clusterNode != null) sweepTimer = vertx.setPeriodic(SWEEP_EVERY_MS, t -> sweep());
+    });
+  }
+
+  private Future<?> consumers() {
     // Clustered, this worker takes questions, cancels and the listing of its runs on its own addresses (the
     // edges choose the worker, and know or ask which one runs a run) and the runs' events are kept in the state
     // store, where any edge replays them (dev.sqlagent.cluster).
@@ -155,7 +190,49 @@ public final class AgentVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return Future.succeededFuture();  // the run claims borrow the state store's pool: the service closes it
+    if (sweepTimer != -1) vertx.cancelTimer(sweepTimer);
+    // A run answered just before the stop (the command line stops right after its answer) gets its turn and its claim's
+    // finish written before the state store's pools close (the service closes them after every verticle).
+    if (finishing.isEmpty()) return Future.succeededFuture();
+    return Future.join(List.copyOf(finishing)).timeout(STOP_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)
+        .otherwiseEmpty();
+  }
+
+  // --- runs whose process stopped before they answered ---------------------------------------------
+
+  /**
+   * Every run claimed by a process that is gone and never marked finished becomes an interrupted run: its log row,
+   * its conversation turn and its place in the list of runs. A store that does not answer leaves them for the next
+   * sweep (clustered) or start.
+   */
+  private void sweep() {
+    Set<String> live = new java.util.HashSet<>(liveNodes.get());
+    live.add(node);
+    claims.sweep(live)
+        .onFailure(e -> LOG.warn("runs cut short by a stopped process could not be looked for: {}", e.toString()))
+        .onSuccess(found -> found.forEach(this::interrupted));
+  }
+
+  private void interrupted(RunClaimsRepository.Claim claim) {
+    if (claim.turned()) return;  // it answered: its turn is written after its answer, and only then is it finished
+    Answer answer = Interrupted.answer(claim, java.time.Instant.now(), settings.model());
+    LOG.warn("run {} was interrupted: the process that ran it ({}) stopped before it answered; recorded as interrupted",
+        claim.runId(), claim.node());
+    if (!runs.containsKey(claim.runId())) {
+      KeptRun kept = new KeptRun(claim.user(), claim.question(), claim.claimedAt().toEpochMilli());
+      kept.state = Interrupted.STATE;
+      runs.put(claim.runId(), kept);
+    }
+    // Straight to the log writer, not published as an answer: the question was asked of the process that is gone (its
+    // metrics went with it), and nobody is waiting for it.
+    if (!claim.logged()) {
+      if (sweepKeeper == null) sweepKeeper = new AnswerKeeper(vertx, "the agent, for an interrupted run");
+      sweepKeeper.keep(answer.toJson());
+    }
+    if (claim.conversationId() != null) {
+      User asker = claim.user() == null ? null : new User(claim.user(), claim.user(), false, null);
+      Conversations.record(vertx, claim.conversationId(), answer, asker);
+    }
   }
 
   /** Clustered: the run's events are in the state store before its answer goes out. */
@@ -322,7 +399,8 @@ public final class AgentVerticle extends VerticleBase {
     // The run id is claimed once the conversation is open (a refused conversation leaves the id free to ask again).
     Future<Conversations.Opened> opened = !options.standalone()
         ? Conversations.open(vertx, ask.conversationId(), user)
-            .compose(conversation -> claims.claim(runId, user == null ? null : user.name()).map(conversation))
+            .compose(conversation -> claims.claim(runId, user == null ? null : user.name(), node, question,
+                conversation.conversationId(), ask.source(), ask.mode()).map(conversation))
         : Future.succeededFuture(Conversations.Opened.NONE);
     opened.onFailure(err -> {
       runs.remove(runId);
@@ -334,11 +412,11 @@ public final class AgentVerticle extends VerticleBase {
       finished();
     });
     opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user, span,
-        ask.client()));
+        ask.client(), !options.standalone()));
   }
 
   private void run(Message<JsonObject> msg, String runId, boolean counted, AgentRun agentRun, RunEvents events,
-      Conversations.Opened conversation, KeptRun kept, User user, Span span, String client) {
+      Conversations.Opened conversation, KeptRun kept, User user, Span span, String client, boolean claimed) {
     events.inConversation(conversation.conversationId());
     Future<Answer> answered = agentRun.inConversation(conversation.conversationId(),
             ConversationContext.render(conversation.turns(), conversationBudget, settings.modelSees().resultRows()))
@@ -357,6 +435,12 @@ public final class AgentVerticle extends VerticleBase {
     // before the answer goes out, and the store holds back any later request about that conversation or run
     // until the write is done (a follow-up question, a rating). Clustered, the store may be on another node,
     // reached over another connection than a later request: there the answer waits for its turn.
+    // Once its turn is written (or given up on), the run is no longer one to find interrupted.
+    if (claimed) {
+      Future<Void> finish = recorded.transform(done -> claims.finish(runId));
+      finishing.add(finish);
+      finish.onComplete(done -> finishing.remove(finish));
+    }
     (clusterNode == null ? answered : recorded)
         .compose(answer -> eventsKept(runId).map(answer))
         .onSuccess(answer -> {

@@ -1,6 +1,7 @@
 package dev.sqlagent.conversation;
 
 import dev.sqlagent.contract.Answer;
+import dev.sqlagent.state.StoredText;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -73,11 +74,12 @@ final class ConversationRepository {
    * someone else's than the caller may reach.
    */
   Future<Integer> record(String id, Answer answer, String asker, User caller) {
-    Tuple turn = Tuple.of(id, answer.runId(), answer.question() == null ? "" : answer.question(), answer.sql(),
-        answer.outcome(), answer.answer())
-        .addValue(ResultSummary.of(answer)).addValue(answer.verifiedId()).addValue(asker)
-        .addValue(answer.clarification() == null ? null : answer.clarification().toJson()).addValue(answer.editedFrom())
-        .addValue(answer.chosenReading());
+    // The model's words and error messages are stored without NUL (StoredText); the question was refused with one.
+    Tuple turn = Tuple.of(id, answer.runId(), StoredText.of(answer.question() == null ? "" : answer.question()),
+        StoredText.of(answer.sql()), answer.outcome(), StoredText.of(answer.answer()))
+        .addValue(StoredText.of(ResultSummary.of(answer))).addValue(answer.verifiedId()).addValue(asker)
+        .addValue(answer.clarification() == null ? null : StoredText.of(answer.clarification().toJson()))
+        .addValue(answer.editedFrom()).addValue(answer.chosenReading());
     return spans.traced(TURN_INSERT, () -> pool.withTransaction(conn -> conn.preparedQuery("""
             INSERT INTO conversations (conversation_id, user_name) VALUES ($1, $2)
             ON CONFLICT (conversation_id) DO UPDATE SET last_turn_at = now()

@@ -219,6 +219,11 @@ public final class ConversationVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), "comment is " + ((String) comment).length() + " characters; the limit is " + MAX_COMMENT_CHARS);
       return;
     }
+    AskRules.Refusal nul = AskRules.noNul("the comment", (String) comment);
+    if (nul != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), nul.message());
+      return;
+    }
     User caller = request.user();
     String giver = caller == null ? null : caller.name();
     reachableTurn(msg, runId, caller, ConversationRepository.RUN_OWNER,

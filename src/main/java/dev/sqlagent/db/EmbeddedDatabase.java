@@ -2,11 +2,17 @@ package dev.sqlagent.db;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +26,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Password authentication. initdb runs with {@code trust}; on first start the superuser gets a
  *       generated password and pg_hba.conf is switched to scram-sha-256, so the agent's roles really are
  *       separated by their passwords.</li>
+ *   <li>A clean start after a crash. A server left running by a process killed without stopping it is stopped
+ *       first ({@link StaleServer}); zonky would otherwise wait its whole start-up time for a server that cannot
+ *       start beside the orphan, and fail.</li>
  * </ul>
  */
 public final class EmbeddedDatabase implements AutoCloseable {
@@ -29,10 +38,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private final EmbeddedPostgres pg;
   private final PgUrl adminUrl;
+  private final Path key;
 
-  private EmbeddedDatabase(EmbeddedPostgres pg, PgUrl adminUrl) {
+  private EmbeddedDatabase(EmbeddedPostgres pg, PgUrl adminUrl, Path key) {
     this.pg = pg;
     this.adminUrl = adminUrl;
+    this.key = key;
   }
 
   /** Starts (initialising on first use) the server whose data lives in {@code dataDir}. Blocking. */
@@ -59,24 +70,70 @@ public final class EmbeddedDatabase implements AutoCloseable {
         .setServerConfig("timezone", "UTC")
         .setConnectConfig("password", adminPassword);
     if (port > 0) builder.setPort(port);
+    Path key = dataDir.toAbsolutePath().normalize();
+    if (!RUNNING.add(key)) throw new InUseException(dataDir);
     EmbeddedPostgres pg;
     try {
+      if (!fresh) clearStaleServer(dataDir);
       pg = builder.start();
     } catch (IllegalStateException e) {
+      RUNNING.remove(key);
       // zonky locks dataDir/epg-lock for as long as its server runs: another process (or this one) has it.
       if (e instanceof java.nio.channels.OverlappingFileLockException
           || String.valueOf(e.getMessage()).startsWith("could not lock")) {
         throw new InUseException(dataDir);
       }
       throw e;
+    } catch (IOException | RuntimeException e) {
+      RUNNING.remove(key);
+      throw e;
     }
     if (fresh) {
-      secure(pg, dataDir, adminPassword);
+      try {
+        secure(pg, dataDir, adminPassword);
+      } catch (IOException | RuntimeException e) {
+        try {
+          pg.close();
+        } finally {
+          RUNNING.remove(key);
+        }
+        throw e;
+      }
     }
     PgUrl url = new PgUrl("localhost", pg.getPort(), ADMIN, adminPassword, "postgres");
     LOG.info("embedded PostgreSQL {} on port {} (data: {})", fresh ? "initialised" : "started", pg.getPort(), dataDir);
-    return new EmbeddedDatabase(pg, url);
+    return new EmbeddedDatabase(pg, url, key);
   }
+
+  /**
+   * A server left running on {@code dataDir} by a sql-agent that died without stopping it is stopped (or a pid file
+   * naming no server removed), so that this start is the first and only one. Only when the directory's lock is free:
+   * a live sql-agent holds it for as long as its server runs, and its server is never touched.
+   */
+  private static void clearStaleServer(Path dataDir) throws IOException {
+    Path lockFile = dataDir.resolve("epg-lock");
+    if (!Files.exists(dataDir.resolve("postmaster.pid"))) return;
+    if (!Files.exists(lockFile)) {
+      StaleServer.clear(dataDir);
+      return;
+    }
+    // Never a lock this JVM holds (RUNNING was checked first): closing any channel of a file drops every lock the JVM
+    // holds on it.
+    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
+      FileLock lock = channel.tryLock();
+      if (lock == null) throw new InUseException(dataDir);
+      try {
+        StaleServer.clear(dataDir);
+      } finally {
+        lock.release();
+      }
+    } catch (OverlappingFileLockException e) {
+      throw new InUseException(dataDir);
+    }
+  }
+
+  /** The data directories of the servers this JVM starts or runs (closed ones leave). */
+  private static final Set<Path> RUNNING = ConcurrentHashMap.newKeySet();
 
   /** The data directory is locked: an embedded PostgreSQL already runs on it (another sql-agent). */
   public static final class InUseException extends IOException {
@@ -102,7 +159,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    pg.close();
+    try {
+      pg.close();
+    } finally {
+      RUNNING.remove(key);
+    }
   }
 
   /** Superuser password and scram authentication for every TCP connection from now on. */

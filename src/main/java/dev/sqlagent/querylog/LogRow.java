@@ -2,6 +2,7 @@ package dev.sqlagent.querylog;
 
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Attempt;
+import dev.sqlagent.state.StoredText;
 import io.vertx.sqlclient.Tuple;
 import io.vertx.sqlclient.data.Numeric;
 import java.math.BigDecimal;
@@ -58,7 +59,7 @@ record LogRow(String runId, String question, OffsetDateTime askedAt, String mode
 
   /** PostgreSQL text cannot hold NUL; everything else is stored as given. */
   private static String text(String s) {
-    return s == null ? null : s.replace("\u0000", "");
+    return StoredText.of(s);
   }
 
   private static String clip(String s, int max) {

@@ -206,6 +206,8 @@ public final class VerifiedVerticle extends VerticleBase {
     if (s.length() > MAX_SQL_CHARS) {
       return fail(BusFailure.BAD_REQUEST, "sql is " + s.length() + " characters; the limit is " + MAX_SQL_CHARS);
     }
+    AskRules.Refusal nul = AskRules.noNul("the SQL", s);
+    if (nul != null) return fail(BusFailure.BAD_REQUEST, nul.message());
     String question1 = ((String) question).strip();
     String sql1 = s.strip();
     return check(sql1).compose(refusal -> {
