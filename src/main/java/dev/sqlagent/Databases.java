@@ -127,10 +127,14 @@ public final class Databases implements AutoCloseable {
   private void proveReadOnly(AppConfig config) {
     ReadOnlyProof.Report report;
     try {
-      report = dev.sqlagent.catalogue.Probes.proof(target, config.schemas(), 0);
+      report = dev.sqlagent.catalogue.Probes.proof(target, config.schemas(), 0, config::acceptsExecutable);
     } catch (SQLException e) {
       throw new ConfigException("cannot connect to the target " + target.url() + " as " + target.role() + ": "
           + e.getMessage());
+    }
+    if (!report.unacceptable().isEmpty()) {
+      throw new ConfigException("SQLAGENT_ACCEPT_EXECUTABLE names a function of an extension that opens connections or "
+          + "runs work outside the transaction: " + String.join("; ", report.unacceptable()));
     }
     report.warnings().forEach(w -> LOG.warn("target {}: {}", target.database(), w));
     if (report.readOnly()) {

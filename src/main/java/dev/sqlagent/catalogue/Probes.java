@@ -33,8 +33,14 @@ public final class Probes {
    * @param timeoutSeconds every network wait bounded by this (0: unbounded)
    */
   public static ReadOnlyProof.Report proof(Target target, List<String> schemas, int timeoutSeconds) throws SQLException {
+    return proof(target, schemas, timeoutSeconds, (schema, name) -> false);
+  }
+
+  /** The same, accepting the functions {@code accepted} names ({@link ReadOnlyProof#check(Connection, List, java.util.function.BiPredicate)}). */
+  public static ReadOnlyProof.Report proof(Target target, List<String> schemas, int timeoutSeconds,
+      java.util.function.BiPredicate<String, String> accepted) throws SQLException {
     try (Connection c = target.roConnection(timeoutSeconds > 0 ? "sql-agent-health" : "sql-agent", timeoutSeconds)) {
-      return ReadOnlyProof.check(c, schemas.isEmpty() ? null : schemas);
+      return ReadOnlyProof.check(c, schemas.isEmpty() ? null : schemas, accepted);
     }
   }
 

@@ -33,12 +33,21 @@ public final class Status {
   private Status() {}
 
   public static List<Check> run(Target target, StateStore state, List<String> schemas) {
+    return run(target, state, schemas, (schema, name) -> false);
+  }
+
+  /** The same, with the functions SQLAGENT_ACCEPT_EXECUTABLE accepts as executable by the role. */
+  public static List<Check> run(Target target, StateStore state, List<String> schemas,
+      java.util.function.BiPredicate<String, String> accepted) {
     List<Check> checks = new ArrayList<>();
     checks.add(attempt("target connection (agent role)", () -> Probes.server(target)));
     try {
-      ReadOnlyProof.Report report = Probes.proof(target, schemas, 0);
+      ReadOnlyProof.Report report = Probes.proof(target, schemas, 0, accepted);
       for (ReadOnlyProof.Proof p : report.proofs()) checks.add(new Check("read-only: " + p.name(), p.ok(), p.detail()));
-      for (String w : report.warnings()) checks.add(new Check("warning", true, w));
+      for (String w : report.warnings()) {
+        checks.add(new Check(report.accepted().contains(w) ? "executable, guarded by the gate alone" : "warning", true, w));
+      }
+      for (String u : report.unacceptable()) checks.add(new Check("SQLAGENT_ACCEPT_EXECUTABLE", false, u));
       report.refusal().ifPresent(r -> checks.add(new Check("read-only role", false, r)));
     } catch (SQLException e) {
       checks.add(new Check("read-only proofs", false, "failed: " + e.getSQLState() + " " + e.getMessage()));
@@ -91,7 +100,7 @@ public final class Status {
   public static List<Check> policy(Target target, AppConfig config) {
     boolean proven;
     try {
-      proven = Probes.proof(target, config.schemas(), 0).readOnly();
+      proven = Probes.proof(target, config.schemas(), 0, config::acceptsExecutable).readOnly();
     } catch (SQLException e) {
       proven = false;
     }

@@ -214,7 +214,7 @@ public final class HealthVerticle extends VerticleBase {
   private Future<Status> readOnlyConfirmed() {
     return vertx.executeBlocking(() -> {
       // Bounded: a hanging database must not hold a worker past the check's deadline for long.
-      return Probes.proof(target, schemas, (int) Math.max(1, (timeoutMs + 999) / 1000));
+      return Probes.proof(target, schemas, (int) Math.max(1, (timeoutMs + 999) / 1000), config::acceptsExecutable);
     }, false).map(report -> {
       JsonObject data = report.toJson();
       if (!report.readOnly()) LOG.error("readiness: the agent role {} can write: {}", report.role(), report.refusal().orElse(""));

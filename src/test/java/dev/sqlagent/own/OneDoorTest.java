@@ -1,8 +1,11 @@
 package dev.sqlagent.own;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sqlagent.Databases;
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
@@ -60,15 +63,20 @@ class OneDoorTest {
         "INSERT INTO public.visitors SELECT i, 'visitor' || i || '@example.org' FROM generate_series(1, 25) i",
         "CREATE VIEW public.visitor_views AS SELECT v.visitor_id, v.email, public.log_view(v.email) AS logged"
             + " FROM public.visitors v",
+        // A generated column over the helper: it ran when the row was written; reading it is refused all the same.
+        "CREATE FUNCTION public.stamp(p text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN"
+            + " RETURN p || public.log_view(p); END $$",
+        "CREATE TABLE public.stamped (id int PRIMARY KEY, note text, stamp text GENERATED ALWAYS AS (public.stamp(note)) STORED)",
+        "INSERT INTO public.stamped (id, note) VALUES (1, 'one')",
         "RESET ROLE",
-        "GRANT SELECT ON public.visitors, public.visitor_views, public.audit_log TO " + own.ro);
+        "GRANT SELECT ON public.visitors, public.visitor_views, public.audit_log, public.stamped TO " + own.ro);
     // The hole is real: reading the view as the read-only role writes, from inside a read-only transaction.
     try (Connection ro = own.roUrl().connect("test"); Statement s = ro.createStatement()) {
       s.execute("BEGIN READ ONLY");
       s.executeQuery("SELECT * FROM public.visitor_views LIMIT 2").close();
       s.execute("ROLLBACK");
     }
-    assertThat(auditRows()).as("the view wrote through dblink; the rollback undid nothing").isEqualTo(2);
+    assertThat(auditRows()).as("the view wrote through dblink; the rollback undid nothing").isEqualTo(3);
     own.exec("TRUNCATE public.audit_log");
 
     model = FakeModelServer.start();
@@ -170,6 +178,11 @@ class OneDoorTest {
         assertThat(sample.isError()).isTrue();
         assertThat(((McpSchema.TextContent) sample.content().get(0)).text()).contains("public.log_view(text)",
             "not read");
+        McpSchema.CallToolResult stamped = client.callTool(new McpSchema.CallToolRequest("sample_rows",
+            Map.of("name", "stamped", "n", 1)));
+        assertThat(stamped.isError()).isTrue();
+        assertThat(((McpSchema.TextContent) stamped.content().get(0)).text())
+            .contains("A generated column of public.stamped calls the user function public.stamp(text)");
         McpSchema.CallToolResult visitors = client.callTool(new McpSchema.CallToolRequest("sample_rows",
             Map.of("name", "visitors", "n", 3)));
         assertThat(visitors.isError()).as(String.valueOf(visitors.content())).isFalse();
@@ -180,5 +193,18 @@ class OneDoorTest {
       assertThat(health.getBoolean("read_only_confirmed")).isFalse();
     }
     assertThat(auditRows()).isZero();
+  }
+
+  @Test
+  @Order(5)
+  void anEscapeCapableExtensionsFunctionCannotBeAccepted() {
+    Map<String, String> env = Map.of("SQLAGENT_ACCEPT_EXECUTABLE", "public.dblink_exec, public.log_view",
+        "SQLAGENT_ALLOW_WRITABLE_ROLE", "true");
+    assertThatThrownBy(() -> Databases.open(own.config(own.roUrl(), env)).close())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SQLAGENT_ACCEPT_EXECUTABLE names a function of an extension that opens connections")
+        .hasMessageContaining("public.dblink_exec(text, text) is a function of extension dblink")
+        .hasMessageContaining("SQLAGENT_ACCEPT_EXECUTABLE cannot accept it; REVOKE EXECUTE ON FUNCTION "
+            + "public.dblink_exec(text, text) FROM PUBLIC;");
   }
 }
