@@ -120,6 +120,14 @@ class RealSchemasTest {
         .contains("public.rewards_report(integer, numeric) is executable by the agent role (granted to PUBLIC)")
         .contains("guarded by the gate alone, which refuses every statement that reaches it");
     assertThat(status.out()).as(status.toString()).containsPattern("read-only: no_escape_functions\\s+ok");
+    try (OwnService service = OwnService.start(config(ro, "public", accept))) {
+      io.vertx.core.json.JsonObject health = service.get("/api/health").bodyAsJsonObject();
+      assertThat(health.getBoolean("read_only_confirmed")).as(health.encodePrettily()).isTrue();
+      assertThat(health.getJsonArray("read_only_warnings").encode()).as(health.encodePrettily())
+          .contains("public.rewards_report(integer, numeric) is executable by the agent role")
+          .contains("guarded by the gate alone");
+      service.awaitIndex();
+    }
     Vertx vertx = Vertx.vertx();
     try {
       Gate gate = Gate.start(vertx, ro.options("test"),
