@@ -10,7 +10,6 @@ import dev.sqlagent.db.Target;
 import dev.sqlagent.demo.DemoShop;
 import dev.sqlagent.state.StateStore;
 import java.io.IOException;
-import java.sql.Connection;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,11 +126,15 @@ public final class Databases implements AutoCloseable {
   /** The start-up proof: a writable agent role stops the start, with the privilege named and the way out. */
   private void proveReadOnly(AppConfig config) {
     ReadOnlyProof.Report report;
-    try (Connection c = target.roConnection()) {
-      report = ReadOnlyProof.check(c, config.schemas().isEmpty() ? null : config.schemas());
+    try {
+      report = dev.sqlagent.catalogue.Probes.proof(target, config.schemas(), 0, config::acceptsExecutable);
     } catch (SQLException e) {
       throw new ConfigException("cannot connect to the target " + target.url() + " as " + target.role() + ": "
           + e.getMessage());
+    }
+    if (!report.unacceptable().isEmpty()) {
+      throw new ConfigException("SQLAGENT_ACCEPT_EXECUTABLE names a function of an extension that opens connections or "
+          + "runs work outside the transaction: " + String.join("; ", report.unacceptable()));
     }
     report.warnings().forEach(w -> LOG.warn("target {}: {}", target.database(), w));
     if (report.readOnly()) {

@@ -5,6 +5,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -66,6 +67,31 @@ class ArchitectureTest {
       }
     }
     assertThat(naming).as("main classes naming dev.sqlagent.demo").isEmpty();
+  }
+
+  /**
+   * One door to the target's data: apart from the gate ({@code execution}) and the catalogue service
+   * ({@code catalogue}, which holds the one reader of data outside the gate, {@code TargetReader}), no code opens a
+   * connection to the target: none calls the agent role's connection methods of {@code db.Target}, nor connects with a
+   * URL itself (the state store, the demo it builds and {@code db}'s own plumbing excepted). A failure names each
+   * offending call.
+   */
+  @Test
+  void onlyTheGateTheCatalogueAndTheReaderConnectToTheTarget() {
+    noClasses().that().resideOutsideOfPackages("dev.sqlagent.execution..", "dev.sqlagent.catalogue..",
+            "dev.sqlagent.demo..", "dev.sqlagent.db..")
+        .should().callMethodWhere(DescribedPredicate.describe("opens a connection of the agent role to the target",
+            call -> call.getTargetOwner().isEquivalentTo(dev.sqlagent.db.Target.class)
+                && List.of("roConnection", "roOptions").contains(call.getName())))
+        .because("every read of the target's data outside the gate goes through catalogue.TargetReader")
+        .check(main);
+    noClasses().that().resideOutsideOfPackages("dev.sqlagent.execution..", "dev.sqlagent.catalogue..",
+            "dev.sqlagent.demo..", "dev.sqlagent.db..", "dev.sqlagent.state..")
+        .should().callMethodWhere(DescribedPredicate.describe("connects with a URL of its own",
+            call -> call.getTargetOwner().isEquivalentTo(dev.sqlagent.db.PgUrl.class)
+                && List.of("connect", "options").contains(call.getName())))
+        .because("every read of the target's data outside the gate goes through catalogue.TargetReader")
+        .check(main);
   }
 
   /**

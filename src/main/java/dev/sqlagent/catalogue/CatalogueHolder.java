@@ -141,6 +141,18 @@ public final class CatalogueHolder {
         new DeliveryOptions().setLocalOnly(!tellTheCluster));
   }
 
+  /** Which server, database and role the agent role reaches: what health shows under {@code db_reachable}. */
+  public record Server(String database, String role, String version) {}
+
+  /** One catalogue read of who and where the agent role is: that the target answers at all. */
+  public Future<Server> server() {
+    return pool.query("SELECT current_database() AS db, current_user AS role, current_setting('server_version') AS version")
+        .execute().map(rs -> {
+          var row = rs.iterator().next();
+          return new Server(row.getString("db"), row.getString("role"), row.getString("version"));
+        });
+  }
+
   /** What a user's database role may read, read as that role. */
   private Future<Catalogue.Visibility> visibility(String role) {
     return ReadOnly.runAs(pool, role, discovery::visibilityOn);

@@ -102,6 +102,9 @@ public final class Discovery {
       + " pg_table_is_visible(c.oid) AS on_path, " + READABLE + " AS readable"
       + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + SCOPE + " AND " + RELATION;
 
+  /** Counting a table of at most {@link #EXACT_COUNT_MAX_BYTES} takes well under this; a lock is not waited for. */
+  private static final TargetReader.Timeouts COUNT_TIMEOUTS = new TargetReader.Timeouts(30_000, 1_000);
+
   private final Pool pool;
   private final List<String> schemas;
 
@@ -112,6 +115,11 @@ public final class Discovery {
   public Discovery(Pool pool, List<String> schemas) {
     this.pool = pool;
     this.schemas = List.copyOf(schemas);
+  }
+
+  /** One discovery of the target as its agent role, from a thread that is not an event loop (the command line). */
+  public static Catalogue readBlocking(dev.sqlagent.db.Target target, List<String> schemas) {
+    return readBlocking(target.roOptions(), schemas);
   }
 
   /** One discovery from a thread that is not an event loop (the command line): its own Vert.x, then closed. */
@@ -131,7 +139,36 @@ public final class Discovery {
 
   /** The catalogue as it is now, in one snapshot (notes are added by the caller). */
   public Future<Catalogue> read() {
-    return ReadOnly.run(pool, this::readOn);
+    Set<String> toCount = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    return ReadOnly.run(pool, conn -> readOn(conn, true, toCount)).compose(cat -> counted(cat, toCount));
+  }
+
+  /**
+   * The catalogue with the exact row counts of its small never-analysed tables, read through the one door to the
+   * target's data ({@link TargetReader}): a table whose row-level policy reaches an escape-capable function is never
+   * read, and one that cannot be counted keeps an unknown count.
+   */
+  private Future<Catalogue> counted(Catalogue cat, Set<String> toCount) {
+    List<TargetReader.Read> reads = new ArrayList<>();
+    for (TableInfo t : cat.tables()) if (t.rowCount() == null && toCount.contains(t.schema() + "." + t.relname())) {
+      reads.add(new TargetReader.Count(t));
+    }
+    if (reads.isEmpty()) return Future.succeededFuture(cat);
+    return new TargetReader(pool, false, COUNT_TIMEOUTS).read(cat, null, reads).map(outcomes -> {
+      Map<String, Long> counts = new HashMap<>();
+      for (TargetReader.Outcome o : outcomes) {
+        if (o.ok() && !o.rows().isEmpty()) {
+          counts.put(o.read().table().schema() + "." + o.read().table().relname(), Long.parseLong(o.rows().get(0).get(0)));
+        }
+      }
+      List<TableInfo> tables = new ArrayList<>();
+      for (TableInfo t : cat.tables()) {
+        Long n = counts.get(t.schema() + "." + t.relname());
+        tables.add(n == null ? t : new TableInfo(t.name(), t.schema(), t.relname(), t.kind(), t.onSearchPath(),
+            t.comment(), t.note(), n, t.columns(), t.primaryKey(), t.foreignKeys()));
+      }
+      return cat.withTables(tables);
+    });
   }
 
   /**
@@ -139,7 +176,7 @@ public final class Discovery {
    * change before rolling it back this way).
    */
   public Future<Catalogue> readOn(SqlConnection conn) {
-    return readOn(conn, true);
+    return readOn(conn, true, null);
   }
 
   /**
@@ -148,10 +185,11 @@ public final class Discovery {
    * need, at a fraction of the reads.
    */
   public Future<Catalogue> readShape() {
-    return ReadOnly.run(pool, conn -> readOn(conn, false));
+    return ReadOnly.run(pool, conn -> readOn(conn, false, null));
   }
 
-  private Future<Catalogue> readOn(SqlConnection conn, boolean full) {
+  /** @param toCount where the relations worth counting exactly are put (null: none wanted) */
+  private Future<Catalogue> readOn(SqlConnection conn, boolean full, Set<String> toCount) {
     Tuple scope = Tuple.of(schemas.isEmpty() ? null : schemas.toArray(new String[0]));
     return conn.preparedQuery("SELECT current_database()").execute()
         .compose(db -> conn.preparedQuery(RELATIONS).execute(scope)
@@ -160,11 +198,11 @@ public final class Discovery {
                     .compose(keys -> conn.preparedQuery(UNDERLYING).execute(scope)
                         .compose(underlying -> conn.preparedQuery(EXTENSION_RELATIONS).execute(scope)
                         .compose(extension -> (full ? functions(conn) : Future.succeededFuture(Functions.NONE))
-                            .compose(functions -> (full ? exactCounts(conn, relations, functions)
-                                    : Future.succeededFuture(Map.<Long, Long>of()))
-                                .map(counts -> assemble(db.iterator().next().getString(0), relations, columns, keys, counts,
-                                    extension)
-                                    .withUnderlying(underlyingNames(underlying)).withFunctions(functions)))))))));
+                            .map(functions -> {
+                          if (toCount != null) toCount.addAll(countable(relations));
+                          return assemble(db.iterator().next().getString(0), relations, columns, keys, extension)
+                              .withUnderlying(underlyingNames(underlying)).withFunctions(functions);
+                        })))))));
   }
 
   /**
@@ -228,28 +266,19 @@ public final class Discovery {
   }
 
   /**
-   * reltuples is -1 until the table is first analysed (and 0 when it was analysed empty, which may be
-   * stale). Those tables are counted exactly when small, in one statement; the SQL is ours, with quoted
-   * identifiers. A table with no pages at all is empty and needs no count; one whose row-level policy calls a function
-   * that acts outside the transaction is never read ({@link Functions#unsafe}).
+   * reltuples is -1 until the table is first analysed (and 0 when it was analysed empty, which may be stale). Those
+   * tables are counted exactly when small ({@link #counted}); a table with no pages at all is empty and needs no count.
    */
-  private static Future<Map<Long, Long>> exactCounts(SqlConnection conn, RowSet<Row> relations, Functions functions) {
-    List<String> parts = new ArrayList<>();
+  private static Set<String> countable(RowSet<Row> relations) {
+    Set<String> out = new HashSet<>();
     for (Row t : relations) {
       long bytes = t.getLong("bytes");
       if (Boolean.TRUE.equals(t.getBoolean("readable")) && t.getDouble("reltuples") <= 0 && hasOwnStorage(t)
-          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES
-          && functions.unsafe(t.getString("schema"), t.getString("relname")).isEmpty()) {
-        parts.add("SELECT " + t.getLong("oid") + "::int8 AS oid, count(*) AS n FROM "
-            + t.getString("q_schema") + "." + t.getString("q_rel"));
+          && bytes > 0 && bytes <= EXACT_COUNT_MAX_BYTES) {
+        out.add(t.getString("schema") + "." + t.getString("relname"));
       }
     }
-    if (parts.isEmpty()) return Future.succeededFuture(Map.of());
-    return conn.query(String.join(" UNION ALL ", parts)).execute().map(rows -> {
-      Map<Long, Long> counts = new HashMap<>();
-      for (Row r : rows) counts.put(r.getLong("oid"), r.getLong("n"));
-      return counts;
-    });
+    return out;
   }
 
   private static Set<String> underlyingNames(RowSet<Row> rows) {
@@ -259,10 +288,9 @@ public final class Discovery {
   }
 
   /** The planner's estimate when it has one, else the exact count, else 0 for an empty file, else unknown. */
-  private static Long rowCount(Row table, Long exact) {
+  private static Long rowCount(Row table) {
     double reltuples = table.getDouble("reltuples");
     if (reltuples > 0) return Math.round(reltuples);
-    if (exact != null) return exact;
     if (hasOwnStorage(table) && table.getLong("bytes") == 0) return 0L;
     return null;
   }
@@ -284,7 +312,7 @@ public final class Discovery {
   }
 
   private static Catalogue assemble(String database, RowSet<Row> relations, RowSet<Row> columns, RowSet<Row> keys,
-      Map<Long, Long> counts, RowSet<Row> extension) {
+      RowSet<Row> extension) {
     // Bare names only where the search path finds the relation and no other readable schema has the same name.
     Map<String, Integer> sameName = new HashMap<>();
     for (Row r : relations) {
@@ -326,7 +354,7 @@ public final class Discovery {
       long oid = t.getLong("oid");
       if (!nameOf.containsKey(oid)) continue;
       tables.put(oid, new TableInfo(nameOf.get(oid), t.getString("schema"), t.getString("relname"),
-          kind(t.getString("kind")), Boolean.TRUE.equals(t.getBoolean("on_path")), t.getString("comment"), null, rowCount(t, counts.get(oid)),
+          kind(t.getString("kind")), Boolean.TRUE.equals(t.getBoolean("on_path")), t.getString("comment"), null, rowCount(t),
           List.copyOf(columnsOf.getOrDefault(oid, List.of())),
           primaryKeyOf.getOrDefault(oid, List.of()),
           List.copyOf(foreignKeysOf.getOrDefault(oid, List.of()))));

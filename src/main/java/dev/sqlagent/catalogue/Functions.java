@@ -91,6 +91,8 @@ public final class Functions {
       String key = call.schema() + "." + call.relname();
       if (unsafeRelations.containsKey(key)) continue;
       Fn fn = byOid.get(call.function());
+      // A default runs only when a row is inserted, which never happens here: only an escape-capable one is named.
+      if (call.kind().equals("d") && (fn == null || !fn.escapeCapable())) continue;
       if (fn != null && fn.escapeCapable()) {
         unsafeRelations.put(key, call.describe() + " calls " + fn.signature() + ", which can act outside the read-only "
             + "transaction (" + fn.escape() + ")");
@@ -230,6 +232,8 @@ public final class Functions {
       return switch (kind) {
         case "v" -> "The view " + name;
         case "m" -> "The materialized view " + name;
+        case "g" -> "A generated column of " + name;
+        case "d" -> "A column default of " + name;
         default -> "The row-level security policy of " + name;
       };
     }
@@ -257,12 +261,21 @@ public final class Functions {
         SELECT p.oid, p.proowner, p.proacl, p.proargtypes AS argtypes, p.prosrc AS body, n.nspname::text AS schema, p.proname::text AS name, p.prokind::text AS kind,
                p.prosecdef AS secdef, p.provolatile::text AS volatility, p.pronargs::int AS nargs,
                p.pronargdefaults::int AS ndefaults, p.provariadic <> 0 AS variadic, l.lanname::text AS language,
-               l.lanpltrusted AS trusted_language, e.extname::text AS extension,
-               coalesce(e.extname::text = ANY (%2$s), false) AS vetted
+               l.lanpltrusted AS trusted_language, coalesce(e.extname::text, b.extname) AS extension,
+               coalesce(coalesce(e.extname::text, b.extname) = ANY (%2$s), false) AS vetted
         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
         LEFT JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
              AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
         LEFT JOIN pg_extension e ON e.oid = d.refobjid
+        -- A C function declared over a vetted extension's own library and symbol is that extension's function
+        -- under another name (MusicBrainz's immutable_unaccent is unaccent's unaccent_dict).
+        LEFT JOIN LATERAL (SELECT e2.extname::text AS extname FROM pg_proc q
+             JOIN pg_depend d2 ON d2.classid = 'pg_proc'::regclass AND d2.objid = q.oid
+               AND d2.refclassid = 'pg_extension'::regclass AND d2.deptype = 'e'
+             JOIN pg_extension e2 ON e2.oid = d2.refobjid
+             WHERE e.oid IS NULL AND l.lanname = 'c' AND q.oid <> p.oid AND q.prolang = p.prolang
+               AND q.probin = p.probin AND q.prosrc = p.prosrc AND e2.extname = ANY (%2$s)
+             LIMIT 1) b ON true
         WHERE p.oid >= 16384
       ),
       base AS (
@@ -359,39 +372,48 @@ public final class Functions {
    * records each). Columns: schema, relname, kind, function, function_schema, function_name.
    */
   public static final String RELATION_CALLS_SQL = """
-      WITH RECURSIVE obj(root, classid, objid) AS (
-        SELECT c.oid, 'pg_class'::regclass::oid, c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WITH RECURSIVE obj(root, via, classid, objid) AS (
+        SELECT c.oid, c.relkind::text, 'pg_class'::regclass::oid, c.oid FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r', 'p', 'v', 'f')
-          AND (c.relkind = 'v' OR c.relrowsecurity)
+          AND (c.relkind = 'v' OR c.relrowsecurity OR EXISTS (SELECT FROM pg_attrdef ad WHERE ad.adrelid = c.oid))
         UNION
-        SELECT o.root, x.classid, x.objid FROM obj o CROSS JOIN LATERAL (
-          SELECT 'pg_rewrite'::regclass::oid AS classid, w.oid AS objid FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class
+        SELECT o.root, x.via, x.classid, x.objid FROM obj o CROSS JOIN LATERAL (
+          SELECT o.via, 'pg_rewrite'::regclass::oid AS classid, w.oid AS objid FROM pg_rewrite w
+            JOIN pg_class c ON c.oid = w.ev_class
             WHERE o.classid = 'pg_class'::regclass AND w.ev_class = o.objid AND c.relkind = 'v'
           UNION ALL
-          SELECT 'pg_policy'::regclass::oid, p.oid FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
+          SELECT o.via, 'pg_policy'::regclass::oid, p.oid FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
             WHERE o.classid = 'pg_class'::regclass AND p.polrelid = o.objid AND c.relrowsecurity
           UNION ALL
-          SELECT d.refclassid, d.refobjid FROM pg_depend d
-            WHERE o.classid IN ('pg_rewrite'::regclass, 'pg_policy'::regclass, 'pg_constraint'::regclass)
+          SELECT CASE WHEN a.attgenerated <> '' THEN 'g' WHEN o.via IN ('g', 'd') THEN o.via ELSE 'd' END,
+                 'pg_attrdef'::regclass::oid, ad.oid FROM pg_attrdef ad
+            JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+            WHERE o.classid = 'pg_class'::regclass AND ad.adrelid = o.objid
+          UNION ALL
+          SELECT o.via, d.refclassid, d.refobjid FROM pg_depend d
+            WHERE o.classid IN ('pg_rewrite'::regclass, 'pg_policy'::regclass, 'pg_constraint'::regclass,
+                                'pg_attrdef'::regclass)
               AND d.classid = o.classid AND d.objid = o.objid
               AND d.refclassid IN ('pg_class'::regclass, 'pg_proc'::regclass, 'pg_operator'::regclass, 'pg_type'::regclass)
           UNION ALL
-          SELECT 'pg_proc'::regclass::oid, op.oprcode::oid FROM pg_operator op
+          SELECT o.via, 'pg_proc'::regclass::oid, op.oprcode::oid FROM pg_operator op
             WHERE o.classid = 'pg_operator'::regclass AND op.oid = o.objid
           UNION ALL
-          SELECT 'pg_proc'::regclass::oid, s.fn FROM pg_aggregate a, unnest(ARRAY[a.aggtransfn, a.aggfinalfn,
+          SELECT o.via, 'pg_proc'::regclass::oid, s.fn FROM pg_aggregate a, unnest(ARRAY[a.aggtransfn, a.aggfinalfn,
               a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn]::oid[]) s(fn)
             WHERE o.classid = 'pg_proc'::regclass AND a.aggfnoid = o.objid AND s.fn <> 0
           UNION ALL
-          SELECT 'pg_proc'::regclass::oid, d.refobjid FROM pg_depend d
+          SELECT o.via, 'pg_proc'::regclass::oid, d.refobjid FROM pg_depend d
             WHERE o.classid = 'pg_proc'::regclass AND d.classid = 'pg_proc'::regclass AND d.objid = o.objid
               AND d.refclassid = 'pg_proc'::regclass
           UNION ALL
-          SELECT 'pg_constraint'::regclass::oid, con.oid FROM pg_constraint con
+          SELECT o.via, 'pg_constraint'::regclass::oid, con.oid FROM pg_constraint con
             WHERE o.classid = 'pg_type'::regclass AND con.contypid = o.objid
         ) x
       )
-      SELECT DISTINCT n.nspname::text AS schema, c.relname::text AS relname, c.relkind::text AS kind,
+      SELECT DISTINCT n.nspname::text AS schema, c.relname::text AS relname,
+             CASE WHEN o.via IN ('g', 'd') THEN o.via ELSE c.relkind::text END AS kind,
              p.oid::int8 AS function, pn.nspname::text AS function_schema, p.proname::text AS function_name
       FROM obj o JOIN pg_class c ON c.oid = o.root JOIN pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_proc p ON p.oid = o.objid JOIN pg_namespace pn ON pn.oid = p.pronamespace

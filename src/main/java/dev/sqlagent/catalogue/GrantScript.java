@@ -307,4 +307,17 @@ public final class GrantScript {
   private static String oneLine(String text) {
     return text.replace("\n", "\\n").replace("\r", "\\r");
   }
+
+  /**
+   * A connection for {@code sql-agent grant}: the admin's, to read the catalogue and run the script, or the new
+   * role's, to prove it. Neither reads a relation's rows.
+   */
+  public static java.sql.Connection connect(dev.sqlagent.db.PgUrl url, String who) throws java.sql.SQLException {
+    try {
+      return url.connect("sql-agent-grant");
+    } catch (java.sql.SQLException e) {
+      throw new java.sql.SQLException("cannot connect to " + url.host() + ":" + url.port() + "/" + url.database() + " as "
+          + who + ": " + e.getMessage(), e.getSQLState(), e);
+    }
+  }
 }

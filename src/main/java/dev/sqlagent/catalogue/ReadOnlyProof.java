@@ -76,10 +76,17 @@ public final class ReadOnlyProof {
   }
 
   /** Every proof for one role, and the warnings that do not stop a start. */
-  public record Report(String role, List<Proof> proofs, List<String> warnings) {
+  public record Report(String role, List<Proof> proofs, List<String> warnings, List<String> accepted,
+                       List<String> unacceptable) {
     public Report {
       proofs = List.copyOf(proofs);
       warnings = List.copyOf(warnings);
+      accepted = List.copyOf(accepted);
+      unacceptable = List.copyOf(unacceptable);
+    }
+
+    public Report(String role, List<Proof> proofs, List<String> warnings) {
+      this(role, proofs, warnings, List.of(), List.of());
     }
 
     /** True when every proof holds. */
@@ -111,7 +118,8 @@ public final class ReadOnlyProof {
     public JsonObject toJson() {
       JsonObject o = new JsonObject().put("role", role).put("read_only", readOnly())
           .put("proofs", new JsonArray(proofs.stream().map(Proof::toJson).toList()))
-          .put("warnings", new JsonArray(new ArrayList<>(warnings)));
+          .put("warnings", new JsonArray(new ArrayList<>(warnings)))
+          .put("accepted_executable", new JsonArray(new ArrayList<>(accepted)));
       refusal().ifPresent(r -> o.put("refusal", r));
       return o;
     }
@@ -125,6 +133,18 @@ public final class ReadOnlyProof {
    *     about schemas in it that do not exist or cannot be used.
    */
   public static Report check(Connection c, List<String> schemas) throws SQLException {
+    return check(c, schemas, (schema, name) -> false);
+  }
+
+  /**
+   * The same, with the functions a DBA accepts as executable by the role ({@code SQLAGENT_ACCEPT_EXECUTABLE}): an
+   * escape-capable function {@code accepted} names ({@code schema}, {@code name} as the catalogue spells them) does not
+   * fail {@link #NO_ESCAPE_FUNCTIONS}; it is reported in {@link Report#accepted} and among the warnings, guarded by the
+   * gate alone. A function of an escape-capable extension (dblink ...) is never accepted: it stays a failure and is
+   * reported in {@link Report#unacceptable}.
+   */
+  public static Report check(Connection c, List<String> schemas, java.util.function.BiPredicate<String, String> accepted)
+      throws SQLException {
     boolean autoCommit = c.getAutoCommit();
     if (!autoCommit) {
       c.rollback();
@@ -139,10 +159,13 @@ public final class ReadOnlyProof {
       proofs.add(ownership(c, scope));
       List<String> warnings = new ArrayList<>();
       proofs.add(create(c, warnings));
-      proofs.add(escapeFunctions(c));
+      List<String> gateOnly = new ArrayList<>();
+      List<String> unacceptable = new ArrayList<>();
+      proofs.add(escapeFunctions(c, accepted, gateOnly, unacceptable));
       proofs.add(readOnlyTransaction(c));
       if (scope != null) warnings.addAll(scopeWarnings(c, scope));
-      return new Report(role, proofs, warnings);
+      warnings.addAll(gateOnly);
+      return new Report(role, proofs, warnings, gateOnly, unacceptable);
     } finally {
       if (!autoCommit) c.setAutoCommit(false);
     }
@@ -352,7 +375,8 @@ public final class ReadOnlyProof {
    * connection commits on its own), so each makes the role writable; the detail names them and every REVOKE that
    * takes EXECUTE away from the grantees the role reaches it through.
    */
-  private static Proof escapeFunctions(Connection c) throws SQLException {
+  private static Proof escapeFunctions(Connection c, java.util.function.BiPredicate<String, String> accepted,
+      List<String> gateOnly, List<String> unacceptable) throws SQLException {
     List<Functions.Fn> found = new ArrayList<>();
     int checked = 0;
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(Functions.FUNCTIONS_SQL)) {
@@ -360,12 +384,24 @@ public final class ReadOnlyProof {
       while (rs.next()) {
         Functions.Fn f = Functions.fn(cols);
         checked++;
-        if (f.escapeCapable() && f.executable()) found.add(f);
+        if (!f.escapeCapable() || !f.executable()) continue;
+        if (!accepted.test(f.schema(), f.name())) {
+          found.add(f);
+        } else if (f.extension() != null && Functions.ESCAPE_EXTENSIONS.contains(f.extension())) {
+          found.add(f);
+          unacceptable.add(f.signature() + " is " + f.escape() + ": SQLAGENT_ACCEPT_EXECUTABLE cannot accept it; "
+              + String.join(" ", f.revokes()));
+        } else {
+          gateOnly.add(f.signature() + " is executable by the agent role" + (f.grantedTo() == null ? ""
+              : " (granted to " + f.grantedTo() + ")") + " and " + f.escape() + "; accepted by "
+              + "SQLAGENT_ACCEPT_EXECUTABLE, it is guarded by the gate alone, which refuses every statement that reaches it");
+        }
       }
     }
     if (found.isEmpty()) {
       return new Proof(NO_ESCAPE_FUNCTIONS, true, "may execute no function that can act outside the read-only "
-          + "transaction (" + checked + " functions outside the core checked)");
+          + "transaction (" + checked + " functions outside the core checked)" + (gateOnly.isEmpty() ? ""
+          : "; except " + gateOnly.size() + " accepted by SQLAGENT_ACCEPT_EXECUTABLE, guarded by the gate alone"));
     }
     // The application's own functions first, one by one; an extension's, as one finding (dblink has forty).
     List<String> named = new ArrayList<>();

@@ -93,7 +93,7 @@ public final class DriftCommand implements Callable<Integer> {
           + "). The service writes one when its schema index is built: start it once (sql-agent serve), then run drift again.");
       return NO_SNAPSHOT;
     }
-    SchemaShape live = SchemaReader.shape(key, Discovery.readBlocking(target.roOptions(), schemas));
+    SchemaShape live = SchemaReader.shape(key, Discovery.readBlocking(target, schemas));
     Drift drift = Drift.between(snapshot.get(), live);
     if (json) {
       out.println(drift.toJson().put("snapshot", store.where(key))

@@ -133,7 +133,7 @@ public final class EvalCommand implements Callable<Integer> {
         } else {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
               injectFaults ? new FaultInjector(TableColumns.of(
-                  Discovery.readBlocking(db.target().roOptions(), config.schemas()))).mutator() : null)).await(5, TimeUnit.MINUTES);
+                  Discovery.readBlocking(db.target(), config.schemas()))).mutator() : null)).await(5, TimeUnit.MINUTES);
           stdout.printf("evaluating %d questions, mode %s, %d run(s)%s%s, model %s at %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
               options.candidates().equals(List.of(1)) ? "" : ", candidates " + options.candidates(),

@@ -78,7 +78,7 @@ public final class GrantCommand implements Callable<Integer> {
     }
     PgUrl url = config.dbUrl().get();
     GrantScript script;
-    try (Connection admin = connect(url, "admin " + url.user())) {
+    try (Connection admin = GrantScript.connect(url, "admin " + url.user())) {
       script = GrantScript.build(admin, role, schemas, null);
       if (!apply) {
         out.print(script.text());
@@ -95,7 +95,7 @@ public final class GrantCommand implements Callable<Integer> {
     out.println("applied: role " + script.role() + " on database " + script.database() + ", schemas: "
         + String.join(", ", script.schemas()));
     ReadOnlyProof.Report report;
-    try (Connection asRole = connect(url.withUser(script.role(), script.password()), "the new role " + script.role())) {
+    try (Connection asRole = GrantScript.connect(url.withUser(script.role(), script.password()), "the new role " + script.role())) {
       report = ReadOnlyProof.check(asRole, script.schemas());
     }
     out.println("proofs, as " + report.role() + ":");
@@ -123,12 +123,4 @@ public final class GrantCommand implements Callable<Integer> {
     return admin.withUser(script.role(), script.password()).withDatabase(script.database()).withSecret();
   }
 
-  private static Connection connect(PgUrl url, String who) throws SQLException {
-    try {
-      return url.connect("sql-agent-grant");
-    } catch (SQLException e) {
-      throw new SQLException("cannot connect to " + url.host() + ":" + url.port() + "/" + url.database() + " as " + who
-          + ": " + e.getMessage(), e.getSQLState(), e);
-    }
-  }
 }

@@ -2,7 +2,8 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.Databases;
 import dev.sqlagent.catalogue.Catalogue;
-import dev.sqlagent.catalogue.Discovery;
+import dev.sqlagent.catalogue.CatalogueHolder;
+import dev.sqlagent.catalogue.TargetReader;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.contract.LearnedMessages.Join;
 import dev.sqlagent.contract.LearnedMessages.Report;
@@ -11,9 +12,6 @@ import dev.sqlagent.contract.LearnedMessages.Suggestion;
 import dev.sqlagent.learn.Learner;
 import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Vertx;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,10 +59,11 @@ public final class LearnCommand implements Callable<Integer> {
     try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
-        Pool target = PgBuilder.pool().with(db.target().url().netOptions()).with(new PoolOptions().setMaxSize(1))
-            .connectingTo(db.target().roOptions()).using(vertx).build();
+        TargetReader target = TargetReader.open(vertx, db.target(),
+            new TargetReader.Timeouts(config.statementTimeoutMs(), config.lockTimeoutMs()), 1, "sql-agent-learn");
         StateDatabase state = StateDatabase.open(vertx, db.state(), 1);
-        Catalogue catalogue = new Discovery(target, config.schemas()).read().await(2, TimeUnit.MINUTES);
+        Catalogue catalogue = CatalogueHolder.open(vertx, db.target(), config.schemas()).current()
+            .await(2, TimeUnit.MINUTES).catalogue();
         Report report = new Learner(target, state.owner(), db.target().key()).learn(vertx, catalogue)
             .await(5, TimeUnit.MINUTES);
         if (json) {

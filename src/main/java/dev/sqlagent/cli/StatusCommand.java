@@ -35,8 +35,8 @@ public final class StatusCommand implements Callable<Integer> {
     AppConfig config = configuration.get();
     PrintWriter out = spec.commandLine().getOut();
     try (Databases db = Databases.open(config, false)) {
-      var checks = new java.util.ArrayList<>(Status.run(db.target(), db.state(), config.schemas()));
-      checks.addAll(Status.policy(db.target(), config));
+      var checks = new java.util.ArrayList<>(Status.run(db.target(), db.state(), config.schemas(), config::acceptsExecutable));
+      checks.addAll(Status.policy(db.target(), config, Status.provenReadOnly(checks)));
       out.print(Status.table(checks));
       out.flush();
       return checks.stream().allMatch(Status.Check::ok) ? 0 : 1;

@@ -84,7 +84,10 @@ public record AppConfig(
     dev.sqlagent.notes.Notes notes,
     // Exports of a result as CSV or XLSX: their own row cap and byte bound.
     int exportMaxRows,
-    long exportMaxBytes) {
+    long exportMaxBytes,
+    // Functions the agent role may execute that the read-only proof accepts, guarded by the gate alone
+    // (SQLAGENT_ACCEPT_EXECUTABLE).
+    List<FunctionName> acceptExecutable) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -160,6 +163,9 @@ public record AppConfig(
         + "'results' (+ result rows, to word the answer; below it the answer is the plain summary)"});
     k.put("SQLAGENT_ALLOW_FUNCTIONS", new String[] {null, "comma-separated schema.name of user functions a query may call "
         + "(built-in functions and those of vetted extensions need no listing; escape-capable ones are never allowed)"});
+    k.put("SQLAGENT_ACCEPT_EXECUTABLE", new String[] {null, "comma-separated schema.name of functions the agent role may "
+        + "execute that the read-only proof accepts where EXECUTE cannot be revoked: the start goes on, the gate refuses "
+        + "every statement reaching them (an escape-capable extension's functions, dblink's, cannot be accepted)"});
     k.put("SQLAGENT_ALLOW_WRITABLE_ROLE", new String[] {"false", "true: run even when the target role could write "
         + "(a loud warning; the read-only transaction and the gate still apply)"});
     k.put("SQLAGENT_PROMPT_BUDGET", new String[] {"6000", "most tokens of schema text in one prompt: the least relevant "
@@ -366,7 +372,27 @@ public record AppConfig(
         modelSees(r),
         notes(notes),
         r.integer("SQLAGENT_EXPORT_MAX_ROWS", 1, 10_000_000),
-        r.integer("SQLAGENT_EXPORT_MAX_BYTES", 65_536, Integer.MAX_VALUE));
+        r.integer("SQLAGENT_EXPORT_MAX_BYTES", 65_536, Integer.MAX_VALUE),
+        functionNames(r, "SQLAGENT_ACCEPT_EXECUTABLE"));
+  }
+
+  /** Whether SQLAGENT_ACCEPT_EXECUTABLE names the function {@code schema.name} (as the catalogue spells them). */
+  public boolean acceptsExecutable(String schema, String name) {
+    return acceptExecutable.contains(new FunctionName(schema, name));
+  }
+
+  /** A comma-separated list of schema.name. */
+  private static List<FunctionName> functionNames(Values r, String key) {
+    List<FunctionName> out = new ArrayList<>();
+    for (String item : r.optional(key).map(s -> s.split(",")).orElse(new String[0])) {
+      if (item.isBlank()) continue;
+      try {
+        out.add(FunctionName.parse(item));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(key + ": " + e.getMessage());
+      }
+    }
+    return List.copyOf(out);
   }
 
   /** SQLAGENT_OIDC_*: present when an issuer is set. */
@@ -499,6 +525,9 @@ public record AppConfig(
     parts.add("notes=" + notesFile.map(Path::toString).orElse("none"));
     parts.add("modelSees=" + modelSees.wireName());
     if (allowWritableRole) parts.add("allowWritableRole=true");
+    if (!acceptExecutable.isEmpty()) {
+      parts.add("acceptExecutable=" + String.join(",", acceptExecutable.stream().map(FunctionName::toString).toList()));
+    }
     parts.add("promptBudget=" + promptBudgetTokens);
     parts.add("home=" + home);
     parts.add("http=" + httpHost + ":" + httpPort);

@@ -1,6 +1,7 @@
 package dev.sqlagent.contract;
 
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.db.Identifiers;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -23,14 +24,19 @@ public record SampleRows(String name, List<TableInfo.Column> columns, List<List<
     return s.substring(0, s.offsetByCodePoints(0, CLIP - 1)) + "…";
   }
 
-  /** The samples block entry: a header line, the column names, then one line per row. */
+  /**
+   * The samples block entry: a header line, the column names, then one line per row, every value a quoted string
+   * (as SQL writes one, at most {@link #CLIP} characters inside the quotes) or NULL. Values are written by strangers:
+   * quoted, a value that reads like an instruction, a statement or a reply is plainly one value of one cell.
+   */
   public String text() {
     StringBuilder b = new StringBuilder("-- ").append(name).append(": ");
     if (rows.isEmpty()) return b.append("no rows\n").toString();
-    b.append(rows.size()).append(rows.size() == 1 ? " row" : " rows").append('\n');
+    b.append(rows.size()).append(rows.size() == 1 ? " row" : " rows").append(", each value quoted data\n");
     b.append(String.join(" | ", columns.stream().map(TableInfo.Column::name).toList())).append('\n');
     for (List<String> row : rows) {
-      b.append(String.join(" | ", row.stream().map(v -> v == null ? "NULL" : v).toList())).append('\n');
+      b.append(String.join(" | ", row.stream().map(v -> v == null ? "NULL" : Identifiers.literal(clip(v))).toList()))
+          .append('\n');
     }
     return b.toString();
   }

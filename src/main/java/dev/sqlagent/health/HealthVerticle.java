@@ -10,7 +10,7 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.CatalogueHolder;
-import dev.sqlagent.catalogue.ReadOnlyProof;
+import dev.sqlagent.catalogue.Probes;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.drift.Drift;
 import dev.sqlagent.drift.SchemaReader;
@@ -25,16 +25,13 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClientOptions;
 import io.vertx.ext.healthchecks.CheckResult;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -76,14 +73,15 @@ public final class HealthVerticle extends VerticleBase {
   private final SnapshotRepository snapshots;
   private List<String> schemas;
   private boolean writableAllowed;
-  /** The process's catalogue (null until start when none was handed over: then one over the health pool). */
+  /** The process's catalogue (null until start when none was handed over: then one of its own). */
   private CatalogueHolder catalogue;
   private Pool statePool;
   private long timeoutMs;
   private String modelName;
   private String modelBase;
   private String modelKey;
-  private Pool roPool;
+  /** Whether the catalogue is this verticle's own (none was handed over), to be closed with it. */
+  private boolean ownsCatalogue;
   private Pool logPool;
   private WebClient web;
   private HealthChecks checks;
@@ -113,17 +111,15 @@ public final class HealthVerticle extends VerticleBase {
     modelBase = config.llmBaseUrl();
     modelKey = config.llmApiKeys().isEmpty() ? null : config.llmApiKeys().get(0);
     int connectMs = (int) Math.max(100, timeoutMs - 100);
-    NetClientOptions net = new NetClientOptions().setConnectTimeout(connectMs);
-    PoolOptions small = new PoolOptions().setConnectionTimeout(connectMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
-        .setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS);
-    roPool = PgBuilder.pool().with(net).with(new PoolOptions(small).setMaxSize(2).setName("sql-agent-health-ro"))
-        .connectingTo(target.roOptions().addProperty("application_name", "sql-agent-health")).using(vertx).build();
     // The state store's pools are borrowed (the checks' deadlines bound each wait), not opened here.
     logPool = state.log();
     statePool = state.owner();
     schemas = config.schemas();
     writableAllowed = config.allowWritableRole();
-    if (catalogue == null) catalogue = CatalogueHolder.over(vertx, roPool, schemas);
+    if (catalogue == null) {
+      catalogue = CatalogueHolder.open(vertx, target, schemas);
+      ownsCatalogue = true;
+    }
     web = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(connectMs).setIdleTimeout((int) timeoutMs)
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
 
@@ -148,7 +144,7 @@ public final class HealthVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     web.close();
-    return roPool.close();
+    return ownsCatalogue ? catalogue.close() : Future.succeededFuture();
   }
 
   /** Registers a check with the deadline; its data always says when it was tried and how long it took. */
@@ -207,12 +203,8 @@ public final class HealthVerticle extends VerticleBase {
   // --- the checks ---------------------------------------------------------------------------------
 
   private Future<Status> dbReachable() {
-    return roPool.query("SELECT current_database() AS db, current_user AS role, current_setting('server_version') AS version")
-        .execute().map(rs -> {
-          var row = rs.iterator().next();
-          return Status.OK(new JsonObject().put("database", row.getString("db")).put("role", row.getString("role"))
-              .put("server_version", row.getString("version")).put("host", target.url().host()));
-        });
+    return catalogue.server().map(s -> Status.OK(new JsonObject().put("database", s.database()).put("role", s.role())
+        .put("server_version", s.version()).put("host", target.url().host())));
   }
 
   /**
@@ -222,9 +214,7 @@ public final class HealthVerticle extends VerticleBase {
   private Future<Status> readOnlyConfirmed() {
     return vertx.executeBlocking(() -> {
       // Bounded: a hanging database must not hold a worker past the check's deadline for long.
-      try (var c = target.roConnection("sql-agent-health", (int) Math.max(1, (timeoutMs + 999) / 1000))) {
-        return ReadOnlyProof.check(c, schemas.isEmpty() ? null : schemas);
-      }
+      return Probes.proof(target, schemas, (int) Math.max(1, (timeoutMs + 999) / 1000), config::acceptsExecutable);
     }, false).map(report -> {
       JsonObject data = report.toJson();
       if (!report.readOnly()) LOG.error("readiness: the agent role {} can write: {}", report.role(), report.refusal().orElse(""));

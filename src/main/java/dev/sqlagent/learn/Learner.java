@@ -1,7 +1,7 @@
 package dev.sqlagent.learn;
 
 import dev.sqlagent.catalogue.Catalogue;
-import dev.sqlagent.catalogue.ReadOnly;
+import dev.sqlagent.catalogue.TargetReader;
 import dev.sqlagent.contract.LearnedMessages.Evidence;
 import dev.sqlagent.contract.LearnedMessages.Join;
 import dev.sqlagent.contract.LearnedMessages.Report;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nothing is stored: the workload is stored already (the query log and verified queries in the state store,
  * pg_stat_statements in the target), and each reading is made against the catalogue of that moment. Reading
- * pg_stat_statements is a read of the target, inside a read-only transaction, as the agent role.
+ * pg_stat_statements is a read of the target through its one door ({@link TargetReader}), as the agent role.
  */
 public final class Learner {
 
@@ -64,16 +64,16 @@ public final class Learner {
   private static final String VERIFIED_SQL = "SELECT sql, count(*)::int8 AS n, max(checked_at) AS last_seen"
       + " FROM verified_queries WHERE target = $1 AND retired_at IS NULL GROUP BY sql LIMIT " + MAX_STATEMENTS;
 
-  private final Pool target;
+  private final TargetReader target;
   private final Pool state;
   private final String targetKey;
 
   /**
-   * @param target the target as the agent role (read-only transactions only)
+   * @param target the door to the target's data
    * @param state the state store's owner pool; null: no query log or verified queries to read
    * @param targetKey the target's key in the state store (the verified queries are per target)
    */
-  public Learner(Pool target, Pool state, String targetKey) {
+  public Learner(TargetReader target, Pool state, String targetKey) {
     this.target = target;
     this.state = state;
     this.targetKey = targetKey;
@@ -101,17 +101,12 @@ public final class Learner {
   private record Part(Source source, List<Statement> statements) {}
 
   private Future<Part> statStatements() {
-    return ReadOnly.run(target, conn -> conn.query(StatStatements.ACCESS).execute().compose(rows -> {
-      Row r = rows.iterator().next();
-      StatStatements.Access access = StatStatements.describe(Boolean.TRUE.equals(r.getBoolean("installed")),
-          r.getString("schema"), r.getString("preload"), Boolean.TRUE.equals(r.getBoolean("all_stats")), r.getString("role"));
-      if (!access.readable()) return Future.succeededFuture(new Part(new Source(PG_STAT_STATEMENTS, false, access.detail(), 0), List.of()));
-      return conn.query(access.statementsSql(MAX_STATEMENTS)).execute().map(found -> {
-        List<Statement> out = new ArrayList<>();
-        for (Row s : found) out.add(new Statement(PG_STAT_STATEMENTS, s.getString("query"), s.getLong("calls"), null));
-        return new Part(new Source(PG_STAT_STATEMENTS, true, access.detail(), out.size()), out);
-      });
-    })).recover(e -> Future.succeededFuture(new Part(new Source(PG_STAT_STATEMENTS, false, "not read: " + e.getMessage(), 0),
+    return target.workload(MAX_STATEMENTS).map(w -> {
+      if (!w.access().readable()) return new Part(new Source(PG_STAT_STATEMENTS, false, w.access().detail(), 0), List.of());
+      List<Statement> out = new ArrayList<>();
+      for (TargetReader.Statement s : w.statements()) out.add(new Statement(PG_STAT_STATEMENTS, s.query(), s.calls(), null));
+      return new Part(new Source(PG_STAT_STATEMENTS, true, w.access().detail(), out.size()), out);
+    }).recover(e -> Future.succeededFuture(new Part(new Source(PG_STAT_STATEMENTS, false, "not read: " + e.getMessage(), 0),
         List.of())));
   }
 

@@ -11,8 +11,8 @@ import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueSnapshot;
-import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.TargetReader;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.contract.LearnedMessages;
@@ -30,9 +30,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -73,9 +70,10 @@ public final class RetrievalVerticle extends VerticleBase {
   private final AppConfig config;
   /** Clustered: this worker's node id; null on a single node. */
   private final String clusterNode;
-  private Pool pool;
+  /** The door to the target's data: sample rows, role values, the workload. */
+  private TargetReader reader;
   /** A connection of its own for reading stored values, so the background read never delays a question. */
-  private Pool valuesPool;
+  private TargetReader valuesReader;
   private StoredValues storedValues;
   /** What of the stored values each user's database role may be shown. */
   private RoleValues roleValues;
@@ -137,19 +135,18 @@ public final class RetrievalVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = PgBuilder.pool().with(target.url().netOptions()).with(new PoolOptions().setMaxSize(2))
-        .connectingTo(target.roOptions()).using(vertx).build();
-    valuesPool = PgBuilder.pool().with(target.url().netOptions()).with(new PoolOptions().setMaxSize(1))
-        .connectingTo(target.roOptions()).using(vertx).build();
-    storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
+    TargetReader.Timeouts timeouts = new TargetReader.Timeouts(config.statementTimeoutMs(), config.lockTimeoutMs());
+    reader = TargetReader.open(vertx, target, timeouts, 2, "sql-agent-retrieval");
+    valuesReader = TargetReader.open(vertx, target, timeouts, 1, "sql-agent-values");
+    storedValues = new StoredValues(vertx, valuesReader, state, target.key(),
         ValueLimits.defaults(config.statementTimeoutMs()));
     if (catalogue == null) {
       catalogue = CatalogueHolder.open(vertx, target, config.schemas());
       ownsCatalogue = true;
     }
-    roleValues = new RoleValues(pool, storedValues);
-    learner = new Learner(pool, state == null ? null : state.owner(), target.key());
-    sampleCache = new SampleCache((role, tables) -> SampleReader.readAll(pool, role, tables, PROMPT_SAMPLE_ROWS),
+    roleValues = new RoleValues(reader, storedValues);
+    learner = new Learner(reader, state == null ? null : state.owner(), target.key());
+    sampleCache = new SampleCache((role, tables) -> SampleReader.readAll(reader, current, role, tables, PROMPT_SAMPLE_ROWS),
         System::currentTimeMillis);
     modelLoaded = vertx.executeBlocking(() -> {
       long t0 = System.nanoTime();
@@ -207,7 +204,8 @@ public final class RetrievalVerticle extends VerticleBase {
     if (relearnTimer >= 0) vertx.cancelTimer(relearnTimer);
     return Future.all(indexReady == null ? Future.succeededFuture() : indexReady.otherwiseEmpty(),
         modelLoaded == null ? Future.succeededFuture() : modelLoaded.otherwiseEmpty(),
-        ownsCatalogue ? catalogue.close() : Future.succeededFuture());
+        ownsCatalogue ? catalogue.close() : Future.succeededFuture())
+        .eventually(() -> Future.all(reader.close(), valuesReader.close()));
   }
 
   /**
@@ -379,7 +377,7 @@ public final class RetrievalVerticle extends VerticleBase {
     if (role == null) return Future.succeededFuture(ValueLinks.tables(values, t -> cat.find(t).isPresent()));
     List<TableInfo> tables = values.stream().flatMap(m -> m.stored().stream()).map(ValueMatch.Stored::table)
         .distinct().flatMap(t -> cat.find(t).stream()).toList();
-    return roleValues.shownTo(role, tables, values)
+    return roleValues.shownTo(cat, role, tables, values)
         .map(shown -> ValueLinks.tables(shown.matches(), t -> cat.find(t).isPresent()));
   }
 
@@ -453,7 +451,7 @@ public final class RetrievalVerticle extends VerticleBase {
         () -> storedValues.match(prepared.succeeded() ? prepared.result() : null, question, offered), false));
     if (role != null) {
       // A user's role sees only the stored values it can find itself (row-level security): those wait for the look.
-      return matched.compose(values -> roleValues.shownTo(role, offered, values))
+      return matched.compose(values -> roleValues.shownTo(cat, role, offered, values))
           .compose(shown -> fitted(shown.tables(), shown.matches(), chosen, names, question, k, budget, role));
     }
     // The agent role's own: samples are read while the question's values are matched.
@@ -477,8 +475,9 @@ public final class RetrievalVerticle extends VerticleBase {
     // A sensitive column is never sampled; below SQLAGENT_MODEL_SEES=samples nothing is.
     Catalogue cat = current;
     SensitiveColumns sensitive = sensitive(snapshot);
+    // (A relation the reader would skip is left out, rather than shown to the model as having no rows.)
     List<TableInfo> sampled = fitted.shown().stream()
-        .filter(t -> cat == null || cat.functions().unsafe(t.schema(), t.relname()).isEmpty()).map(sensitive::without).toList();
+        .filter(t -> cat != null && TargetReader.refusal(cat, t).isEmpty()).map(sensitive::without).toList();
     Future<List<SampleRows>> read = config.modelSees().sampleRows() ? sampleCache.samples(current, role, sampled)
         : Future.succeededFuture(List.of());
     return read
@@ -547,10 +546,15 @@ public final class RetrievalVerticle extends VerticleBase {
     int rows = ((Number) n).intValue();
     String role = role(body);
     catalogue(role).onSuccess(cat -> cat.find(name).ifPresentOrElse(
-            t -> cat.functions().unsafe(t.schema(), t.relname()).ifPresentOrElse(why -> msg.fail(BAD_REQUEST, why + ", so it is not read."),
-                () -> ReadOnly.runAs(pool, role, conn -> SampleReader.read(conn, sensitive(snapshot).without(t), rows))
+            t -> SampleReader.read(reader, cat, role, sensitive(snapshot).without(t), rows)
                 .onSuccess(s -> msg.reply(s.toJson()))
-                .onFailure(e -> unavailable(msg, "sample", e))),
+                .onFailure(e -> {
+                  if (e instanceof SampleReader.Skipped) {
+                    msg.fail(BAD_REQUEST, e.getMessage() + ".");
+                  } else {
+                    unavailable(msg, "sample", e);
+                  }
+                }),
             () -> msg.fail(NOT_FOUND, cat.unknownTable(name))))
         .onFailure(e -> unavailable(msg, "sample", e));
   }

@@ -1,14 +1,9 @@
 package dev.sqlagent.values;
 
-import dev.sqlagent.db.OneAfterAnother;
-import dev.sqlagent.db.Identifiers;
-import dev.sqlagent.catalogue.ReadOnly;
+import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.TargetReader;
 import io.vertx.core.Future;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.SqlConnection;
-import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,8 +21,9 @@ import java.util.Set;
  * again, so a role pays once per column. A look that fails (a timeout, a revoked grant) shows nothing of that
  * column this time and is tried again next time.
  *
- * <p>The statement is fixed and ours (a table and a column from the catalogue, quoted; the values bound), as
- * for the sample rows. Touched only on the retrieval verticle's context.
+ * <p>The looks go through the one door to the target's data ({@link TargetReader}), as the role: never a relation
+ * the catalogue names unsafe, each column behind a savepoint so one refusal spares the rest. Touched only on the
+ * retrieval verticle's context.
  */
 public final class RoleValues {
 
@@ -37,15 +33,15 @@ public final class RoleValues {
   /** One column's values: those looked for as the role, and those found. */
   private record Seen(Set<String> looked, Set<String> found) {}
 
-  private final Pool pool;
+  private final TargetReader reader;
   private final StoredValues values;
   /** The values read ({@link StoredValues#version}) the answers below are about. */
   private Object about;
   /** By role, by table and column. */
   private final Map<String, Map<String, Seen>> seen = new HashMap<>();
 
-  public RoleValues(Pool pool, StoredValues values) {
-    this.pool = pool;
+  public RoleValues(TargetReader reader, StoredValues values) {
+    this.reader = reader;
     this.values = values;
   }
 
@@ -53,7 +49,7 @@ public final class RoleValues {
    * What {@code role} may be shown of the stored values of {@code offered} and of the question's
    * {@code matches}; {@code role} null (the agent role's own rights) shows everything.
    */
-  public Future<Shown> shownTo(String role, List<TableInfo> offered, List<ValueMatch> matches) {
+  public Future<Shown> shownTo(Catalogue catalogue, String role, List<TableInfo> offered, List<ValueMatch> matches) {
     if (role == null) return Future.succeededFuture(new Shown(values.annotate(offered), matches));
     if (values.version() != about) {
       seen.clear();
@@ -78,7 +74,7 @@ public final class RoleValues {
       }
     }
     Future<Void> looked = wanted.isEmpty() ? Future.succeededFuture()
-        : ReadOnly.runAs(pool, role, conn -> lookAll(conn, wanted, known));
+        : lookAll(catalogue, role, wanted, known);
     return looked.otherwiseEmpty().map(v -> {
       StoredValues.Visible shown = (table, column, value) -> {
         Seen s = known.get(key(table, column));
@@ -102,32 +98,22 @@ public final class RoleValues {
     }
   }
 
-  /** Each column's values looked for one after another, each behind a savepoint, so one refusal spares the rest. */
-  private static Future<Void> lookAll(SqlConnection conn, Map<Column, Set<String>> wanted, Map<String, Seen> known) {
-    return OneAfterAnother.each(wanted.entrySet(), e -> {
-      Column col = e.getKey();
-      List<String> asked = List.copyOf(e.getValue());
-      return conn.query("SAVEPOINT role_values").execute()
-          .compose(x -> look(conn, col, asked))
-          .compose(found -> conn.query("RELEASE SAVEPOINT role_values").execute().map(x -> {
-            Seen s = known.computeIfAbsent(key(col.table().name(), col.column()), k -> new Seen(new HashSet<>(), new HashSet<>()));
-            s.looked().addAll(asked);
-            s.found().addAll(found);
-            return (Void) null;
-          }))
-          .recover(err -> conn.query("ROLLBACK TO SAVEPOINT role_values").execute().mapEmpty());
-    });
-  }
-
-  /** Which of {@code asked} the role finds in the column. */
-  private static Future<Set<String>> look(SqlConnection conn, Column col, List<String> asked) {
-    TableInfo t = col.table();
-    String sql = "SELECT v FROM unnest($1::text[]) AS v WHERE EXISTS (SELECT 1 FROM "
-        + Identifiers.qualified(t.schema(), t.relname()) + " WHERE " + Identifiers.quote(col.column()) + "::text = v)";
-    return conn.preparedQuery(sql).execute(Tuple.of(asked.toArray(String[]::new))).map(rows -> {
-      Set<String> found = new HashSet<>();
-      for (Row r : rows) found.add(r.getString(0));
-      return found;
+  /** Each column's values looked for as the role, each column behind a savepoint, so one refusal spares the rest. */
+  private Future<Void> lookAll(Catalogue catalogue, String role, Map<Column, Set<String>> wanted,
+      Map<String, Seen> known) {
+    List<TargetReader.Present> reads = new ArrayList<>();
+    for (Map.Entry<Column, Set<String>> e : wanted.entrySet()) {
+      reads.add(new TargetReader.Present(e.getKey().table(), e.getKey().column(), List.copyOf(e.getValue())));
+    }
+    return reader.read(catalogue, role, reads).map(outcomes -> {
+      for (TargetReader.Outcome o : outcomes) {
+        if (!o.ok()) continue;  // tried again next time
+        TargetReader.Present p = (TargetReader.Present) o.read();
+        Seen s = known.computeIfAbsent(key(p.table().name(), p.column()), k -> new Seen(new HashSet<>(), new HashSet<>()));
+        s.looked().addAll(p.values());
+        for (List<String> row : o.rows()) s.found().add(row.get(0));
+      }
+      return (Void) null;
     });
   }
 

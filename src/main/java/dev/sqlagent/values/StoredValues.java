@@ -3,11 +3,11 @@ package dev.sqlagent.values;
 import dev.sqlagent.db.Identifiers;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.TargetReader;
 import dev.sqlagent.state.StateDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import io.vertx.sqlclient.Pool;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -50,13 +50,13 @@ public final class StoredValues {
   private Future<Void> refreshing = Future.succeededFuture();
 
   /**
-   * @param pool connections of the agent role to the target (its own, so reads never wait behind questions)
+   * @param reader the door to the target's data (its own connection, so reads never wait behind questions)
    * @param state where the values are kept (its shared owner pool); null: nowhere, always read from the target
    * @param target the target's key in the state store
    */
-  public StoredValues(Vertx vertx, Pool pool, StateDatabase state, String target, ValueLimits limits) {
+  public StoredValues(Vertx vertx, TargetReader reader, StateDatabase state, String target, ValueLimits limits) {
     this.vertx = vertx;
-    this.reader = new ValueReader(pool, limits);
+    this.reader = new ValueReader(reader, limits);
     this.store = state == null ? null : new StoredValuesRepository(state.owner());
     this.target = target;
   }
@@ -102,7 +102,8 @@ public final class StoredValues {
           .put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000).put("read_at", java.time.Instant.now().toString());
       if (loaded.read() != null) {
         status.put("skipped_wide", loaded.read().skippedWide()).put("skipped_budget", loaded.read().skippedBudget())
-            .put("skipped_total", loaded.read().skippedTotal()).put("failed", loaded.read().failed());
+            .put("skipped_total", loaded.read().skippedTotal()).put("failed", loaded.read().failed())
+            .put("skipped_unsafe", new JsonObject(new java.util.LinkedHashMap<>(loaded.read().skipped())));
       }
       current = new Snapshot(low, index, status);
       LOG.info("stored values ready: {}", status.encode());

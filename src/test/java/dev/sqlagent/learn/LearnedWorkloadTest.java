@@ -134,7 +134,8 @@ class LearnedWorkloadTest {
     try {
       var pool = io.vertx.pgclient.PgBuilder.pool().connectingTo(target.roOptions()).using(v).build();
       StateDatabase store = StateDatabase.open(v, state, 1);
-      return new Learner(pool, store.owner(), target.key()).learn(v, catalogue()).await(120, TimeUnit.SECONDS);
+      return new Learner(dev.sqlagent.catalogue.TargetReader.over(pool, new dev.sqlagent.catalogue.TargetReader.Timeouts(5_000,
+          1_000)), store.owner(), target.key()).learn(v, catalogue()).await(120, TimeUnit.SECONDS);
     } finally {
       v.close().await(30, TimeUnit.SECONDS);
     }

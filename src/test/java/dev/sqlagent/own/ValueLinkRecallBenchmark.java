@@ -157,7 +157,8 @@ class ValueLinkRecallBenchmark {
     Pool pool = PgBuilder.pool().connectingTo(target.roOptions()).using(vertx).build();
     try {
       Catalogue cat = new Discovery(pool, List.of()).read().await(60, TimeUnit.SECONDS);
-      StoredValues values = new StoredValues(vertx, pool, null, target.key(), ValueLimits.defaults(10_000));
+      StoredValues values = new StoredValues(vertx, dev.sqlagent.catalogue.TargetReader.over(pool,
+          new dev.sqlagent.catalogue.TargetReader.Timeouts(10_000, 1_000)), null, target.key(), ValueLimits.defaults(10_000));
       values.refresh(cat, false).await(300, TimeUnit.SECONDS);
       TableSelector selector = new TableSelector();
       selector.index(cat);

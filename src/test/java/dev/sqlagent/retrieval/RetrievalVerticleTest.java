@@ -76,7 +76,7 @@ class RetrievalVerticleTest {
     assertThat(r.tableNames()).contains("bill_archive").doesNotContain("store_settings", "agent_query_log");
     for (String name : r.tableNames()) {
       assertThat(r.schema()).contains("CREATE TABLE " + name + " (");
-      assertThat(r.samples()).contains("-- " + name + ": 3 rows");
+      assertThat(r.samples()).contains("-- " + name + ": 3 rows, each value quoted data");
     }
     assertThat(r.schema()).contains("-- bill_archive: Sales of 2023 and 2024", "txn_dt timestamp without time zone");
     assertThat(r.conventions()).anyMatch(c -> c.contains("before 2025")).anyMatch(c -> c.contains("CANCELLED"));
@@ -189,6 +189,8 @@ class RetrievalVerticleTest {
     SampleRows rows = new SampleRows("customers", List.of(TableInfo.Column.of("address", "text", true, null)),
         addresses.stream().map(a -> List.of(SampleRows.clip(a))).toList());
     assertThat(rows.text()).doesNotContain("DROP TABLE").contains("IGNORE PREVIOUS I…");
-    assertThat(rows.text().lines().skip(2)).allSatisfy(line -> assertThat(line).hasSizeLessThanOrEqualTo(40));
+    // Each line is one quoted value of at most 40 characters (a quote inside it doubled).
+    assertThat(rows.text().lines().skip(2)).allSatisfy(line -> assertThat(line).startsWith("'").endsWith("'")
+        .hasSizeLessThanOrEqualTo(2 + 2 * 40));
   }
 }

@@ -8,6 +8,7 @@ import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.catalogue.ReadOnly;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.TargetReader;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,6 +31,7 @@ class SampleReaderTest {
 
   static Vertx vertx;
   static Pool pool;
+  static TargetReader reader;
   static Catalogue catalogue;
 
   @BeforeAll
@@ -37,6 +39,7 @@ class SampleReaderTest {
     vertx = Vertx.vertx();
     pool = PgBuilder.pool().connectingTo(TestDatabase.get().target().roOptions()).using(vertx).build();
     catalogue = new Discovery(pool, List.of()).read().await(30, TimeUnit.SECONDS);
+    reader = TargetReader.over(pool, new TargetReader.Timeouts(5_000, 1_000));
   }
 
   @AfterAll
@@ -45,11 +48,14 @@ class SampleReaderTest {
   }
 
   private static List<SampleRows> all(List<TableInfo> tables) throws Exception {
-    return SampleReader.readAll(pool, null, tables, 3).await(30, TimeUnit.SECONDS);
+    return SampleReader.readAll(reader, catalogue, null, tables, 3).await(30, TimeUnit.SECONDS);
   }
 
+  /** Each table in a transaction of its own. */
   private static List<SampleRows> oneByOne(List<TableInfo> tables) throws Exception {
-    return ReadOnly.run(pool, conn -> SampleReader.oneByOne(conn, tables, 3)).await(30, TimeUnit.SECONDS);
+    List<SampleRows> out = new ArrayList<>();
+    for (TableInfo t : tables) out.addAll(all(List.of(t)));
+    return out;
   }
 
   @Test
@@ -85,8 +91,9 @@ class SampleReaderTest {
   void aRoleTheAgentCannotBecomeFailsTheReadAsTheTransactionWould() throws Exception {
     List<TableInfo> tables = catalogue.tables().subList(0, 2);
     Throwable viaTransaction = catchThrowable(() -> ReadOnly.runAs(pool, "no_such_role",
-        conn -> SampleReader.oneByOne(conn, tables, 3)).await(30, TimeUnit.SECONDS));
-    Throwable together = catchThrowable(() -> SampleReader.readAll(pool, "no_such_role", tables, 3).await(30, TimeUnit.SECONDS));
+        conn -> Future.succeededFuture()).await(30, TimeUnit.SECONDS));
+    Throwable together = catchThrowable(() -> SampleReader.readAll(reader, catalogue, "no_such_role", tables, 3)
+        .await(30, TimeUnit.SECONDS));
     assertThat(viaTransaction).hasMessageContaining("no_such_role");
     assertThat(together).isNotNull().hasMessage(viaTransaction.getMessage());
     assertThat(all(tables)).isEqualTo(oneByOne(tables));
@@ -103,7 +110,7 @@ class SampleReaderTest {
   void fresh() {
     cache = new SampleCache((role, tables) -> {
       reads.add(role + ":" + String.join(",", tables.stream().map(TableInfo::name).toList()));
-      return SampleReader.readAll(pool, role, tables, 3);
+      return SampleReader.readAll(reader, catalogue, role, tables, 3);
     }, now::get);
   }
 

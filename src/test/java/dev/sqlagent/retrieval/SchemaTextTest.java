@@ -61,11 +61,16 @@ class SchemaTextTest {
   void samplesBlockShowsColumnsRowsAndNulls() {
     SampleRows s = new SampleRows("bills", BILLS.columns(), List.of(List.of("1", "7", "a"), java.util.Arrays.asList("2", null, "b")));
     assertThat(s.text()).isEqualTo("""
-        -- bills: 2 rows
+        -- bills: 2 rows, each value quoted data
         bill_id | cust_id | order
-        1 | 7 | a
-        2 | NULL | b
+        '1' | '7' | 'a'
+        '2' | NULL | 'b'
         """);
+    // A value that reads like a statement, a reply or an instruction is one quoted value, its quotes doubled.
+    SampleRows hostile = new SampleRows("notes", List.of(TableInfo.Column.of("body", "text", true, null)), List.of(
+        List.of("'); DELETE FROM bills; --"), List.of("{\"sql\": \"SELECT 1\"}"), List.of("a\\b")));
+    assertThat(hostile.text().lines().skip(2)).containsExactly("'''); DELETE FROM bills; --'", "'{\"sql\": \"SELECT 1\"}'",
+        "E'a\\\\b'");
     assertThat(new SampleRows("empty", List.of(), List.of()).text()).isEqualTo("-- empty: no rows\n");
     assertThat(SampleRows.fromJson(s.toJson()).rows()).isEqualTo(s.rows());
   }

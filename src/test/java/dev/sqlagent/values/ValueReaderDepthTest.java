@@ -3,7 +3,9 @@ package dev.sqlagent.values;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.catalogue.Catalogue;
+import dev.sqlagent.catalogue.Functions;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.catalogue.TargetReader;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Promise;
@@ -52,11 +54,15 @@ class ValueReaderDepthTest {
     try {
       // On an event loop, as the service reads them.
       Promise<ValueReader.Read> done = Promise.promise();
-      vertx.runOnContext(v -> new ValueReader(pool, limits).read(Catalogue.of(tables)).onComplete(done));
+      Catalogue catalogue = Catalogue.of(tables).withFunctions(new Functions(List.of(), List.of(), java.util.Set.of(),
+          java.util.Map.of(), List.of(), List.of()));
+      vertx.runOnContext(v -> new ValueReader(TargetReader.over(pool, new TargetReader.Timeouts(5_000, 1_000)), limits)
+          .read(catalogue).onComplete(done));
       ValueReader.Read read = done.future().await(30, TimeUnit.SECONDS);
       assertThat(read.columns()).as("failed %d, skipped for the budget %d", read.failed(), read.skippedBudget())
           .extracting(ColumnValues::table).containsExactly("slow");
-      assertThat(read.skippedBudget()).isEqualTo(30_000);
+      // The slow column's batch was sent before the budget ran out; every column after that batch is skipped.
+      assertThat(read.skippedBudget()).isGreaterThan(30_000 - ValueReader.BATCH);
     } finally {
       pool.close().await(10, TimeUnit.SECONDS);
       vertx.close().await(10, TimeUnit.SECONDS);

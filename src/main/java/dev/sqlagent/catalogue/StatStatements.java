@@ -1,4 +1,4 @@
-package dev.sqlagent.learn;
+package dev.sqlagent.catalogue;
 
 import dev.sqlagent.db.Identifiers;
 
