@@ -68,10 +68,14 @@ final class EventBridge {
     Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
     Map<SockJSSocket, Long> expiries = new ConcurrentHashMap<>();
     AgentClient agent = new AgentClient(vertx, askTimeoutMs);
+    SessionOwners owners = SessionOwners.of(vertx);
     return SockJSHandler.create(vertx, sockjs).bridge(options,
         ev -> {
           expire(vertx, ev, expiries);
-          handle(vertx, agent, ev, identityRequired ? userOf(ev.socket(), users) : null, asked);
+          User user = identityRequired ? userOf(ev.socket(), users) : null;
+          if (ev.type() == BridgeEventType.SOCKET_CREATED) owners.opened(ev.socket(), user);
+          if (ev.type() == BridgeEventType.SOCKET_CLOSED) owners.closed(ev.socket(), user);
+          handle(vertx, agent, ev, user, asked);
         });
   }
 
