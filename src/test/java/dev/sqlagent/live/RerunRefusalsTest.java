@@ -22,7 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rerun and choose name a run: one still running is a conflict (409: its answer is not there yet), not an unknown run;
+ * Rerun, choose, export and feedback name a run: one still running is a conflict (409: its answer is not there yet),
+ * not an unknown run;
  * on /ws another user's run closes the socket with 4403 before anything is accepted, as for replay and cancel.
  */
 class RerunRefusalsTest {
@@ -94,6 +95,12 @@ class RerunRefusalsTest {
       assertThat(rerun.bodyAsJsonObject().getString("message")).contains("still running");
       HttpResponse<Buffer> choose = post(ALICE, "/api/runs/" + running + "/choose", new JsonObject().put("reading", 1));
       assertThat(choose.statusCode()).as(choose.bodyAsString()).isEqualTo(409);
+      HttpResponse<Buffer> export = service.client.get(service.port(), "127.0.0.1", "/api/runs/" + running + "/export?format=csv")
+          .bearerTokenAuthentication(ALICE).send().await(60, TimeUnit.SECONDS);
+      assertThat(export.statusCode()).as(export.bodyAsString()).isEqualTo(409);
+      assertThat(export.bodyAsJsonObject().getString("message")).contains("still running");
+      HttpResponse<Buffer> rated = post(ALICE, "/api/runs/" + running + "/feedback", new JsonObject().put("rating", "up"));
+      assertThat(rated.statusCode()).as(rated.bodyAsString()).isEqualTo(409);
 
       closesWith4403(running, new JsonObject().put("type", "rerun").put("sql", "SELECT 1"));
       closesWith4403(running, new JsonObject().put("type", "choose").put("reading", 1));
