@@ -55,7 +55,7 @@ public final class AccessGuard {
   /** RoutingContext key: the moment the request's sign-on token stops being accepted (absent for other tokens). */
   public static final String TOKEN_UNTIL = "sqlagent.access.token_until";
   public static final int RETRY_AFTER_SECONDS = 2;
-  static final int ASK_BODY_BYTES = 16 * 1024;
+  static final int ASK_BODY_BYTES = AskRules.MAX_ASK_BODY_BYTES;
 
   // Groups here never capture: Vert.x Web adds a regex route's groups to the request's parameters as param0,
   // param1… and the first value of a name wins, so a capturing guard stole param0 from SockJS's own routes (which
@@ -101,7 +101,7 @@ public final class AccessGuard {
     router.post().pathRegex(API_POST.pattern()).handler(AccessGuard::requireJson).handler(origin);
     router.routeWithRegex(BROWSER_REACHABLE.pattern()).handler(origin);
     router.routeWithRegex(GUARDED.pattern()).handler(g::authenticate);
-    // A question needs far less than the general limit; the agent's own route uses 16 KiB too.
+    // A question needs far less than the general limit; the agent's own route uses the same.
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
         .handler(AccessGuard::checkAsk).handler(g::admitAsk);
     router.get("/api/access").handler(g::describe);

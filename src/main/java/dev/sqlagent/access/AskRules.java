@@ -16,6 +16,8 @@ public final class AskRules {
 
   /** Longest question accepted; longer is refused with a clear message rather than sent to the model. */
   public static final int MAX_QUESTION_CHARS = 2_000;
+  /** An ask's body: room for a question at its limit even with every character JSON-escaped (12 bytes for an emoji). */
+  public static final int MAX_ASK_BODY_BYTES = 32 * 1024;
   /** A run id as clients may choose it and as run addresses carry it. */
   public static final String RUN_ID_REGEX = "[A-Za-z0-9-]{8,64}";
   private static final Pattern RUN_ID = Pattern.compile(RUN_ID_REGEX);
@@ -42,10 +44,12 @@ public final class AskRules {
     if (!(question instanceof String s) || s.isBlank()) return bad("question must be a non-empty string");
     Refusal nul = noNul("the question", s);
     if (nul != null) return nul;
-    if (s.length() > MAX_QUESTION_CHARS) {
-      return new Refusal("question_too_long", "the question is " + s.length() + " characters long; the limit is "
+    // Characters as a person (and JSON Schema's maxLength) counts them: an emoji is one, not two UTF-16 units.
+    int chars = s.codePointCount(0, s.length());
+    if (chars > MAX_QUESTION_CHARS) {
+      return new Refusal("question_too_long", "the question is " + chars + " characters long; the limit is "
           + MAX_QUESTION_CHARS + ". Ask something shorter (one question at a time) and try again.",
-          new JsonObject().put("length", s.length()).put("limit", MAX_QUESTION_CHARS));
+          new JsonObject().put("length", chars).put("limit", MAX_QUESTION_CHARS));
     }
     return null;
   }

@@ -44,7 +44,7 @@ public final class AgentRoutes {
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
     AgentRoutes r = new AgentRoutes(vertx, config);
-    router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(16 * 1024)).handler(r::ask);
+    router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(AskRules.MAX_ASK_BODY_BYTES)).handler(r::ask);
     router.get("/api/runs/:id/events").handler(r::events);
     router.delete("/api/runs/:id").handler(r::cancel);
     router.get("/api/runs").handler(r::list);

@@ -282,6 +282,17 @@ public final class AgentVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
+    KeptRun source = runs.get(from);
+    if (source != null && source.active != null) {
+      // Its answer is not written yet: the store would not know it; say what is true instead.
+      if (!User.mayReach(request.user(), source.owner)) {
+        msg.fail(BusFailure.FORBIDDEN.code(), "run " + from + " is another user's");
+      } else {
+        msg.fail(BusFailure.CONFLICT.code(), "run " + from + " is still running; wait for its answer, then "
+            + (request.reading() != null ? "choose a reading" : "run its SQL again"));
+      }
+      return;
+    }
     new StateClient(vertx, 10_000).turn(new StateMessages.RunTurnRequest(from, request.user()))
         .onFailure(err -> BusError.of(err, Conversations.STORE).failOn(msg))
         .onSuccess(turn -> {

@@ -161,8 +161,9 @@ public record Answer(String question, String answer, String sql, int attempts, L
   /** The outcome of a run that asks which reading was meant. */
   public static final String NEEDS_CLARIFICATION = "needs_clarification";
 
+  /** The record's fields and its {@link #outcome()}, which every edge's answer shows (read back, it is derived again). */
   public JsonObject toJson() {
-    return RecordJson.toJson(this);
+    return RecordJson.toJson(this).put("outcome", outcome());
   }
 
   /** Throws IllegalArgumentException for a value of the wrong type. */

@@ -1,6 +1,7 @@
 package dev.sqlagent.conversation;
 
 import dev.sqlagent.access.AskRules;
+import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
@@ -263,7 +264,13 @@ public final class ConversationVerticle extends VerticleBase {
     written(writingRuns, runId).compose(v -> conversations.byRun(query, runId))
         .onSuccess((RowSet<Row> rows) -> {
           if (rows.size() == 0) {
-            msg.fail(BusFailure.NOT_FOUND.code(), missing);
+            stillRunning(runId, caller).onComplete(running -> {
+              if (running.succeeded() && running.result()) {
+                msg.fail(BusFailure.CONFLICT.code(), "run " + runId + " is still running: it has no answer yet; try again once it is answered");
+              } else {
+                msg.fail(BusFailure.NOT_FOUND.code(), missing);
+              }
+            });
             return;
           }
           Row r = rows.iterator().next();
@@ -275,6 +282,18 @@ public final class ConversationVerticle extends VerticleBase {
         })
         .onFailure(e -> unavailable(msg, e));
   }
+
+  /**
+   * Whether the agent is still answering this run, which the caller may see: a run is written here once answered, so
+   * until then the store cannot tell it from an unknown one, and the agent can.
+   */
+  private Future<Boolean> stillRunning(String runId, User caller) {
+    return new AgentClient(vertx, RUNNING_CHECK_MS).runs(caller)
+        .map(list -> list.runs().stream().anyMatch(r -> runId.equals(r.runId()) && "running".equals(r.state())));
+  }
+
+  /** How long a miss waits for the agent's list of runs before it is answered as unknown. */
+  private static final long RUNNING_CHECK_MS = 5_000;
 
   private String unknown(String id) {
     return "no conversation " + id + " (it never started, or expired " + days + " days after its last turn)";

@@ -35,18 +35,68 @@ final class Cells {
     return !text.isEmpty() && FORMULA_STARTS.indexOf(text.charAt(0)) >= 0 ? "'" + text : text;
   }
 
-  /** A cell as text: a number in plain digits, JSON encoded, text neutralised unless its column is numeric; null stays null. */
+  /**
+   * A cell as CSV text: {@link #plain}, then neutralised unless its column is numeric (a CSV opened in a spreadsheet
+   * evaluates what looks like a formula); null stays null.
+   */
   static String text(Object cell, String type) {
+    String s = plain(cell, type);
+    return s == null || numeric(type) || cell instanceof Number || cell instanceof Boolean ? s : neutralised(s);
+  }
+
+  /**
+   * A cell as the text PostgreSQL shows for it: a float as {@code float4out}/{@code float8out} print it
+   * ({@code 1e+300}, {@code 1.5e-07}, {@code 0.1}), any other number in plain digits, JSON encoded; null stays null.
+   */
+  static String plain(Object cell, String type) {
     if (cell == null) return null;
+    if ((cell instanceof Double || cell instanceof Float) && ("float8".equals(type) || "float4".equals(type))) {
+      return postgresFloat(((Number) cell).doubleValue(), "float4".equals(type));
+    }
     if (cell instanceof Double || cell instanceof Float) {
       String s = cell.toString();
       return s.indexOf('E') >= 0 ? new BigDecimal(s).toPlainString() : s;
     }
     if (cell instanceof Number || cell instanceof Boolean) return cell.toString();
-    if (cell instanceof JsonObject o) return neutralised(o.encode());
-    if (cell instanceof JsonArray a) return neutralised(a.encode());
-    String s = cell.toString();
-    return numeric(type) ? s : neutralised(s);
+    if (cell instanceof JsonObject o) return o.encode();
+    if (cell instanceof JsonArray a) return a.encode();
+    return cell.toString();
+  }
+
+  /**
+   * The shortest digits that read back as the value, as PostgreSQL writes them: plainly for a decimal exponent from -4
+   * up to the type's precision (15 digits for float8, 6 for float4), otherwise as {@code d.ddde+XX}.
+   */
+  static String postgresFloat(double value, boolean real) {
+    if (Double.isNaN(value)) return "NaN";
+    if (Double.isInfinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+    if (value == 0) return 1 / value < 0 ? "-0" : "0";
+    BigDecimal shortest = new BigDecimal(real ? Float.toString((float) value) : Double.toString(value)).stripTrailingZeros();
+    int exponent = shortest.precision() - shortest.scale() - 1;
+    if (exponent >= -4 && exponent < (real ? 6 : 15)) return shortest.toPlainString();
+    String digits = shortest.unscaledValue().abs().toString();
+    String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
+    String sign = shortest.signum() < 0 ? "-" : "";
+    return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + (Math.abs(exponent) < 10 ? "0" : "") + Math.abs(exponent);
+  }
+
+  /** Digits past which a spreadsheet's number (a double) no longer holds every integer exactly. */
+  static final int SPREADSHEET_DIGITS = 15;
+
+  /** An integer too long for a spreadsheet's number: kept whole as text rather than rounded. */
+  static boolean tooLongForASpreadsheet(Number n) {
+    BigDecimal d;
+    if (n instanceof Long || n instanceof Integer || n instanceof Short) {
+      d = BigDecimal.valueOf(n.longValue());
+    } else if (n instanceof java.math.BigInteger b) {
+      d = new BigDecimal(b);
+    } else if (n instanceof BigDecimal b) {
+      d = b;
+    } else {
+      return false;
+    }
+    BigDecimal whole = d.stripTrailingZeros();
+    return whole.scale() <= 0 && d.abs().compareTo(BigDecimal.TEN.pow(SPREADSHEET_DIGITS)) >= 0;
   }
 
   /** A numeric column's cell as a number: null for NaN and infinities, which stay text. */

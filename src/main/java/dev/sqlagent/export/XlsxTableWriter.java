@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -59,6 +60,10 @@ final class XlsxTableWriter implements TableWriter {
     }
     if (Cells.numeric(type) || value instanceof Number) {
       Number n = Cells.number(value);
+      if (n != null && Cells.tooLongForASpreadsheet(n)) {
+        sheet.inlineString(row, c, new BigDecimal(n.toString()).toPlainString());
+        return;
+      }
       if (n != null) {
         sheet.value(row, c, n);
         return;
@@ -80,7 +85,8 @@ final class XlsxTableWriter implements TableWriter {
         return;
       }
     }
-    sheet.inlineString(row, c, Cells.text(value, type));
+    // An inline string is never evaluated by a spreadsheet: it is written as it is, without CSV's apostrophe.
+    sheet.inlineString(row, c, Cells.plain(value, type));
   }
 
   @Override

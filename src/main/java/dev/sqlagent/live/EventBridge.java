@@ -68,10 +68,14 @@ final class EventBridge {
     Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
     Map<SockJSSocket, Long> expiries = new ConcurrentHashMap<>();
     AgentClient agent = new AgentClient(vertx, askTimeoutMs);
+    SessionOwners owners = SessionOwners.of(vertx);
     return SockJSHandler.create(vertx, sockjs).bridge(options,
         ev -> {
           expire(vertx, ev, expiries);
-          handle(vertx, agent, ev, identityRequired ? userOf(ev.socket(), users) : null, asked);
+          User user = identityRequired ? userOf(ev.socket(), users) : null;
+          if (ev.type() == BridgeEventType.SOCKET_CREATED) owners.opened(ev.socket(), user);
+          if (ev.type() == BridgeEventType.SOCKET_CLOSED) owners.closed(ev.socket(), user);
+          handle(vertx, agent, ev, user, asked);
         });
   }
 
@@ -138,6 +142,12 @@ final class EventBridge {
         ev.complete(false);
         return;
       case SEND:
+        if (!FrameCheck.headersUsable(raw.getValue("headers"))) {
+          // The bridge would throw reading them and answer nothing: the client is told what is wrong.
+          FrameCheck.refuse(ev.socket(), FrameCheck.INVALID_HEADERS, FrameCheck.HEADERS_RULE);
+          ev.complete(false);
+          return;
+        }
         if (!(raw.getValue("body") instanceof JsonObject body)) {
           ev.complete(false);
           return;
@@ -203,6 +213,11 @@ final class EventBridge {
         String to = raw.getString("address", "");
         boolean event = to.equals(Addresses.EVENTS) || to.startsWith(Addresses.EVENTS + ".");
         ev.complete(!event || raw.getValue("body") instanceof JsonObject e && User.mayReach(user, e.getString("user")));
+        return;
+      case SOCKET_ERROR:
+        // A client that went away without a goodbye (a closed tab, a dropped network): the end of a session, not a fault.
+        LOG.debug("a bridge client's connection ended: {}", raw == null ? "" : raw.getString("message"));
+        ev.complete(true);
         return;
       default:
         ev.complete(true);

@@ -44,6 +44,8 @@ public final class LiveRoutes {
     // SockJS's fallback transports POST their frames (xhr_send, xhr, xhr_streaming): the bridge reads them
     // from the routing context's body, so those need a body handler (a frame is small).
     router.post(BRIDGE_PATH).handler(BodyHandler.create(false).setBodyLimit(BRIDGE_BODY_BYTES));
+    // A session's later requests (xhr_send, the next poll) must come from the user who opened it.
+    router.route(BRIDGE_PATH).handler(SessionOwners.of(vertx)::check);
     router.route(BRIDGE_PATH).subRouter(EventBridge.router(vertx, config, live.askTimeoutMs));
   }
 

@@ -10,12 +10,15 @@ import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.RerunRequest;
+import dev.sqlagent.contract.StateClient;
+import dev.sqlagent.contract.StateMessages;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.users.User;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -105,7 +108,13 @@ final class LiveSocket {
     ws.exceptionHandler(err -> {
       LOG.debug("websocket error: {}", err.toString());
       release();
-      if (!ws.isClosed()) ws.close();
+      if (ws.isClosed()) return;
+      // A frame past the server's size limit (or otherwise unreadable) closes with the code that says so: 1009, 1002.
+      if (err instanceof CorruptedWebSocketFrameException bad) {
+        ws.close((short) bad.closeStatus().code(), bad.closeStatus().reasonText());
+      } else {
+        ws.close();
+      }
     });
   }
 
@@ -169,8 +178,29 @@ final class LiveSocket {
     String from = msg.getString("run_id");
     JsonObject accepted = new JsonObject().put("mode", "agent").put(choose ? "chosen_from" : "edited_from", from);
     if (choose) accepted.put("reading", msg.getValue("reading"));
-    start(accepted, runId -> agent.rerun((choose ? RerunRequest.chosen(from, msg.getValue("reading"), runId, "ws", user)
-        : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)).withClient(client)));
+    Runnable go = () -> start(accepted, runId -> agent.rerun((choose ? RerunRequest.chosen(from, msg.getValue("reading"),
+        runId, "ws", user) : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)).withClient(client)));
+    if (user == null || user.admin()) {
+      go.run();
+      return;
+    }
+    // Another user's run closes the socket (4403) before anything is accepted: the agent knows the recent runs (one
+    // still running too), the conversation store the older ones. Whatever else is wrong with it, the rerun reports.
+    agent.events(RunRequest.events(from, Long.MAX_VALUE, user)).<Object>map(e -> e)
+        .recover(err -> forbidden(err, AGENT) ? Future.failedFuture(err)
+            : new StateClient(vertx, DeliveryOptions.DEFAULT_TIMEOUT).turn(new StateMessages.RunTurnRequest(from, user)).map(t -> t))
+        .onComplete(ar -> {
+          if (closed) return;
+          if (ar.failed() && forbidden(ar.cause(), StateClient.CONVERSATIONS)) {
+            refused(from, ar.cause());
+          } else {
+            go.run();
+          }
+        });
+  }
+
+  private static boolean forbidden(Throwable err, String from) {
+    return BusError.of(err, from).failure() == BusFailure.FORBIDDEN;
   }
 
   /** A new run of this connection: accepted (with {@code accepted}'s keys) once its events are subscribed, then {@code call}. */
@@ -402,7 +432,12 @@ final class LiveSocket {
 
     void fail(Throwable err) {
       close();
-      error(runId, BusError.of(err, AGENT).toJson());
+      // A run of another user's reached for (a rerun of one still running): as everywhere on /ws, the socket closes.
+      if (BusError.of(err, AGENT).failure() == BusFailure.FORBIDDEN) {
+        refused(runId, err);
+      } else {
+        error(runId, BusError.of(err, AGENT).toJson());
+      }
     }
 
     void close() {

@@ -75,16 +75,19 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
   private volatile McpStreamableServerSession.Factory sessionFactory;
   private volatile boolean closing;
 
-  /** A session and when it was last used. */
+  /** A session, who opened it and when it was last used. */
   private static final class Live {
     final McpStreamableServerSession session;
+    /** The user who opened it (null without users): every later request must be theirs. */
+    final String owner;
     volatile long lastSeen = System.nanoTime();
     final AtomicInteger openStreams = new AtomicInteger();
     /** The run id each request in flight would ask as, by JSON-RPC id: what notifications/cancelled stops. */
     final Map<String, String> runs = new ConcurrentHashMap<>();
 
-    Live(McpStreamableServerSession session) {
+    Live(McpStreamableServerSession session, String owner) {
       this.session = session;
+      this.owner = owner;
     }
   }
 
@@ -242,7 +245,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     }
     var started = sessionFactory.startSession(init);
     String id = started.session().getId();
-    sessions.put(id, new Live(started.session()));
+    User opener = Users.of(ctx);
+    sessions.put(id, new Live(started.session(), opener == null ? null : opener.name()));
     Context context = Vertx.currentContext();
     started.initResult().subscribe(
         result -> context.runOnContext(v -> {
@@ -286,8 +290,9 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       error(ctx, 400, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header required");
       return;
     }
-    Live live = sessions.remove(id);
-    if (live == null) {
+    Live live = sessions.get(id);
+    if (live != null && !ownedByCaller(ctx, live)) return;
+    if (live == null || !sessions.remove(id, live)) {
       error(ctx, 404, ErrorCodes.INVALID_REQUEST, "no MCP session " + id);
       return;
     }
@@ -314,8 +319,22 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       error(ctx, 404, ErrorCodes.INVALID_REQUEST, "no MCP session " + id + " (it ended or expired): initialize again");
       return null;
     }
+    if (!ownedByCaller(ctx, live)) return null;
     live.lastSeen = System.nanoTime();
     return live;
+  }
+
+  /**
+   * With users, a session is its opener's alone: another user's request naming it (to send into it, read its
+   * stream or end it) is refused with 403 and logged. False after answering.
+   */
+  private static boolean ownedByCaller(RoutingContext ctx, Live live) {
+    User caller = Users.of(ctx);
+    if (live.owner == null || caller != null && live.owner.equals(caller.name())) return true;
+    LOG.warn("refused: user {} reached for the MCP session of user {} ({} from {})",
+        caller == null ? "(none)" : caller.name(), live.owner, ctx.request().method(), ctx.request().remoteAddress());
+    error(ctx, 403, ErrorCodes.INVALID_REQUEST, "this MCP session was opened by another user; initialize your own");
+    return false;
   }
 
   private static McpTransportContext transportContext(RoutingContext ctx, String runId) {

@@ -81,6 +81,9 @@ public final class ShopTools {
   private final StateClient state;
   private final Vertx vertx;
   private final ExportStream.Limits exportLimits;
+  /** Whether one MCP reply's own cap, not the export settings', bounds an export's rows, and its bytes. */
+  private final boolean ownRowCap;
+  private final boolean ownByteCap;
 
   /** @param deadlines how long the quick tools and {@code ask} wait, as every edge waits */
   public ShopTools(Vertx vertx, Deadlines deadlines) {
@@ -92,6 +95,8 @@ public final class ShopTools {
     this.vertx = vertx;
     this.exportLimits = new ExportStream.Limits(Math.min(exportLimits.maxRows(), MCP_EXPORT_MAX_ROWS),
         Math.min(exportLimits.maxBytes(), MCP_EXPORT_MAX_BYTES));
+    this.ownRowCap = exportLimits.maxRows() >= MCP_EXPORT_MAX_ROWS;
+    this.ownByteCap = exportLimits.maxBytes() >= MCP_EXPORT_MAX_BYTES;
     this.catalogue = new RetrievalClient(vertx, deadlines.queryMs());
     this.gate = new GateClient(vertx, deadlines.queryMs());
     this.agent = new AgentClient(vertx, deadlines.askMs());
@@ -239,13 +244,28 @@ public final class ShopTools {
         .map(outcome -> {
           if (!outcome.began()) return ToolResult.error(outcome.reply().toJson());
           GateReply.Result r = outcome.reply().result();
-          String text = csv.toString(java.nio.charset.StandardCharsets.UTF_8);
+          String text = mcpNote(csv.toString(java.nio.charset.StandardCharsets.UTF_8));
           return ToolResult.ok(new JsonObject().put("format", ExportFormat.CSV.wireName())
               .put("row_count", r == null ? 0 : r.rowCount()).put("truncated", r != null && r.truncated())
               .put("csv", text), text);
         })
         .otherwise(err -> err instanceof ExportSource.NoAnsweredSql none
             ? ToolResult.error("conflict", none.getMessage()) : failure(err));
+  }
+
+  /** The export's last line, when one reply's own cap cut it, names that cap rather than a setting that cannot lift it. */
+  private String mcpNote(String csv) {
+    int last = csv.lastIndexOf("sql-agent: truncated: ");
+    if (last < 0 || (last > 0 && csv.charAt(last - 1) != '\n')) return csv;
+    String note = csv.substring(last);
+    if (ownRowCap && note.contains("(SQLAGENT_EXPORT_MAX_ROWS)")) {
+      note = note.replace("(SQLAGENT_EXPORT_MAX_ROWS)", "(one MCP reply holds at most " + MCP_EXPORT_MAX_ROWS
+          + " rows; POST /api/query/export streams more)");
+    } else if (ownByteCap && note.contains("(SQLAGENT_EXPORT_MAX_BYTES)")) {
+      note = note.replace("(SQLAGENT_EXPORT_MAX_BYTES)", "(one MCP reply holds at most " + MCP_EXPORT_MAX_BYTES
+          + " bytes; POST /api/query/export streams more)");
+    }
+    return csv.substring(0, last) + note;
   }
 
   /** The whole agent: the answer JSON, with the SQL that produced it and the history of every attempt. */

@@ -44,6 +44,7 @@ public final class HttpVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     this.router = router;
+    router.route().handler(HttpVerticle::headAsGet);
     router.route().handler(HttpVerticle::wellFormedQuery);
     OidcVerifier oidc = config.oidc().map(o -> new OidcVerifier(vertx, o)).orElse(null);
     if (oidc != null) oidc.start();   // discovery and keys, in the background: a token that comes first waits for them
@@ -64,8 +65,7 @@ public final class HttpVerticle extends VerticleBase {
     for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
     Page.mount(router, oidc == null ? () -> "" : oidc::connectSources);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
-    router.route().failureHandler(ctx -> error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(),
-        "error", ctx.statusCode() == 413 ? "request body too large" : "the request could not be handled"));
+    router.route().failureHandler(HttpVerticle::failed);
     ConnectionTimeouts timeouts = new ConnectionTimeouts(vertx, config.httpHeaderTimeoutMs(), config.httpIdleTimeoutMs());
     return vertx.createHttpServer(new HttpServerOptions()
             .setHost(config.httpHost())
@@ -104,6 +104,31 @@ public final class HttpVerticle extends VerticleBase {
   public java.util.List<String> routePaths() {
     return router == null ? java.util.List.of()
         : router.getRoutes().stream().map(io.vertx.ext.web.Route::getPath).filter(java.util.Objects::nonNull).distinct().toList();
+  }
+
+  /**
+   * HEAD is answered wherever GET is (RFC 9110: the same headers, no body): routed as the GET it stands for, the
+   * server leaves the body out.
+   */
+  private static void headAsGet(RoutingContext ctx) {
+    if (ctx.request().method() == io.vertx.core.http.HttpMethod.HEAD) {
+      ctx.reroute(io.vertx.core.http.HttpMethod.GET, ctx.request().uri());
+      return;
+    }
+    ctx.next();
+  }
+
+  /**
+   * What a route failed with. A body past a route's limit (declared or streamed, whichever limit) is one refusal:
+   * 413 body_too_large, as the access guard answers a declared length over the general limit.
+   */
+  private static void failed(RoutingContext ctx) {
+    if (ctx.statusCode() == 413) {
+      error(ctx, 413, "body_too_large", "the request body is larger than " + ctx.request().method() + " "
+          + ctx.request().path() + " accepts");
+      return;
+    }
+    error(ctx, ctx.statusCode() < 400 ? 500 : ctx.statusCode(), "error", "the request could not be handled");
   }
 
   /** A malformed percent-escape ({@code ?a=%zz}) is the client's mistake: one WARN line and a JSON 400. */

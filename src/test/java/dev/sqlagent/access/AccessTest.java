@@ -175,6 +175,56 @@ class AccessTest {
     assertThat(held).isEmpty();
   }
 
+  /** A body too large is one refusal whatever its size and however it is sent: 413 body_too_large. */
+  @Test
+  void everyTooLargeBodyIsTheSameRefusal() throws Exception {
+    start(null);
+    for (int size : new int[] {40_000, 70_000}) {
+      Buffer big = Buffer.buffer(new JsonObject().put("question", "x".repeat(size)).encode());
+      HttpResponse<Buffer> declared = req(HttpMethod.POST, "127.0.0.1", "/api/ask").putHeader("content-type", "application/json")
+          .sendBuffer(big).await(10, TimeUnit.SECONDS);
+      assertThat(declared.statusCode()).as("declared " + size).isEqualTo(413);
+      assertThat(declared.bodyAsJsonObject().getString("error_type")).as("declared " + size).isEqualTo("body_too_large");
+      HttpClientResponse chunked = vertx.createHttpClient().request(new RequestOptions().setMethod(HttpMethod.POST)
+              .setHost("127.0.0.1").setPort(http.actualPort()).setURI("/api/ask"))
+          .compose(rq -> rq.setChunked(true).putHeader("content-type", "application/json").send(big))
+          .await(10, TimeUnit.SECONDS);
+      assertThat(chunked.statusCode()).as("chunked " + size).isEqualTo(413);
+    }
+    assertThat(held).isEmpty();
+  }
+
+  /** A question's length is counted in characters: 2,000 emoji (4,000 UTF-16 units) are within the limit. */
+  @Test
+  void aQuestionsLengthIsCountedInCharacters() throws Exception {
+    start(null);
+    String emoji = "\uD83D\uDE00";
+    // Escaped as \\uXXXX pairs, as some clients send them: 24,000 bytes, still within an ask's body.
+    Future<HttpResponse<Buffer>> within = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question(emoji.repeat(2_000)));
+    awaitHeld(1);
+    assertThat(held.get(0).body().getString("question")).hasSize(4_000);
+    HttpResponse<Buffer> over = req(HttpMethod.POST, "127.0.0.1", "/api/ask").sendJsonObject(question(emoji.repeat(2_001)))
+        .await(10, TimeUnit.SECONDS);
+    assertThat(over.statusCode()).isEqualTo(400);
+    assertThat(over.bodyAsJsonObject().getInteger("length")).isEqualTo(2_001);
+    assertThat(over.bodyAsJsonObject().getString("message")).startsWith("the question is 2001 characters long");
+    held.get(0).reply(new JsonObject());
+    within.await(10, TimeUnit.SECONDS);
+  }
+
+  /** HEAD is answered wherever GET is: the same status and headers, no body. */
+  @Test
+  void headWorksWhereGetDoes() throws Exception {
+    start(null);
+    for (String path : List.of("/health", "/api/access", "/")) {
+      HttpResponse<Buffer> get = send(req(HttpMethod.GET, "127.0.0.1", path));
+      HttpResponse<Buffer> head = send(req(HttpMethod.HEAD, "127.0.0.1", path));
+      assertThat(head.statusCode()).as(path).isEqualTo(get.statusCode()).isEqualTo(200);
+      assertThat(head.getHeader("content-type")).as(path).isEqualTo(get.getHeader("content-type"));
+      assertThat(head.body()).as(path).isNull();
+    }
+  }
+
   // --- fair share ----------------------------------------------------------------------------------
 
   @Test

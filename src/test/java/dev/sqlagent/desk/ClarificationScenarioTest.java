@@ -97,6 +97,7 @@ class ClarificationScenarioTest {
     JsonObject a = ask("How many bills are there?", 3);
 
     assertThat(a.getString("answer")).contains("can be read in 3 ways").contains("Which one did you mean?");
+    assertThat(a.getString("outcome")).isEqualTo("needs_clarification");
     JsonObject clarification = a.getJsonObject("clarification");
     assertThat(clarification.getString("reason")).isEqualTo("split_vote");
     JsonArray readings = clarification.getJsonArray("readings");
@@ -132,6 +133,7 @@ class ClarificationScenarioTest {
     assertThat(b.getString("run_id")).isNotEqualTo(a.getString("run_id"));
     assertThat(b.getString("edited_from")).isEqualTo(a.getString("run_id"));
     assertThat(b.getInteger("chosen_reading")).isEqualTo(2);
+    assertThat(b.getString("outcome")).isEqualTo("answered");
     assertThat(b.getString("answer_source")).isEqualTo("person");
     assertThat(b.getString("conversation_id")).isEqualTo(a.getString("conversation_id"));
     assertThat(b.getString("sql")).contains("'PAID'");

@@ -133,11 +133,51 @@ class ExportApiTest {
       assertThat(first.getCell(7).getType()).isEqualTo(CellType.BOOLEAN);
       assertThat(first.getCell(7).asBoolean()).isFalse();
       assertThat(first.getCell(8).getType()).isEqualTo(CellType.STRING);
-      assertThat(first.getCell(8).asString()).isEqualTo("'=HYPERLINK(\"http://evil.example\",\"click\")");
+      // An inline string is never evaluated: it is the text itself, no apostrophe in front.
+      assertThat(first.getCell(8).asString()).isEqualTo("=HYPERLINK(\"http://evil.example\",\"click\")");
       assertThat(first.getCell(8).getFormula()).isNull();
       assertThat(first.getCell(9).asNumber()).isEqualByComparingTo("1000000007");
-      assertThat(rows.get(4).getCell(8).asString()).isEqualTo("'-2+3");
+      assertThat(rows.get(4).getCell(8).asString()).isEqualTo("-2+3");
+      assertThat(rows.get(4).getCell(8).getFormula()).isNull();
     }
+  }
+
+  /** Floats as PostgreSQL prints them in CSV; integers past a spreadsheet's 15 digits kept whole (as text) in XLSX. */
+  @Test
+  void numbersAreWrittenAsPostgresShowsThemAndBigintsStayExact() throws Exception {
+    String sql = "SELECT 1e300::float8 AS huge, 1.5e-7::float8 AS tiny, 123.25::float8 AS plain, -1e15::float8 AS wide,"
+        + " 1e6::float4 AS real_big, 9007199254740993::int8 AS past_double, 123456789012345::int8 AS fits";
+    var csv = export(sql, "csv");
+    assertThat(csv.statusCode()).as(csv.bodyAsString()).isEqualTo(200);
+    CSVRecord row = csv(csv).get(1);
+    assertThat(List.of(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6)))
+        .containsExactly("1e+300", "1.5e-07", "123.25", "-1e+15", "1e+06", "9007199254740993", "123456789012345");
+    var xlsx = export(sql, "xlsx");
+    assertThat(xlsx.statusCode()).isEqualTo(200);
+    try (ReadableWorkbook wb = new ReadableWorkbook(new ByteArrayInputStream(xlsx.body().getBytes()),
+        new ReadingOptions(true, false))) {
+      Row first = wb.getFirstSheet().read().get(1);
+      assertThat(first.getCell(0).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(5).getType()).isEqualTo(CellType.STRING);
+      assertThat(first.getCell(5).asString()).isEqualTo("9007199254740993");
+      assertThat(first.getCell(6).getType()).isEqualTo(CellType.NUMBER);
+      assertThat(first.getCell(6).asNumber()).isEqualByComparingTo("123456789012345");
+    }
+  }
+
+  /** The MCP export's own cap (what one reply holds) is the one its truncation line names, not a setting above it. */
+  @Test
+  void anMcpExportCutByItsOwnCapSaysSo() throws Exception {
+    var tools = new dev.sqlagent.tools.ShopTools(service.vertx, AppConfig.load(Map.of()).deadlines(),
+        new ExportStream.Limits(100_000, 64L * 1024 * 1024));
+    var result = tools.call(dev.sqlagent.tools.ShopTools.EXPORT, new JsonObject()
+        .put("sql", "SELECT g FROM generate_series(1, " + (dev.sqlagent.tools.ShopTools.MCP_EXPORT_MAX_ROWS + 5) + ") g"),
+        null, null).await(120, TimeUnit.SECONDS);
+    assertThat(result.error()).as(String.valueOf(result.data())).isFalse();
+    assertThat(result.data().getBoolean("truncated")).isTrue();
+    String last = result.data().getString("csv").strip().lines().reduce((a, b) -> b).orElse("");
+    assertThat(last).startsWith("sql-agent: truncated").contains("one MCP reply holds at most 10000 rows")
+        .doesNotContain("SQLAGENT_EXPORT_MAX_ROWS");
   }
 
   @Test

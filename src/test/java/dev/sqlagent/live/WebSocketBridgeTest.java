@@ -188,4 +188,57 @@ class WebSocketBridgeTest {
     assertThat(missing.statusCode()).isEqualTo(404);
     assertThat(missing.bodyAsJsonObject().getString("error_type")).isEqualTo("not_found");
   }
+
+  /** A frame the bridge cannot use (headers that are not an object) is answered with an error frame naming why. */
+  @Test
+  void aMalformedFrameIsAnsweredWithAnError() throws Exception {
+    try (LiveClient c = bridge()) {
+      c.send(frame("send", Addresses.ASK).put("headers", "notobj").put("body", new JsonObject().put("question", "hi")));
+      JsonObject err = c.next(10);
+      assertThat(err.getString("type")).as(err.encode()).isEqualTo("err");
+      assertThat(err.getString("body")).isEqualTo("invalid_headers");
+      assertThat(err.getString("message")).contains("headers must be a JSON object");
+      assertThat(c.next(10).getString("body")).isEqualTo("rejected");
+      c.send(frame("send", Addresses.ASK).put("headers", new JsonObject().putNull("x")).put("body", new JsonObject()));
+      assertThat(c.next(10).getString("body")).isEqualTo("invalid_headers");
+      assertThat(c.next(10).getString("body")).isEqualTo("rejected");
+      // The socket still works.
+      acknowledged(c);
+    }
+  }
+
+  /**
+   * A client that drops its connection without a closing handshake (a closed laptop, a proxy's cut): the normal end of
+   * a session, over the raw and the SockJS WebSocket transports. Nothing is logged at ERROR, no stack trace.
+   */
+  @Test
+  void aDroppedConnectionIsLoggedQuietly() throws Exception {
+    try (dev.sqlagent.testing.LogCapture logs = dev.sqlagent.testing.LogCapture.root()) {
+      for (String uri : java.util.List.of("/eventbus/websocket", "/eventbus/1/" + java.util.UUID.randomUUID() + "/websocket")) {
+        CompletableFuture<Void> gone = new CompletableFuture<>();
+        MessageConsumer<JsonObject> clients = vertx.eventBus().consumer(Addresses.LIVE_CLIENTS, m -> {
+          if (m.body().getInteger("delta", 0) < 0) gone.complete(null);
+        });
+        clients.completion().await(10, TimeUnit.SECONDS);
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+          socket.getOutputStream().write(("GET " + uri + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+              + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+              .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          byte[] head = new byte[512];
+          int n = socket.getInputStream().read(head);
+          assertThat(new String(head, 0, Math.max(n, 0), java.nio.charset.StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 101");
+          socket.setSoLinger(true, 0);  // a reset, as a dropped network ends it
+        }
+        try {
+          gone.get(10, TimeUnit.SECONDS);
+        } finally {
+          clients.unregister();
+        }
+      }
+      // The bridge logs as the connection ends, before the session's close is announced; a moment more for stragglers.
+      Thread.sleep(300);
+      assertThat(logs.events()).as(logs.messages().toString())
+          .noneMatch(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.ERROR) || e.getThrowableProxy() != null);
+    }
+  }
 }

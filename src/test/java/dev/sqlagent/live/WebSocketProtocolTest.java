@@ -297,4 +297,16 @@ class WebSocketProtocolTest {
       assertThat(c.next().getString("type")).isEqualTo("watching");
     }
   }
+
+  /** A frame past the server's WebSocket frame limit closes the socket with 1009 (message too big), not a plain 1000. */
+  @Test
+  void anOversizedFrameClosesWith1009() throws Exception {
+    LiveClient c = LiveClient.connect(vertx, port);
+    try {
+      c.sendText("{\"type\":\"ask\",\"question\":\"" + "y".repeat(300_000) + "\"}");
+      assertThat(c.closed.get(10, TimeUnit.SECONDS)).isEqualTo((short) 1009);
+    } finally {
+      c.close();
+    }
+  }
 }
