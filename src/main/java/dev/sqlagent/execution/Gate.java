@@ -561,26 +561,32 @@ public final class Gate {
   }
 
   /**
-   * An export's read that failed after rows went out, in words that say what happened: the database ended the
-   * transaction that sat idle while the client took the rows before (its own idle limit, or a pooler's), or the
-   * connection was lost.
+   * An export's read that failed after rows went out, in words that say what happened: after how many rows, and how
+   * long its transaction had sat idle while the client took the rows before (a limit on idle transactions, of the
+   * database or of a pooler in between, ends such a transaction), or that the connection was lost.
    */
   private GateError cut(ReadOnlyExecutor.Cut cut, String sql) {
     String after = "after " + cut.rows + " rows";
     String idle = String.format(java.util.Locale.ROOT, "%.1f s", cut.idleMs / 1000.0);
-    boolean idleLimit = cut.getCause() instanceof PgException pg && "25P03".equals(pg.getSqlState());
-    if (idleLimit || cut.idleMs >= IDLE_CUT_MS) {
-      return new GateError(ErrorType.TIMEOUT, "The database closed the export's transaction " + after + ": it had sat "
-          + "idle for " + idle + " while the client took the rows before (" + (idleLimit
-          ? "idle_in_transaction_session_timeout" : "a limit on idle transactions, of the database or of a pooler in between")
-          + "; the client read too slowly for it).", "Read the file faster, or export fewer rows.",
-          idleLimit ? "25P03" : null, null, sql);
+    String cause = cut.getCause() instanceof PgException pg ? pg.getErrorMessage() : cut.getMessage();
+    String slower = "Read the file faster, or export fewer rows.";
+    if (cut.getCause() instanceof PgException pg && "25P03".equals(pg.getSqlState())) {
+      return new GateError(ErrorType.TIMEOUT, "The database ended the export's transaction " + after + ": it had sat idle "
+          + idle + " while the client took the rows before, longer than its idle_in_transaction_session_timeout allows ("
+          + cause + ").", slower, "25P03", null, sql);
     }
-    return new GateError(ErrorType.UNKNOWN, "The connection to the database was lost " + after + " ("
-        + cut.getMessage() + ").", "Try again later.", null, null, sql);
+    if (cut.idleMs >= IDLE_CUT_MS) {
+      return new GateError(ErrorType.TIMEOUT, "The connection to the database closed " + after + ", while the export's "
+          + "transaction sat idle " + idle + " waiting for the client to take the rows before (" + cause + ").",
+          "A limit on idle transactions ends such a connection: the service lifts the role's "
+              + "idle_in_transaction_session_timeout for exports, not a pooler's (PgBouncer's idle_transaction_timeout). "
+              + slower, null, null, sql);
+    }
+    return new GateError(ErrorType.UNKNOWN, "The connection to the database was lost " + after + " (" + cause + ").",
+        "Try again later.", null, null, sql);
   }
 
-  /** An export's connection lost after it sat idle this long is taken for an idle limit that ended it. */
+  /** An export's connection lost after its transaction sat idle this long: the idle wait is worth naming. */
   static final long IDLE_CUT_MS = 1_000;
 
   private GateError tooLarge(ReadOnlyExecutor.TooLarge e) {
