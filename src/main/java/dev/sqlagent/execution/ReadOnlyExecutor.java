@@ -184,10 +184,13 @@ public final class ReadOnlyExecutor {
     return done;
   }
 
-  /** Whether the pool refused a connection because all were in use (its wait ran out, or its wait queue was full). */
+  /**
+   * Whether the pool refused a connection because all were in use: its wait ran out (the client's pool request fails
+   * with a bare "Timeout"), or its wait queue was full.
+   */
   private static boolean busy(Throwable e) {
     return e instanceof io.vertx.core.http.ConnectionPoolTooBusyException
-        || (e instanceof io.vertx.core.VertxException && "Timeout waiting for connection".equals(e.getMessage()));
+        || "Timeout".equals(e.getMessage()) || "Timeout waiting for connection".equals(e.getMessage());
   }
 
   private <A, T> Future<T> leased(SqlConnection conn, String runId, String dbRole, boolean export,

@@ -119,7 +119,7 @@ public final class ExportRoutes {
     // Released once, when the response ends or its connection closes.
     ctx.addEndHandler(ar -> release.run());
     ExportStream.run(vertx, gate, format, source.sql(), source.liftCap(), user, limits,
-            new HttpOutput(vertx, response, format, source.fileName() + "." + format.wireName(), stallMs))
+            new HttpOutput(vertx, ctx.request(), format, source.fileName() + "." + format.wireName(), stallMs))
         .onSuccess(outcome -> {
           if (!outcome.began()) {
             JsonErrors.send(ctx, 422, outcome.reply().toJson());
@@ -146,15 +146,18 @@ public final class ExportRoutes {
    */
   private static final class HttpOutput implements ExportStream.Output {
     private final Vertx vertx;
+    private final io.vertx.core.http.HttpServerRequest request;
     private final HttpServerResponse response;
     private final ExportFormat format;
     private final String fileName;
     private final long stallMs;
     private Promise<Void> waiting;
 
-    HttpOutput(Vertx vertx, HttpServerResponse response, ExportFormat format, String fileName, long stallMs) {
+    HttpOutput(Vertx vertx, io.vertx.core.http.HttpServerRequest request, ExportFormat format, String fileName,
+               long stallMs) {
       this.vertx = vertx;
-      this.response = response;
+      this.request = request;
+      this.response = request.response();
       this.format = format;
       this.fileName = fileName;
       this.stallMs = stallMs;
@@ -162,6 +165,19 @@ public final class ExportRoutes {
         Promise<Void> w = waiting;
         if (w != null) w.tryFail("the client went away");
       });
+    }
+
+    /**
+     * Closes the connection at once, the bytes it still holds dropped: Vert.x's own close (and reset) of an HTTP/1.1
+     * connection first waits for the response to end, which a client that reads nothing never lets happen.
+     */
+    private void closeNow() {
+      if (response.closed()) return;
+      if (request.connection() instanceof io.vertx.core.net.impl.ConnectionBase base) {
+        base.channelHandlerContext().channel().close();
+      } else {
+        response.reset();
+      }
     }
 
     @Override
@@ -184,7 +200,7 @@ public final class ExportRoutes {
         if (drained.tryFail("the client did not take the file's next bytes within " + stallMs / 1000.0
             + " s (SQLAGENT_EXPORT_STALL_MS)")) {
           LOG.info("export to a client that took no bytes for {} ms: its connection is closed", stallMs);
-          response.reset();
+          closeNow();
         }
       });
       response.drainHandler(v -> {
