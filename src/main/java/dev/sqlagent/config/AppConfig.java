@@ -533,7 +533,8 @@ public record AppConfig(
     parts.add("candidates=" + candidates + " candidateTemperature=" + candidateTemperature);
     parts.add("conversationDays=" + conversationDays + " conversationBudget=" + conversationBudgetTokens
         + " verifiedThreshold=" + verifiedThreshold);
-    parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes);
+    parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes + " exportsPerUser=" + exportsPerUser
+        + " exportConnections=" + exportConnections + " exportStallMs=" + exportStallMs);
     return String.join(", ", parts);
   }
 
