@@ -82,23 +82,24 @@ class ExportFairnessTest {
         open.add(unread);
         assertThat(unread.status).isEqualTo(200);
       }
-      RawExport third = RawExport.post(service.port(), ALICE, ExportDatabase.ALL, "xlsx");
-      open.add(third);
-      assertThat(third.status).as("a user's third export at once").isEqualTo(429);
-      assertThat(third.headers).containsKey("retry-after");
-      third.readAll();
-      assertThat(new JsonObject(third.text()).getString("message")).contains("SQLAGENT_EXPORTS_PER_USER");
-
       RawExport bobs = RawExport.post(service.port(), BOB, ExportDatabase.ALL, "csv");
       open.add(bobs);
+      RawExport third = RawExport.post(service.port(), ALICE, ExportDatabase.ALL, "xlsx");
+      open.add(third);
+
+      // However many exports are open and unread, another user's query finds a connection.
+      HttpResponse<Buffer> one = query(ROOT, "SELECT 1 AS one").await(30, TimeUnit.SECONDS);
+      assertThat(one.statusCode()).as("another user's query has connections of its own: " + one.bodyAsString())
+          .isEqualTo(200);
+
       assertThat(bobs.status).as("every export connection is in use").isEqualTo(503);
       assertThat(bobs.headers).containsKey("retry-after");
       bobs.readAll();
       assertThat(new JsonObject(bobs.text()).getString("error_type")).isEqualTo("busy");
-
-      HttpResponse<Buffer> one = query(ROOT, "SELECT 1 AS one").await(30, TimeUnit.SECONDS);
-      assertThat(one.statusCode()).as("another user's query has connections of its own: " + one.bodyAsString())
-          .isEqualTo(200);
+      assertThat(third.status).as("a user's third export at once").isEqualTo(429);
+      assertThat(third.headers).containsKey("retry-after");
+      third.readAll();
+      assertThat(new JsonObject(third.text()).getString("message")).contains("SQLAGENT_EXPORTS_PER_USER");
 
       // Nobody reads Alice's exports: once their sockets are full, the service ends them after the stall bound and
       // lets their connections go, so Bob's export starts.
