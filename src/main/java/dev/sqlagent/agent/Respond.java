@@ -49,8 +49,10 @@ final class Respond extends Step {
     // What the SQL does, in words, from its parse (off the event loop), while the model words the answer.
     Future<String> explained = run.vertx().executeBlocking(() -> SqlExplanation.of(sql), false)
         .otherwise((String) null);
+    // The SQL as submitted, when the row cap changed it: an export runs it with its own LIMIT under the export's cap.
+    String written = s.lastSql == null || s.lastSql.strip().equals(sql) ? null : s.lastSql;
     return words.compose(text -> explained.map(explanation ->
-        ended(s, run.answerOf(s, text, sql, false, false, false, r).withExplanation(explanation))));
+        ended(s, run.answerOf(s, text, sql, false, false, false, r).withExplanation(explanation).withSqlAsWritten(written))));
   }
 
   private static RunState ended(RunState s, Answer answer) {

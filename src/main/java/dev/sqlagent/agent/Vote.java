@@ -87,6 +87,7 @@ final class Vote extends Step {
       }
       if (vote.winner() >= 0) {
         c.outcome = candidates.get(vote.winner()).outcome();
+        c.lastSql = candidates.get(vote.winner()).sql();
         if (Clarify.asks(vote, candidates.size(), run.candidates(), s.modelReadings, run.agentMode())) {
           c.split = candidates;
           c.next = Node.CLARIFY;

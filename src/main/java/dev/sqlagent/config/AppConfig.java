@@ -87,7 +87,11 @@ public record AppConfig(
     long exportMaxBytes,
     // Functions the agent role may execute that the read-only proof accepts, guarded by the gate alone
     // (SQLAGENT_ACCEPT_EXECUTABLE).
-    List<FunctionName> acceptExecutable) {
+    List<FunctionName> acceptExecutable,
+    // How many exports run at once: per user, and on the gate's own export connections; how long a client may stall.
+    int exportsPerUser,
+    int exportConnections,
+    int exportStallMs) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -218,6 +222,12 @@ public record AppConfig(
         + "file ends with a line saying it was truncated"});
     k.put("SQLAGENT_EXPORT_MAX_BYTES", new String[] {"268435456", "most bytes of cell data one export streams (counted as "
         + "JSON, as the gate counts a result); past it the file ends with a line saying it was truncated"});
+    k.put("SQLAGENT_EXPORTS_PER_USER", new String[] {"2", "exports one user (without users: one client address) may "
+        + "have running at once; one more gets 429 with Retry-After"});
+    k.put("SQLAGENT_EXPORT_CONNECTIONS", new String[] {"2", "connections to the target for exports, beside the questions' "
+        + "own: exports running at once in the gate; one more gets 503 busy with Retry-After"});
+    k.put("SQLAGENT_EXPORT_STALL_MS", new String[] {"30000", "longest an export's client may take no bytes; past it the "
+        + "export ends and its connection is closed (a slow but steady reader is never cut)"});
     // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
     k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
     k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
@@ -373,7 +383,10 @@ public record AppConfig(
         notes(notes),
         r.integer("SQLAGENT_EXPORT_MAX_ROWS", 1, 10_000_000),
         r.integer("SQLAGENT_EXPORT_MAX_BYTES", 65_536, Integer.MAX_VALUE),
-        functionNames(r, "SQLAGENT_ACCEPT_EXECUTABLE"));
+        functionNames(r, "SQLAGENT_ACCEPT_EXECUTABLE"),
+        r.integer("SQLAGENT_EXPORTS_PER_USER", 1, 1_000),
+        r.integer("SQLAGENT_EXPORT_CONNECTIONS", 1, 100),
+        r.integer("SQLAGENT_EXPORT_STALL_MS", 1_000, 3_600_000));
   }
 
   /** Whether SQLAGENT_ACCEPT_EXECUTABLE names the function {@code schema.name} (as the catalogue spells them). */
@@ -549,7 +562,8 @@ public record AppConfig(
     parts.add("candidates=" + candidates + " candidateTemperature=" + candidateTemperature);
     parts.add("conversationDays=" + conversationDays + " conversationBudget=" + conversationBudgetTokens
         + " verifiedThreshold=" + verifiedThreshold);
-    parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes);
+    parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes + " exportsPerUser=" + exportsPerUser
+        + " exportConnections=" + exportConnections + " exportStallMs=" + exportStallMs);
     return String.join(", ", parts);
   }
 

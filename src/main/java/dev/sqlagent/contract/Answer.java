@@ -44,6 +44,8 @@ import java.util.List;
  * @param chosenReading for a run of a reading a person picked, its number among that run's readings
  * @param client the asking client's address as the edge saw it (a trusted proxy's forwarded one), kept in the query
  *     log; absent for the command line and evaluation
+ * @param sqlAsWritten for an answer whose SQL the gate's row cap changed ({@code sql} is the bounded text), the SQL as
+ *     it was submitted, with its own LIMIT, FETCH and OFFSET: what an export of the answer runs under its own cap
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
@@ -53,7 +55,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
     @OmitWhenNull String errorType, @OmitWhenNull String explanation, @OmitWhenNull String traceId,
     @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading,
-    @OmitWhenNull String client) {
+    @OmitWhenNull String client, @OmitWhenNull String sqlAsWritten) {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -73,7 +75,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null, null,
-        null, null);
+        null, null, null);
   }
 
   /** A give-up that is not the agent's own ({@code errorType}), on {@code worker}, outside any trace. */
@@ -86,7 +88,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null, null, null,
-        null, null, null);
+        null, null, null, null);
   }
 
   /** The same answer asking which reading was meant. */
@@ -94,7 +96,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, asked, editedFrom, chosenReading, client);
+        explanation, traceId, asked, editedFrom, chosenReading, client, sqlAsWritten);
   }
 
   /** The same answer, of SQL a person chose: edited from run {@code from}, or its reading {@code reading} (else null). */
@@ -102,7 +104,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, clarification, from, reading, client);
+        explanation, traceId, clarification, from, reading, client, sqlAsWritten);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
@@ -110,7 +112,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
-        explanation, traceId, clarification, editedFrom, chosenReading, client);
+        explanation, traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten);
   }
 
   /** The same answer, naming the trace of its run (null: none). */
@@ -118,7 +120,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, id, clarification, editedFrom, chosenReading, client);
+        explanation, id, clarification, editedFrom, chosenReading, client, sqlAsWritten);
   }
 
   /** The same answer with a plain-English account of what its SQL does. */
@@ -126,7 +128,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, text,
-        traceId, clarification, editedFrom, chosenReading, client);
+        traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten);
   }
 
   /** The same answer, asked from the client at {@code address}. */
@@ -134,7 +136,15 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, clarification, editedFrom, chosenReading, address);
+        explanation, traceId, clarification, editedFrom, chosenReading, address, sqlAsWritten);
+  }
+
+  /** The same answer, its SQL as submitted before the row cap changed it. */
+  public Answer withSqlAsWritten(String written) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        explanation, traceId, clarification, editedFrom, chosenReading, client, written);
   }
 
   /** Whether a verified query answered, without the model. */

@@ -6,12 +6,15 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * What a conversation keeps of a result: the column names, the row count and the first few rows with each value
- * clipped. Enough for a follow-up ("only the top 5", "and for 2024?") to know what came back; never the result.
+ * clipped. Enough for a follow-up ("only the top 5", "and for 2024?") to know what came back; never the result. When
+ * the row cap changed the answer's SQL, the SQL as submitted too ({@link #SQL_AS_WRITTEN}), for its exports.
  */
 final class ResultSummary {
 
   static final int ROWS = 3;
   static final int VALUE_CHARS = 60;
+  /** The answer's SQL as submitted, when the row cap changed it (read by exports). */
+  static final String SQL_AS_WRITTEN = "sql_as_written";
 
   private ResultSummary() {}
 
@@ -29,8 +32,11 @@ final class ResultSummary {
       if (row instanceof JsonArray cells) cells.forEach(v -> clipped.add(clip(v)));
       rows.add(clipped);
     }
-    return new JsonObject().put("columns", names).put("row_count", answer.rowCount())
+    JsonObject summary = new JsonObject().put("columns", names).put("row_count", answer.rowCount())
         .put("truncated", answer.truncated()).put("rows", rows);
+    // What an export of the answer runs: the SQL with its own LIMIT, not the row cap's.
+    if (answer.sqlAsWritten() != null) summary.put(SQL_AS_WRITTEN, answer.sqlAsWritten());
+    return summary;
   }
 
   private static Object clip(Object v) {

@@ -37,8 +37,6 @@ public final class ExecutionVerticle extends VerticleBase {
   public static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
   /** The longest the gate waits for a caller to acknowledge its progress report before it runs the statement anyway. */
   static final long PROGRESS_ACK_MS = 1_000;
-  /** The longest an export waits for its receiver to take a chunk (a client reading slowly) before it stops. */
-  static final long EXPORT_ACK_MS = 60_000;
 
   private final Target db;
   private final Gate.Settings settings;
@@ -101,7 +99,8 @@ public final class ExecutionVerticle extends VerticleBase {
 
   /**
    * An export ({@link Gate#export}): each chunk of rows is a request to the sink, the next one sent once it was
-   * acknowledged within {@link #EXPORT_ACK_MS}; the reply is the gate's, at the end.
+   * acknowledged within the export lane's {@link ExportLane#ackMs()}; the reply is the gate's, at the end. Every
+   * export connection in use: a {@code busy} bus failure (an edge says 503 with Retry-After).
    */
   private void onExport(Message<Object> msg) {
     ExportRequest req;
@@ -111,12 +110,21 @@ public final class ExecutionVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    DeliveryOptions ack = new DeliveryOptions().setSendTimeout(EXPORT_ACK_MS);
+    long ackMs = settings.exports().ackMs();
+    DeliveryOptions ack = new DeliveryOptions().setSendTimeout(ackMs);
     RowSink sink = (columns, rows) -> vertx.eventBus().request(req.sink(), new ExportChunk(columns, rows).toJson(), ack)
-        .mapEmpty();
+        .<Void>mapEmpty()
+        .recover(e -> Future.failedFuture(e instanceof io.vertx.core.eventbus.ReplyException r
+            && r.failureType() == io.vertx.core.eventbus.ReplyFailure.TIMEOUT
+            ? new IllegalStateException("its receiver took nothing for " + ackMs / 1000 + " s") : e));
     gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(), req.seeSensitive(), sink)
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
+          if (e instanceof ReadOnlyExecutor.Busy busy) {
+            msg.fail(BusFailure.BUSY.code(), "the gate cannot start another export now: " + busy.getMessage()
+                + "; try again in a few seconds");
+            return;
+          }
           LOG.error("export failed unexpectedly", e);
           msg.reply(GateReply.failed(GateError.of(ErrorType.UNKNOWN, "the export failed unexpectedly; try again", null, null)
               .withSql(req.sql()), java.util.List.of(), false).toJson());
@@ -147,6 +155,10 @@ public final class ExecutionVerticle extends VerticleBase {
     gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole(), req.showsSensitive(), progressTo(req.progress()))
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
+          if (e instanceof ReadOnlyExecutor.Busy busy) {
+            msg.fail(BusFailure.BUSY.code(), "the gate is busy: " + busy.getMessage() + "; try again in a few seconds");
+            return;
+          }
           LOG.error("gate failed unexpectedly", e);
           msg.reply(GateReply.failed(GateError.of(ErrorType.UNKNOWN, "the gate failed unexpectedly; try again", null, null)
               .withSql(req.sql()), java.util.List.of(), false).toJson());

@@ -48,8 +48,16 @@ public final class Gate {
   /** The gate's limits (from the service configuration). */
   public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
                          StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
-                         List<AppConfig.FunctionName> allowFunctions, Notes sensitive) {
+                         List<AppConfig.FunctionName> allowFunctions, Notes sensitive, ExportLane exports) {
     public static final long DEFAULT_MAX_RESULT_BYTES = 4L * 1024 * 1024;
+
+    /** With the default export lane. */
+    public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
+                    StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
+                    List<AppConfig.FunctionName> allowFunctions, Notes sensitive) {
+      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes, schemas, allowFunctions,
+          sensitive, ExportLane.DEFAULT);
+    }
 
     /** Without sensitive columns. */
     public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
@@ -67,18 +75,24 @@ public final class Gate {
 
     public static Settings from(AppConfig c) {
       return new Settings(c.rowCap(), c.maxPlanCost(), c.statementTimeoutMs(), c.lockTimeoutMs(), 4,
-          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas(), c.allowFunctions(), c.notes());
+          StaticCheck.Limits.DEFAULT, c.maxResultBytes(), c.schemas(), c.allowFunctions(), c.notes(),
+          new ExportLane(c.exportConnections(), c.exportStallMs()));
     }
 
     public Settings withMaxResultBytes(long bytes) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas,
-          allowFunctions, sensitive);
+          allowFunctions, sensitive, exports);
     }
 
 
     public Settings withAllowFunctions(List<AppConfig.FunctionName> allow) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
-          schemas, List.copyOf(allow), sensitive);
+          schemas, List.copyOf(allow), sensitive, exports);
+    }
+
+    public Settings withExports(ExportLane lane) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
+          schemas, allowFunctions, sensitive, lane);
     }
 
     /** The static check of {@code schema} under these limits and allowed functions. */
@@ -127,7 +141,7 @@ public final class Gate {
   private static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net,
                                     Settings settings, CatalogueHolder shared) {
     ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, readOnlyRole, net, settings.poolSize(),
-        settings.statementTimeoutMs(), settings.lockTimeoutMs());
+        settings.statementTimeoutMs(), settings.lockTimeoutMs(), settings.exports());
     CatalogueHolder catalogue = shared != null ? shared : CatalogueHolder.over(vertx, executor.pool(), settings.schemas());
     return vertx.executeBlocking(() -> {
           StaticCheck.warmUp();
@@ -159,8 +173,9 @@ public final class Gate {
   /**
    * Checks and (with {@code run}) executes {@code sql} in one pass: static check, row cap, plan, execution,
    * each stage's verdict in the reply. {@code rowCap} null means the configured cap, and a larger one is
-   * lowered to it. The future always succeeds: a refusal, a PostgreSQL error or a lost database is a
-   * structured error reply ({@code ok: false}).
+   * lowered to it. A refusal, a PostgreSQL error or a lost database is a structured error reply ({@code ok: false});
+   * the future fails only with {@link ReadOnlyExecutor.Busy} when no connection was free within
+   * {@link ReadOnlyExecutor#POOL_WAIT_S} s (not the query's fault: the caller says busy).
    */
   public Future<GateReply> submit(String sql, boolean run, Integer rowCap) {
     return submit(sql, run, rowCap, null, null);
@@ -229,8 +244,10 @@ public final class Gate {
    * at most {@code maxRows} rows and {@code maxBytes} bytes of cells. With {@code liftCap} the statement is an
    * answer's SQL that the interactive cap cut, and that cap is taken off first ({@link RowBound#lift}). The reply has
    * no rows: its result counts what was sent, {@code truncated} when a limit cut it, and its execution stage says
-   * which ({@code truncated_by}: rows or bytes). The future always succeeds; a sink that failed (its client went
-   * away) ends the export as {@code cancelled}.
+   * which ({@code truncated_by}: rows or bytes). Exports have connections of their own ({@link ExportLane}): with all
+   * of them in use the future fails with {@link ReadOnlyExecutor.Busy}, else it succeeds; a sink that failed (its client
+   * went away or took nothing for too long) ends the export as {@code cancelled}, a read that failed after rows went
+   * out says why ({@link #cut}).
    */
   public Future<GateReply> export(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole,
       boolean seeSensitive, RowSink sink) {
@@ -248,10 +265,13 @@ public final class Gate {
   /** Where an export's rows go instead of the reply, and its byte bound. */
   private record Streaming(long maxBytes, RowSink sink) {}
 
-  /** The sink of an export failed (its client went away): the export stops. */
+  /** The sink of an export failed (its client went away, or took nothing for too long): the export stops. */
   private static final class SinkGone extends RuntimeException {
-    SinkGone(Throwable cause) {
-      super("the export's receiver failed: " + cause.getMessage(), cause, false, false);
+    final int rows;
+
+    SinkGone(Throwable cause, int rows) {
+      super(String.valueOf(cause.getMessage()), cause, false, false);
+      this.rows = rows;
     }
   }
 
@@ -270,11 +290,13 @@ public final class Gate {
         }))
         .recover(err -> {
           if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
-          if (err instanceof SinkGone) {
-            return Future.succeededFuture(stages.failed(new GateError(ErrorType.CANCELLED, "The export stopped: its "
-                + "receiver went away.", null, null, null, sql), false));
+          if (err instanceof SinkGone gone) {
+            return Future.succeededFuture(stages.failed(new GateError(ErrorType.CANCELLED, "The export stopped after "
+                + gone.rows + " rows: " + gone.getMessage() + ".", null, null, null, sql), false));
           }
-          // Not the query's fault (the database is unreachable, the pool is exhausted): still a structured reply.
+          // Every connection is in use: not the query's fault, and no reply blames it; the caller says busy.
+          if (err instanceof ReadOnlyExecutor.Busy) return Future.failedFuture(err);
+          // Not the query's fault (the database is unreachable): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
               "The query could not be run: the database did not answer as expected.", "Try again later.", null)
@@ -362,6 +384,7 @@ public final class Gate {
       if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
         return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
       }
+      if (err instanceof ReadOnlyExecutor.Cut cut) return Future.succeededFuture(stages.failed(cut(cut, sql), false));
       Located located = err instanceof Located l ? l : new Located(err, 0);
       if (located.getCause() instanceof PgException pg) {
         GateError error = withoutValues(fromPostgres(pg, located.prefix, sql, bounded, verdict, schema), verdict, sensitivity);
@@ -416,7 +439,8 @@ public final class Gate {
    * see {@link #plan}); the rows. The reset follows the reply.
    */
   private Future<GateReply> described(Query q) {
-    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), conn -> describe(conn, q.bounded().executed()),
+    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), q.streaming() != null,
+        conn -> describe(conn, q.bounded().executed()),
         (conn, columns) -> {
           shapes.put(q.shapeKey(), columns);
           Future<Planned> planned = plan(conn, q, columns);
@@ -433,7 +457,7 @@ public final class Gate {
    */
   private Future<GateReply> guessed(Query q, List<ResultShape.Column> known) {
     record Sent(List<ResultShape.Column> columns, Future<Planned> planned) {}
-    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), conn -> {
+    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), q.streaming() != null, conn -> {
           Future<List<ResultShape.Column>> columns = describe(conn, q.bounded().executed());
           Future<Planned> planned = plan(conn, q, known);
           return columns.map(c -> new Sent(c, planned));
@@ -490,14 +514,18 @@ public final class Gate {
     RowSink sink = q.streaming().sink();
     // Masked here as in checkedRun: an export shows a sensitive column's values only to a user who may see them.
     boolean shown = q.sensitivity().seeSensitive();
+    int[] sent = {0};
     RowSink guarded = (cols, rows) -> {
       if (!shown) ResultMasks.apply(masks, rows);
-      return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e)));
+      int before = sent[0];
+      sent[0] += rows.size();
+      return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e, before)));
     };
     JsonArray cols = columnsJson(columns, masks, shown);
     return executor.traced(planned.execute(),
             () -> executor.stream(planned.runner(), columns, cols, q.cap(), q.streaming().maxBytes(), guarded))
-        .recover(e -> Future.failedFuture(e instanceof SinkGone ? e : new Located(e, planned.prefix())))
+        .recover(e -> Future.failedFuture(e instanceof SinkGone || e instanceof ReadOnlyExecutor.Cut ? e
+            : new Located(e, planned.prefix())))
         .map(streamed -> {
           long elapsed = (System.nanoTime() - q.t0()) / 1_000_000;
           GateReply.Result result = new GateReply.Result(cols, new JsonArray(), streamed.rows(),
@@ -531,6 +559,35 @@ public final class Gate {
       return done;
     }
   }
+
+  /**
+   * An export's read that failed after rows went out, in words that say what happened: after how many rows, and how
+   * long its transaction had sat idle while the client took the rows before (a limit on idle transactions, of the
+   * database or of a pooler in between, ends such a transaction), or that the connection was lost.
+   */
+  private GateError cut(ReadOnlyExecutor.Cut cut, String sql) {
+    String after = "after " + cut.rows + " rows";
+    String idle = String.format(java.util.Locale.ROOT, "%.1f s", cut.idleMs / 1000.0);
+    String cause = cut.getCause() instanceof PgException pg ? pg.getErrorMessage() : cut.getMessage();
+    String slower = "Read the file faster, or export fewer rows.";
+    if (cut.getCause() instanceof PgException pg && "25P03".equals(pg.getSqlState())) {
+      return new GateError(ErrorType.TIMEOUT, "The database ended the export's transaction " + after + ": it had sat idle "
+          + idle + " while the client took the rows before, longer than its idle_in_transaction_session_timeout allows ("
+          + cause + ").", slower, "25P03", null, sql);
+    }
+    if (cut.idleMs >= IDLE_CUT_MS) {
+      return new GateError(ErrorType.TIMEOUT, "The connection to the database closed " + after + ", while the export's "
+          + "transaction sat idle " + idle + " waiting for the client to take the rows before (" + cause + ").",
+          "A limit on idle transactions ends such a connection: the service lifts the role's "
+              + "idle_in_transaction_session_timeout for exports, not a pooler's (PgBouncer's idle_transaction_timeout). "
+              + slower, null, null, sql);
+    }
+    return new GateError(ErrorType.UNKNOWN, "The connection to the database was lost " + after + " (" + cause + ").",
+        "Try again later.", null, null, sql);
+  }
+
+  /** An export's connection lost after its transaction sat idle this long: the idle wait is worth naming. */
+  static final long IDLE_CUT_MS = 1_000;
 
   private GateError tooLarge(ReadOnlyExecutor.TooLarge e) {
     if (e.budget == 0) {

@@ -52,7 +52,15 @@ public final class ReadOnlyExecutor {
   private static final java.util.stream.Collector<Row, ?, Void> NO_ROWS =
       java.util.stream.Collector.of(() -> new int[0], (acc, row) -> { }, (a, b) -> a, acc -> null);
 
+  /** Seconds a query waits for a free connection of its pool before it is refused as {@link Busy}. */
+  static final int POOL_WAIT_S = 10;
+
   private final Pool pool;
+  /** Exports' own connections: a slow or stalled export never holds one a question needs. */
+  private final Pool exportPool;
+  private final ExportLane exportLane;
+  /** Exports holding (or about to hold) a connection of {@link #exportPool}. */
+  private final java.util.concurrent.atomic.AtomicInteger exporting = new java.util.concurrent.atomic.AtomicInteger();
   private final String begin;
   private final RunningStatements running;
   private volatile boolean closing;
@@ -72,13 +80,39 @@ public final class ReadOnlyExecutor {
   /** @param net the connection's TCP options (its connect_timeout) */
   public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net, int poolSize,
                           int statementTimeoutMs, int lockTimeoutMs) {
-    this.pool = PgBuilder.pool()
+    this(vertx, readOnlyRole, net, poolSize, statementTimeoutMs, lockTimeoutMs, ExportLane.DEFAULT);
+  }
+
+  /**
+   * @param exports the connections of exports, a pool of their own beside the questions' {@code poolSize}, and how long
+   *     an export's transaction may sit idle while its client takes the rows already read
+   */
+  public ReadOnlyExecutor(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net, int poolSize,
+                          int statementTimeoutMs, int lockTimeoutMs, ExportLane exports) {
+    this.pool = pool(vertx, readOnlyRole, net, poolSize, "sql-agent-gate-" + System.identityHashCode(this));
+    this.exportPool = pool(vertx, readOnlyRole, net, exports.connections(),
+        "sql-agent-exports-" + System.identityHashCode(this));
+    this.exportLane = exports;
+    this.running = new RunningStatements(vertx);
+    this.spans = new StatementSpans(vertx, readOnlyRole.getDatabase(), readOnlyRole.getUser());
+    this.layer7Proxy = readOnlyRole.getUseLayer7Proxy();
+    // Trusted text with validated integers; the simple protocol may carry several statements here.
+    this.begin = "BEGIN TRANSACTION READ ONLY; "
+        + "SET LOCAL statement_timeout = " + Math.max(1, statementTimeoutMs) + "; "
+        + "SET LOCAL lock_timeout = " + Math.max(1, lockTimeoutMs) + "; "
+        + "SET LOCAL standard_conforming_strings = on; "
+        // A first query takes the snapshot, after which PostgreSQL refuses SET TRANSACTION READ WRITE.
+        + "SELECT 1";
+  }
+
+  private static Pool pool(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net, int size,
+                           String name) {
+    return PgBuilder.pool()
         .with(net)
         // A reset only fails on a broken connection, which the pool drops; as a last resort every connection
         // is replaced after ten minutes.
-        .with(new PoolOptions().setMaxSize(poolSize).setMaxWaitQueueSize(256).setConnectionTimeout(10)
-            .setMaxLifetime(10).setMaxLifetimeUnit(java.util.concurrent.TimeUnit.MINUTES)
-            .setName("sql-agent-gate-" + System.identityHashCode(this)))
+        .with(new PoolOptions().setMaxSize(size).setMaxWaitQueueSize(256).setConnectionTimeout(POOL_WAIT_S)
+            .setMaxLifetime(10).setMaxLifetimeUnit(java.util.concurrent.TimeUnit.MINUTES).setName(name))
         // The client's own query tracing cannot follow the pipelined unnamed statements: the gate traces its own.
         .connectingTo(new PgConnectOptions(readOnlyRole).setTracingPolicy(io.vertx.core.tracing.TracingPolicy.IGNORE))
         .withConnectHandler(conn -> {
@@ -90,16 +124,6 @@ public final class ReadOnlyExecutor {
         })
         .using(vertx)
         .build();
-    this.running = new RunningStatements(vertx);
-    this.spans = new StatementSpans(vertx, readOnlyRole.getDatabase(), readOnlyRole.getUser());
-    this.layer7Proxy = readOnlyRole.getUseLayer7Proxy();
-    // Trusted text with validated integers; the simple protocol may carry several statements here.
-    this.begin = "BEGIN TRANSACTION READ ONLY; "
-        + "SET LOCAL statement_timeout = " + Math.max(1, statementTimeoutMs) + "; "
-        + "SET LOCAL lock_timeout = " + Math.max(1, lockTimeoutMs) + "; "
-        + "SET LOCAL standard_conforming_strings = on; "
-        // A first query takes the snapshot, after which PostgreSQL refuses SET TRANSACTION READ WRITE.
-        + "SELECT 1";
   }
 
   /** The pool, for trusted catalogue reads (never for user SQL). */
@@ -134,33 +158,69 @@ public final class ReadOnlyExecutor {
    */
   <A, T> Future<T> inReadOnlyTransaction(String runId, String dbRole, Function<SqlConnection, Future<A>> first,
                                           BiFunction<SqlConnection, A, Future<T>> then) {
+    return inReadOnlyTransaction(runId, dbRole, false, first, then);
+  }
+
+  /**
+   * The same on the exports' own connections ({@code export}): at most {@link ExportLane#connections()} at once, one
+   * more fails at once with {@link Busy}; the transaction may sit idle for {@link ExportLane#idleInTransactionMs()}
+   * between two reads, whatever the role's {@code idle_in_transaction_session_timeout}. A question that waited
+   * {@link #POOL_WAIT_S} s for a connection fails with {@link Busy} too: the database is not at fault.
+   */
+  <A, T> Future<T> inReadOnlyTransaction(String runId, String dbRole, boolean export,
+                                          Function<SqlConnection, Future<A>> first,
+                                          BiFunction<SqlConnection, A, Future<T>> then) {
     if (running.stopped(runId)) return Future.failedFuture(new Stopped());
-    return pool.getConnection().compose(conn -> {
-      running.hold(runId, conn);
-      Future<T> outcome;
-      try {
-        Future<RowSet<Row>> begun = traced(begin + roleSwitch(dbRole), () -> conn.query(begin + roleSwitch(dbRole)).execute());
-        Future<A> firstDone = first.apply(conn);
-        outcome = begun
-            // A failed setup is the failure to report; its pipelined first step fails with it (aborted transaction).
-            .compose(v -> firstDone, e -> firstDone.transform(x -> Future.failedFuture(e)))
-            .compose(a -> running.stopped(runId) ? Future.failedFuture(new Stopped()) : then.apply(conn, a));
-      } catch (RuntimeException e) {
-        outcome = Future.failedFuture(e);
-      }
-      return outcome.transform(done -> {
-        // Decided before the reset: a stop arriving during the reset does not change this query's outcome.
-        Future<T> answer = done.succeeded() ? Future.succeededFuture(done.result())
-            : Future.failedFuture(running.stopped(runId) ? new Stopped() : done.cause());
-        Future<Void> gone = dropped.remove(conn);
-        running.release(runId, conn)
-            .compose(v -> gone != null ? gone : reset(conn).recover(e -> reset(conn)))
-            .onFailure(e -> {
-              if (!closing) LOG.warn("could not reset a read-only connection: {}", e.getMessage());
-            })
-            .eventually(conn::close);
-        return answer;
-      });
+    if (export && exporting.incrementAndGet() > exportLane.connections()) {
+      exporting.decrementAndGet();
+      return Future.failedFuture(new Busy("all " + exportLane.connections() + " export connection"
+          + (exportLane.connections() == 1 ? " is" : "s are") + " in use (SQLAGENT_EXPORT_CONNECTIONS)"));
+    }
+    Future<T> done = (export ? exportPool : pool).getConnection()
+        .recover(e -> Future.failedFuture(busy(e) ? new Busy("no connection to the database was free within "
+            + POOL_WAIT_S + " s") : e))
+        .compose(conn -> leased(conn, runId, dbRole, export, first, then));
+    if (export) done.onComplete(x -> exporting.decrementAndGet());
+    return done;
+  }
+
+  /**
+   * Whether the pool refused a connection because all were in use: its wait ran out (the client's pool request fails
+   * with a bare "Timeout"), or its wait queue was full.
+   */
+  private static boolean busy(Throwable e) {
+    return e instanceof io.vertx.core.http.ConnectionPoolTooBusyException
+        || "Timeout".equals(e.getMessage()) || "Timeout waiting for connection".equals(e.getMessage());
+  }
+
+  private <A, T> Future<T> leased(SqlConnection conn, String runId, String dbRole, boolean export,
+                                  Function<SqlConnection, Future<A>> first, BiFunction<SqlConnection, A, Future<T>> then) {
+    running.hold(runId, conn);
+    Future<T> outcome;
+    String setup = begin + roleSwitch(dbRole) + (export ? "; SET LOCAL idle_in_transaction_session_timeout = "
+        + exportLane.idleInTransactionMs() : "");
+    try {
+      Future<RowSet<Row>> begun = traced(setup, () -> conn.query(setup).execute());
+      Future<A> firstDone = first.apply(conn);
+      outcome = begun
+          // A failed setup is the failure to report; its pipelined first step fails with it (aborted transaction).
+          .compose(v -> firstDone, e -> firstDone.transform(x -> Future.failedFuture(e)))
+          .compose(a -> running.stopped(runId) ? Future.failedFuture(new Stopped()) : then.apply(conn, a));
+    } catch (RuntimeException e) {
+      outcome = Future.failedFuture(e);
+    }
+    return outcome.transform(done -> {
+      // Decided before the reset: a stop arriving during the reset does not change this query's outcome.
+      Future<T> answer = done.succeeded() ? Future.succeededFuture(done.result())
+          : Future.failedFuture(running.stopped(runId) ? new Stopped() : done.cause());
+      Future<Void> gone = dropped.remove(conn);
+      running.release(runId, conn)
+          .compose(v -> gone != null ? gone : reset(conn).recover(e -> reset(conn)))
+          .onFailure(e -> {
+            if (!closing) LOG.warn("could not reset a read-only connection: {}", e.getMessage());
+          })
+          .eventually(conn::close);
+      return answer;
     });
   }
 
@@ -317,6 +377,16 @@ public final class ReadOnlyExecutor {
     return spans.traced(sql, send);
   }
 
+  /**
+   * Every connection the statement could use is in use: not the statement's fault, and asking again in a few seconds
+   * may work. The message says which connections.
+   */
+  public static final class Busy extends RuntimeException {
+    Busy(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   /** The run was stopped: its statement was cancelled, or it was not started. */
   public static final class Stopped extends RuntimeException {
     Stopped() {
@@ -388,12 +458,18 @@ public final class ReadOnlyExecutor {
   Future<Streamed> stream(PreparedStatement ps, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
                           long maxBytes, RowSink sink) {
     int chunk = (int) Math.max(1, Math.min(STREAM_CHUNK_ROWS, STREAM_CHUNK_BYTES / ResultShape.worstRowBytes(columns)));
-    return streamMore(ps.cursor(), columns, columnsJson, maxRows, maxBytes, sink, chunk, new int[] {0}, new long[] {0});
+    return streamMore(ps.cursor(), columns, columnsJson, maxRows, maxBytes, sink, chunk, new int[] {0}, new long[] {0}, 0);
   }
 
+  /**
+   * @param waitedMs how long the sink took to take the chunk before (the transaction sat idle that long): a read that
+   *     fails after rows went out fails with {@link Cut}, which says so
+   */
   private Future<Streamed> streamMore(Cursor cursor, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
-                                      long maxBytes, RowSink sink, int chunk, int[] sent, long[] bytes) {
-    return cursor.read(Math.min(chunk, maxRows + 1 - sent[0])).compose(rows -> {
+                                      long maxBytes, RowSink sink, int chunk, int[] sent, long[] bytes, long waitedMs) {
+    Future<RowSet<Row>> read = cursor.read(Math.min(chunk, maxRows + 1 - sent[0]));
+    if (sent[0] > 0) read = read.recover(e -> Future.failedFuture(new Cut(sent[0], waitedMs, e)));
+    return read.compose(rows -> {
       JsonArray out = new JsonArray();
       String cut = null;
       for (Row r : rows) {
@@ -414,9 +490,26 @@ public final class ReadOnlyExecutor {
       boolean end = cut != null || !cursor.hasMore();
       Future<Void> taken = out.isEmpty() && columnsJson == null ? Future.succeededFuture() : sink.accept(columnsJson, out);
       String truncatedBy = cut;
+      long handed = System.nanoTime();
       return taken.compose(v -> end ? Future.succeededFuture(new Streamed(sent[0], truncatedBy))
-          : streamMore(cursor, columns, null, maxRows, maxBytes, sink, chunk, sent, bytes));
+          : streamMore(cursor, columns, null, maxRows, maxBytes, sink, chunk, sent, bytes,
+              (System.nanoTime() - handed) / 1_000_000));
     });
+  }
+
+  /**
+   * A read of an export failed after {@code rows} rows had gone out; before it the transaction sat idle
+   * {@code idleMs} while the receiver took the rows read last.
+   */
+  static final class Cut extends RuntimeException {
+    final int rows;
+    final long idleMs;
+
+    Cut(int rows, long idleMs, Throwable cause) {
+      super(String.valueOf(cause.getMessage()), cause, false, false);
+      this.rows = rows;
+      this.idleMs = idleMs;
+    }
   }
 
   /** The result grew past its byte budget. */
@@ -434,6 +527,6 @@ public final class ReadOnlyExecutor {
   public Future<Void> close() {
     // A reset still under way when the pool closes fails with its connection: nothing is left to reset then.
     closing = true;
-    return pool.close();
+    return Future.join(pool.close(), exportPool.close()).mapEmpty();
   }
 }

@@ -17,6 +17,10 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import dev.sqlagent.bus.BusFailure;
+import dev.sqlagent.network.TrustedProxies;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Exports over HTTP, streamed as they are read:
@@ -29,22 +33,29 @@ import io.vertx.ext.web.handler.BodyHandler;
  * Either runs the SQL again through the whole gate, as the asking user's database role, with the export's own cap
  * ({@code SQLAGENT_EXPORT_MAX_ROWS}, {@code SQLAGENT_EXPORT_MAX_BYTES}). 400 for an unknown format; 422 with the
  * gate's error when it refuses the query before the file begins; a failure after that ends the file with a line that
- * says so (the status is sent by then).
+ * says so (the status is sent by then). A user runs at most {@code SQLAGENT_EXPORTS_PER_USER} exports at once (429
+ * with Retry-After above); the gate's export connections all in use is 503 {@code busy} with Retry-After. A client that
+ * takes no bytes for {@code SQLAGENT_EXPORT_STALL_MS} loses its connection and the export ends.
  */
 public final class ExportRoutes {
 
+  private static final Logger LOG = LoggerFactory.getLogger(ExportRoutes.class);
   static final int BODY_LIMIT = 64 * 1024;
 
   private final Vertx vertx;
   private final GateClient gate;
   private final StateClient state;
   private final ExportStream.Limits limits;
+  private final ExportSlots slots;
+  private final long stallMs;
 
   private ExportRoutes(Vertx vertx, AppConfig config) {
     this.vertx = vertx;
     this.gate = new GateClient(vertx, config.deadlines().queryMs());
     this.state = new StateClient(vertx, config.deadlines().queryMs());
     this.limits = new ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes());
+    this.slots = new ExportSlots(config.exportsPerUser());
+    this.stallMs = config.exportStallMs();
   }
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
@@ -96,8 +107,19 @@ public final class ExportRoutes {
 
   private void export(RoutingContext ctx, ExportFormat format, ExportSource source, User user) {
     HttpServerResponse response = ctx.response();
+    String who = user != null ? "user " + user.name() : "client " + clientOf(ctx);
+    Runnable release = slots.take(who);
+    if (release == null) {
+      response.putHeader("Retry-After", String.valueOf(BusFailure.RETRY_AFTER_SECONDS));
+      JsonErrors.send(ctx, 429, "too_many_requests", "you already have " + slots.perUser() + " export"
+          + (slots.perUser() == 1 ? "" : "s") + " running, the most one user may have (SQLAGENT_EXPORTS_PER_USER); "
+          + "try again when one has finished");
+      return;
+    }
+    // Released once, when the response ends or its connection closes.
+    ctx.addEndHandler(ar -> release.run());
     ExportStream.run(vertx, gate, format, source.sql(), source.liftCap(), user, limits,
-            new HttpOutput(response, format, source.fileName() + "." + format.wireName()))
+            new HttpOutput(vertx, ctx.request(), format, source.fileName() + "." + format.wireName(), stallMs))
         .onSuccess(outcome -> {
           if (!outcome.began()) {
             JsonErrors.send(ctx, 422, outcome.reply().toJson());
@@ -111,21 +133,51 @@ public final class ExportRoutes {
         });
   }
 
-  /** The HTTP response as an export's output: written as chunks, the next one taken once the socket drained. */
+  /** The client's address as the access guard found it, else the peer's. */
+  private static String clientOf(RoutingContext ctx) {
+    String address = TrustedProxies.clientAddress(ctx);
+    if (address != null) return address;
+    return ctx.request().remoteAddress() == null ? "unknown" : ctx.request().remoteAddress().hostAddress();
+  }
+
+  /**
+   * The HTTP response as an export's output: written as chunks, the next one taken once the socket drained. A client
+   * that lets {@code stallMs} pass without taking the bytes waiting for it loses its connection: the export ends.
+   */
   private static final class HttpOutput implements ExportStream.Output {
+    private final Vertx vertx;
+    private final io.vertx.core.http.HttpServerRequest request;
     private final HttpServerResponse response;
     private final ExportFormat format;
     private final String fileName;
+    private final long stallMs;
     private Promise<Void> waiting;
 
-    HttpOutput(HttpServerResponse response, ExportFormat format, String fileName) {
-      this.response = response;
+    HttpOutput(Vertx vertx, io.vertx.core.http.HttpServerRequest request, ExportFormat format, String fileName,
+               long stallMs) {
+      this.vertx = vertx;
+      this.request = request;
+      this.response = request.response();
       this.format = format;
       this.fileName = fileName;
+      this.stallMs = stallMs;
       response.closeHandler(v -> {
         Promise<Void> w = waiting;
         if (w != null) w.tryFail("the client went away");
       });
+    }
+
+    /**
+     * Closes the connection at once, the bytes it still holds dropped: Vert.x's own close (and reset) of an HTTP/1.1
+     * connection first waits for the response to end, which a client that reads nothing never lets happen.
+     */
+    private void closeNow() {
+      if (response.closed()) return;
+      if (request.connection() instanceof io.vertx.core.net.impl.ConnectionBase base) {
+        base.channelHandlerContext().channel().close();
+      } else {
+        response.reset();
+      }
     }
 
     @Override
@@ -144,7 +196,17 @@ public final class ExportRoutes {
       if (!response.writeQueueFull()) return Future.succeededFuture();
       Promise<Void> drained = Promise.promise();
       waiting = drained;
-      response.drainHandler(v -> drained.tryComplete());
+      long stall = vertx.setTimer(stallMs, id -> {
+        if (drained.tryFail("the client did not take the file's next bytes within " + stallMs / 1000.0
+            + " s (SQLAGENT_EXPORT_STALL_MS)")) {
+          LOG.info("export to a client that took no bytes for {} ms: its connection is closed", stallMs);
+          closeNow();
+        }
+      });
+      response.drainHandler(v -> {
+        vertx.cancelTimer(stall);
+        drained.tryComplete();
+      });
       return drained.future();
     }
   }

@@ -91,8 +91,9 @@ public final class ExportStream {
   /** The file's last line: why it ends where it does, or null when it holds the whole result. */
   static String note(GateReply reply, int maxRows, long maxBytes) {
     if (!reply.ok()) {
-      return "sql-agent: the export failed after the rows above: " + reply.error().type().wireName() + ": "
-          + reply.error().message();
+      String hint = reply.error().hint();
+      return "sql-agent: the export failed after the rows above: " + reply.error().message()
+          + (hint == null || hint.isBlank() ? "" : " " + hint);
     }
     if (reply.result() == null || !reply.result().truncated()) return null;
     String by = reply.stage(GateReply.EXECUTION).map(s -> s.facts().getString("truncated_by")).orElse("rows");

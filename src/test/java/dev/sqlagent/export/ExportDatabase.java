@@ -54,6 +54,18 @@ final class ExportDatabase implements AutoCloseable {
     }
   }
 
+  /** Runs {@code sql} in this database as the administrator (a setting of the reader's role, say). */
+  void asAdmin(String sql) throws Exception {
+    try (Connection c = TestDatabase.get().adminUrl().withDatabase(name).connect("test"); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** A connection to this database as the administrator, for a test that holds a lock or a transaction open. */
+  Connection adminConnection() throws Exception {
+    return TestDatabase.get().adminUrl().withDatabase(name).connect("test");
+  }
+
   AppConfig config(Map<String, String> overrides) {
     Map<String, String> env = new HashMap<>(TestDatabase.get().env(Map.of()));
     env.put("SQLAGENT_DB_URL", ro.withSecret());

@@ -34,6 +34,9 @@ class RunExportTest {
   static final String BOB = "bob-token-" + UUID.randomUUID();
   static final String ROOT = "root-token-" + UUID.randomUUID();
   static final String ALL_CUSTOMERS = "SELECT cust_id, cust_name FROM customers ORDER BY cust_id";
+  /** More rows than the row cap (5), fewer than the export's cap: the statement's own LIMIT and OFFSET. */
+  static final String SEVEN_AFTER_TWO = ALL_CUSTOMERS + " LIMIT 7 OFFSET 2";
+  static final String FIRST_SIX = ALL_CUSTOMERS + " FETCH FIRST 6 ROWS ONLY";
 
   static FakeModelServer model;
   static RunningService service;
@@ -43,9 +46,13 @@ class RunExportTest {
   static void start() throws Exception {
     usersFile = UsersFiles.aliceBobAndAdmin(ALICE, BOB, ROOT);
     model = FakeModelServer.start();
-    model.respondWith(req -> FakeModelServer.allText(req).contains("nonsense")
-        ? Reply.sql("SELECT no_such_column FROM customers")
-        : Reply.sql(ALL_CUSTOMERS));
+    model.respondWith(req -> {
+      String text = FakeModelServer.allText(req);
+      if (text.contains("nonsense")) return Reply.sql("SELECT no_such_column FROM customers");
+      if (text.contains("seven customers")) return Reply.sql(SEVEN_AFTER_TWO);
+      if (text.contains("six customers")) return Reply.sql(FIRST_SIX);
+      return Reply.sql(ALL_CUSTOMERS);
+    });
     Map<String, String> env = new HashMap<>(model.env());
     env.put("SQLAGENT_USERS", usersFile.toString());
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
@@ -107,6 +114,34 @@ class RunExportTest {
     HttpResponse<Buffer> pdf = get(ALICE, "/api/runs/" + runId + "/export?format=pdf");
     assertThat(pdf.statusCode()).isEqualTo(400);
     assertThat(pdf.bodyAsJsonObject().getString("message")).contains("format=csv or format=xlsx");
+  }
+
+  @Test
+  void anExportKeepsTheAnswersOwnLimitOffsetAndFetchAndLiftsOnlyTheRowCap() throws Exception {
+    JsonObject answer = ask(ALICE, "Show seven customers after the first two");
+    assertThat(answer.getInteger("row_count")).as("the row cap (5) bounds the answer").isEqualTo(5);
+    assertThat(answer.getBoolean("truncated")).isTrue();
+    List<String> ids = ids(ALL_CUSTOMERS + " LIMIT 9");
+    HttpResponse<Buffer> csv = get(ALICE, "/api/runs/" + answer.getString("run_id") + "/export?format=csv");
+    assertThat(csv.statusCode()).as(csv.bodyAsString()).isEqualTo(200);
+    List<CSVRecord> records = CSVFormat.RFC4180.parse(new StringReader(csv.bodyAsString())).getRecords();
+    assertThat(records).as("a header and the statement's own 7 rows after its OFFSET 2").hasSize(1 + 7);
+    assertThat(records.subList(1, 8).stream().map(r -> r.get(0)).toList()).isEqualTo(ids.subList(2, 9));
+
+    JsonObject fetched = ask(ALICE, "Show six customers");
+    assertThat(fetched.getInteger("row_count")).isEqualTo(5);
+    HttpResponse<Buffer> six = get(ALICE, "/api/runs/" + fetched.getString("run_id") + "/export?format=csv");
+    assertThat(CSVFormat.RFC4180.parse(new StringReader(six.bodyAsString())).getRecords())
+        .as("a header and the statement's own FETCH FIRST 6 ROWS").hasSize(1 + 6);
+  }
+
+  /** The first column of {@code sql}'s rows, from an export of the SQL console (not bound by the row cap). */
+  static List<String> ids(String sql) throws Exception {
+    HttpResponse<Buffer> r = service.client.post(service.port(), "127.0.0.1", "/api/query/export").bearerTokenAuthentication(ROOT)
+        .putHeader("Content-Type", "application/json")
+        .sendJsonObject(new JsonObject().put("sql", sql).put("format", "csv")).await(60, TimeUnit.SECONDS);
+    List<CSVRecord> records = CSVFormat.RFC4180.parse(new StringReader(r.bodyAsString())).getRecords();
+    return records.subList(1, records.size()).stream().map(rec -> rec.get(0)).toList();
   }
 
   @Test
