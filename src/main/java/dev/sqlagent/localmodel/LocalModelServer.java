@@ -42,6 +42,11 @@ public final class LocalModelServer {
       return;
     }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    // A child outlives no parent: when the service is gone (even killed), so is its model.
+    if (a.parentPid() > 0) {
+      ProcessHandle.of(a.parentPid()).ifPresentOrElse(h -> h.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
+          () -> Runtime.getRuntime().halt(0));
+    }
     GgufInfo info;
     try {
       info = GgufInfo.read(a.model());
@@ -83,6 +88,11 @@ public final class LocalModelServer {
     }
     out.println(READY + " in " + state.loadMillis() + " ms: " + info.summary() + ", context " + ctx);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> http.stop(0)));
+    // Which file answers, by its digest: after loading, so it never delays the first answer.
+    Thread digest = new Thread(() -> state.sha256(Sha256.of(a.model())), "local-model-sha256");
+    digest.setDaemon(true);
+    digest.setPriority(Thread.MIN_PRIORITY);
+    digest.start();
   }
 
   private static void health(HttpExchange ex, ModelState state) throws IOException {
@@ -100,13 +110,14 @@ public final class LocalModelServer {
   }
 
   /** The command line, checked. */
-  record ServerArgs(Path model, int port, int ctx, int threads, String alias) {
+  record ServerArgs(Path model, int port, int ctx, int threads, String alias, long parentPid) {
     static ServerArgs parse(String[] args) {
       Path model = null;
       int port = 0;
       int ctx = 0;
       int threads = 0;
       String alias = null;
+      long parentPid = -1;
       for (int i = 0; i < args.length; i++) {
         String k = args[i];
         if (i + 1 >= args.length) throw new IllegalArgumentException(k + " needs a value");
@@ -117,13 +128,14 @@ public final class LocalModelServer {
           case "--ctx" -> ctx = number(k, v, 256, 1 << 20);
           case "--threads" -> threads = number(k, v, 1, 1024);
           case "--alias" -> alias = v;
+          case "--parent-pid" -> parentPid = number(k, v, 1, Integer.MAX_VALUE);
           default -> throw new IllegalArgumentException("unknown option " + k
-              + " (known: --model, --port, --ctx, --threads, --alias)");
+              + " (known: --model, --port, --ctx, --threads, --alias, --parent-pid)");
         }
       }
       if (model == null) throw new IllegalArgumentException("--model FILE is required (a .gguf file)");
       if (!Files.isRegularFile(model)) throw new IllegalArgumentException("--model " + model + ": no such file");
-      return new ServerArgs(model, port, ctx, threads, alias);
+      return new ServerArgs(model, port, ctx, threads, alias, parentPid);
     }
 
     private static int number(String k, String v, int min, int max) {

@@ -15,6 +15,7 @@ final class ModelState {
   final Semaphore slot = new Semaphore(1, true);
   private volatile LlamaModel model;
   private volatile long loadMillis;
+  private volatile String sha256;
 
   ModelState(String alias, GgufInfo info, int ctx) {
     this.alias = alias;
@@ -25,6 +26,10 @@ final class ModelState {
   void loaded(LlamaModel m, long millis) {
     loadMillis = millis;
     model = m;
+  }
+
+  void sha256(String hex) {
+    sha256 = hex;
   }
 
   LlamaModel model() {
@@ -48,7 +53,7 @@ final class ModelState {
     JsonObject meta = new JsonObject().put("n_ctx", ctx).put("n_ctx_train", info.contextLength())
         .put("n_params", info.parameters()).put("size", info.bytes()).put("architecture", info.architecture())
         .put("quantization", info.quantization()).put("file", info.file()).put("loaded", model != null)
-        .put("load_ms", loadMillis);
+        .put("load_ms", loadMillis).put("sha256", sha256);
     return new JsonObject().put("object", "list").put("data", new JsonArray().add(new JsonObject()
         .put("id", alias).put("object", "model").put("created", created).put("owned_by", "sql-agent").put("meta", meta)));
   }
@@ -56,6 +61,6 @@ final class ModelState {
   /** llama-server's {@code /props}: where its clients read the context size. */
   JsonObject props() {
     return new JsonObject().put("default_generation_settings", new JsonObject().put("n_ctx", ctx))
-        .put("total_slots", 1).put("model_path", info.file()).put("model", info.toJson());
+        .put("total_slots", 1).put("model_path", info.file()).put("model", info.toJson().put("sha256", sha256));
   }
 }
