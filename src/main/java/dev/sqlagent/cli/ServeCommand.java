@@ -35,6 +35,11 @@ public final class ServeCommand implements Callable<Integer> {
     return running;
   }
 
+  /** A command that leaves threads serving (the process must not exit when it returns). */
+  static void markRunning() {
+    running = true;
+  }
+
   @Option(names = "--role", defaultValue = "all", paramLabel = "all|edge|worker",
       description = "In a cluster (SQLAGENT_CLUSTER=true): edge (HTTP, /ws, SockJS, /mcp, the page), worker (the agent, "
           + "generation, retrieval, the gate) or all (both; the default).")

@@ -15,7 +15,7 @@ import java.util.UUID;
 
 /** {@code POST /v1/chat/completions}, streaming (server-sent events) and not, one generation at a time. */
 final class ChatCompletions implements HttpHandler {
-  private static final int DEFAULT_MAX_TOKENS = 1024;
+  private static final int DEFAULT_MAX_TOKENS = 512;
   private final ModelState state;
 
   ChatCompletions(ModelState state) {

@@ -86,7 +86,17 @@ public final class LocalModelServer {
       System.exit(4);
       return;
     }
-    out.println(READY + " in " + state.loadMillis() + " ms: " + info.summary() + ", context " + ctx);
+    JsonObject speed;
+    state.slot.acquireUninterruptibly(); // a question that came in meanwhile waits for the measurement
+    try {
+      speed = SpeedCheck.run(state.model());
+      state.measured(speed);
+    } finally {
+      state.slot.release();
+    }
+    out.println(READY + ": loaded in " + state.loadMillis() + " ms: " + info.summary() + ", context " + ctx
+        + "; reads " + speed.getValue("prompt_per_second") + " prompt tokens/s, writes "
+        + speed.getValue("predicted_per_second") + " tokens/s");
     Runtime.getRuntime().addShutdownHook(new Thread(() -> http.stop(0)));
     // Which file answers, by its digest: after loading, so it never delays the first answer.
     Thread digest = new Thread(() -> state.sha256(Sha256.of(a.model())), "local-model-sha256");

@@ -16,6 +16,7 @@ final class ModelState {
   private volatile LlamaModel model;
   private volatile long loadMillis;
   private volatile String sha256;
+  private volatile JsonObject measured;
 
   ModelState(String alias, GgufInfo info, int ctx) {
     this.alias = alias;
@@ -26,6 +27,15 @@ final class ModelState {
   void loaded(LlamaModel m, long millis) {
     loadMillis = millis;
     model = m;
+  }
+
+  /** The speed measured once at start (tokens per second reading a prompt, and writing), for the page to show. */
+  void measured(JsonObject speed) {
+    measured = speed;
+  }
+
+  JsonObject measured() {
+    return measured;
   }
 
   void sha256(String hex) {
@@ -53,7 +63,7 @@ final class ModelState {
     JsonObject meta = new JsonObject().put("n_ctx", ctx).put("n_ctx_train", info.contextLength())
         .put("n_params", info.parameters()).put("size", info.bytes()).put("architecture", info.architecture())
         .put("quantization", info.quantization()).put("file", info.file()).put("loaded", model != null)
-        .put("load_ms", loadMillis).put("sha256", sha256);
+        .put("load_ms", loadMillis).put("sha256", sha256).put("measured", measured);
     return new JsonObject().put("object", "list").put("data", new JsonArray().add(new JsonObject()
         .put("id", alias).put("object", "model").put("created", created).put("owned_by", "sql-agent").put("meta", meta)));
   }
