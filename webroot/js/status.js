@@ -4,7 +4,8 @@ import { $, el, showBanner } from './dom.js';
 import { api } from './access.js';
 
 /** The README's way to point sql-agent at a model: a local one, or any OpenAI-compatible service. */
-export const MODEL_HOWTO = 'ollama pull qwen2.5-coder:7b && ollama serve          # a local model, the default\n'
+export const MODEL_HOWTO = 'java -jar target/sql-agent.jar model pull && java -jar target/sql-agent.jar   # a local model, no key\n'
+  + 'ollama pull qwen2.5-coder:7b && ollama serve          # or Ollama (SQLAGENT_LLM_BASE_URL unset, no model file)\n'
   + 'SQLAGENT_LLM_BASE_URL=https://api.openai.com/v1 SQLAGENT_LLM_MODEL=gpt-4o-mini \\\n'
   + 'SQLAGENT_LLM_API_KEY=sk-... java -jar target/sql-agent.jar      # or any OpenAI-compatible service';
 

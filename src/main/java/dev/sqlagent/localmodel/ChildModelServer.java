@@ -90,7 +90,10 @@ public final class ChildModelServer implements AutoCloseable {
 
   private void launch() throws IOException {
     Files.createDirectories(log.toAbsolutePath().getParent());
-    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+    // Its native library extracted to a directory of its own: another process's exit cannot delete it mid-load.
+    Path natives = Files.createDirectories(log.toAbsolutePath().getParent().resolve("native"));
+    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xmx256m", "-XX:+UseSerialGC",
+        "-Dde.kherud.llama.tmpdir=" + natives, "-cp",
         System.getProperty("java.class.path"), LocalModelServer.class.getName(), "--model", model.toString(),
         "--port", String.valueOf(port), "--alias", alias, "--parent-pid", String.valueOf(ProcessHandle.current().pid())));
     cmd.addAll(extraArgs);
