@@ -36,6 +36,7 @@ public final class ChildModelServer implements AutoCloseable {
   private volatile boolean closed;
   private volatile int restarts;
   private volatile long backoffMs = 1_000;
+  private volatile CompletableFuture<Void> ready = new CompletableFuture<>();
 
   private ChildModelServer(Path model, GgufInfo info, String alias, Path log, int port, List<String> extraArgs) {
     this.model = model;
@@ -97,6 +98,7 @@ public final class ChildModelServer implements AutoCloseable {
         System.getProperty("java.class.path"), LocalModelServer.class.getName(), "--model", model.toString(),
         "--port", String.valueOf(port), "--alias", alias, "--parent-pid", String.valueOf(ProcessHandle.current().pid())));
     cmd.addAll(extraArgs);
+    if (ready.isDone()) ready = new CompletableFuture<>();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     process = p;
     CompletableFuture<String> listening = new CompletableFuture<>();
@@ -122,6 +124,7 @@ public final class ChildModelServer implements AutoCloseable {
         if (line.startsWith(LocalModelServer.LISTENING)) listening.complete(line);
         else if (line.startsWith(LocalModelServer.READY)) {
           backoffMs = 1_000;
+          ready.complete(null);
           LOG.info("local model {}: {}", alias, line);
         }
       }
@@ -146,6 +149,20 @@ public final class ChildModelServer implements AutoCloseable {
         onExit(process);
       }
     });
+  }
+
+  /** Waits until the model has loaded (a command that asks at once needs it; the service's health says it instead). */
+  public void awaitLoaded(long timeoutMs) throws IOException {
+    try {
+      ready.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new IOException("the local model " + model.getFileName() + " did not load within " + timeoutMs + " ms (see " + log + ")");
+    } catch (ExecutionException e) {
+      throw new IOException("the local model " + model.getFileName() + " did not load (see " + log + ")");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while the local model loaded");
+    }
   }
 
   @Override
