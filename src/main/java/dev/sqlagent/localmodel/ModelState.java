@@ -63,7 +63,8 @@ final class ModelState {
     JsonObject meta = new JsonObject().put("n_ctx", ctx).put("n_ctx_train", info.contextLength())
         .put("n_params", info.parameters()).put("size", info.bytes()).put("architecture", info.architecture())
         .put("quantization", info.quantization()).put("file", info.file()).put("loaded", model != null)
-        .put("load_ms", loadMillis).put("sha256", sha256).put("measured", measured);
+        .put("load_ms", loadMillis).put("sha256", sha256).put("measured", measured)
+        .put("pid", ProcessHandle.current().pid());
     return new JsonObject().put("object", "list").put("data", new JsonArray().add(new JsonObject()
         .put("id", alias).put("object", "model").put("created", created).put("owned_by", "sql-agent").put("meta", meta)));
   }
