@@ -4,7 +4,8 @@ import { $, el, showBanner } from './dom.js';
 import { api } from './access.js';
 
 /** The README's way to point sql-agent at a model: a local one, or any OpenAI-compatible service. */
-export const MODEL_HOWTO = 'ollama pull qwen2.5-coder:7b && ollama serve          # a local model, the default\n'
+export const MODEL_HOWTO = 'java -jar target/sql-agent.jar model pull && java -jar target/sql-agent.jar   # a local model, no key\n'
+  + 'ollama pull qwen2.5-coder:7b && ollama serve          # or Ollama (SQLAGENT_LLM_BASE_URL unset, no model file)\n'
   + 'SQLAGENT_LLM_BASE_URL=https://api.openai.com/v1 SQLAGENT_LLM_MODEL=gpt-4o-mini \\\n'
   + 'SQLAGENT_LLM_API_KEY=sk-... java -jar target/sql-agent.jar      # or any OpenAI-compatible service';
 
@@ -30,6 +31,8 @@ export async function showStatus() {
   modelLine.append(el('span', 'k', 'Model '), el('strong', null, model.name || health.model || 'unknown'),
     el('span', null, (model.base_url ? ' at ' + model.base_url : '') + (reachable ? ': reachable' : ': not reachable')));
   const parts = [target, modelLine];
+  const served = check('model_reachable').served;
+  if (model.where === 'local' || served) parts.push(localModelLine(model, served));
   if (!reachable) {
     const help = el('div', 'notice notice-warn model-help');
     help.append(el('p', null, 'No language model is reachable, so questions cannot be answered yet. The schema and the '
@@ -43,4 +46,27 @@ export async function showStatus() {
   }
   box.replaceChildren(...parts);
   box.hidden = false;
+}
+
+/**
+ * Which model answers, where it runs and how fast it was measured to be: a small model on a CPU reads a question's
+ * prompt (a few thousand tokens) for tens of seconds, and a person should know that before asking.
+ */
+export function localModelLine(model, served) {
+  const line = el('p', 'model-where');
+  const where = model.where === 'local' ? 'Runs on this machine' : 'Served';
+  const facts = served ? [served.architecture, served.quantization, served.size ? Math.round(served.size / 1e6) + ' MB' : null,
+    served.n_ctx ? served.n_ctx + '-token context' : null].filter(Boolean).join(', ') : '';
+  line.append(el('span', 'k', 'Where '), el('span', null, where + (served && served.file ? ' from ' + served.file : '')
+    + (facts ? ' (' + facts + ')' : '')));
+  const m = served && served.measured;
+  if (m && m.prompt_per_second) {
+    const secs = Math.round(3000 / m.prompt_per_second);
+    line.append(el('span', 'model-speed', ' · measured at start: reads ' + m.prompt_per_second + ' prompt tokens/s, writes '
+      + (m.predicted_per_second || '?') + ' tokens/s; a question\'s prompt of about 3,000 tokens takes about '
+      + (secs >= 120 ? Math.round(secs / 60) + ' min' : secs + ' s') + ' to read'));
+  } else if (served && served.loaded === false) {
+    line.append(el('span', 'model-speed', ' · still loading'));
+  }
+  return line;
 }

@@ -187,6 +187,24 @@ export class Run {
     return a;
   }
 
+  /**
+   * A model on a CPU reads a long prompt for seconds before its first word: from 2 s on, the attempt says so and
+   * counts, until the first word (or the end) arrives.
+   */
+  startReading(a) {
+    this.stopReading(a);
+    const since = Date.now();
+    a.reading = setInterval(() => {
+      const s = Math.floor((Date.now() - since) / 1000);
+      if (s >= 2) this.mark(a, 'running', 'the model is reading the prompt… ' + s + ' s');
+    }, 500);
+  }
+
+  stopReading(a) {
+    if (a.reading) clearInterval(a.reading);
+    a.reading = null;
+  }
+
   mark(a, state, text) {
     a.li.dataset.state = state;
     a.status.textContent = text;
@@ -216,9 +234,13 @@ export class Run {
   generateStep(ev, d) {
     const a = this.attempt(ev.attempt);
     const streamWrap = $('.stream-wrap', a.li);
+    if (ev.status !== 'started') this.stopReading(a);
     if (ev.status === 'started') {
-      this.mark(a, 'running', d.repair ? 'regenerating with the error…' : 'generating…');
+      const text = d.repair ? 'regenerating with the error…' : 'generating…';
+      this.mark(a, 'running', text);
+      this.startReading(a);
     } else if (ev.status === 'progress') {
+      if (a.status.textContent.startsWith('the model is reading')) this.mark(a, 'running', 'generating…');
       streamWrap.hidden = false;
       $('.stream', a.li).textContent += d.delta || '';
     } else if (ev.status === 'finished' && Array.isArray(d.candidates)) {
@@ -331,6 +353,7 @@ export class Run {
   }
 
   endStep(ev, d) {
+    this.attempts.forEach(a => this.stopReading(a));
     const li = document.createElement('li');
     li.className = 'step-card end-card';
     const ok = !d.gave_up && !d.refused;
@@ -349,6 +372,7 @@ export class Run {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.catchUpTimer);
+    this.attempts.forEach(a => this.stopReading(a));
     this.stop.hidden = true;
     showAnswer(this, answer);
   }

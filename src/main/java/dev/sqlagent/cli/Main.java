@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     description = "Answers plain-English questions about PostgreSQL with one checked, read-only SELECT.",
     subcommands = {ServeCommand.class, SetupCommand.class, StatusCommand.class, AskCommand.class,
         CheckCommand.class, EvalCommand.class, McpCommand.class, DriftCommand.class, DemoCommand.class,
-        GrantCommand.class, VerifiedCommand.class, LearnCommand.class})
+        GrantCommand.class, VerifiedCommand.class, LearnCommand.class, ModelCommand.class})
 public final class Main implements java.util.concurrent.Callable<Integer> {
 
   public static void main(String[] args) {

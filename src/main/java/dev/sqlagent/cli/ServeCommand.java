@@ -11,6 +11,7 @@ import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.Databases;
 import dev.sqlagent.lifecycle.Drain;
+import dev.sqlagent.localmodel.ChildModelServer;
 import dev.sqlagent.metrics.MetricsVerticle;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -34,6 +35,11 @@ public final class ServeCommand implements Callable<Integer> {
     return running;
   }
 
+  /** A command that leaves threads serving (the process must not exit when it returns). */
+  static void markRunning() {
+    running = true;
+  }
+
   @Option(names = "--role", defaultValue = "all", paramLabel = "all|edge|worker",
       description = "In a cluster (SQLAGENT_CLUSTER=true): edge (HTTP, /ws, SockJS, /mcp, the page), worker (the agent, "
           + "generation, retrieval, the gate) or all (both; the default).")
@@ -51,7 +57,16 @@ public final class ServeCommand implements Callable<Integer> {
     checkCluster(config, clustering, nodeRole);
     // before the slow part: seconds of PostgreSQL and models
     if (nodeRole.edge()) checkCanListen(config.httpHost(), config.httpPort());
-    Databases db = Databases.open(config);
+    // The model loads in its own process while PostgreSQL starts.
+    ChildModelServer localModel = nodeRole.worker() ? LocalModel.start(config) : null;
+    if (localModel != null) config = config.withModelServer(localModel.baseUrl(), localModel.alias());
+    Databases db;
+    try {
+      db = Databases.open(config);
+    } catch (RuntimeException e) {
+      if (localModel != null) localModel.close();
+      throw e;
+    }
     Cluster cluster = clustering.enabled() ? Cluster.of(clustering, nodeRole) : null;
     Vertx vertx;
     Tracing tracing = Tracing.start(telemetry, cluster == null ? null : cluster.name());
@@ -64,6 +79,7 @@ public final class ServeCommand implements Callable<Integer> {
       LOG.info("observability: {}", telemetry.describe());
     } catch (Exception e) {
       db.close();
+      if (localModel != null) localModel.close();
       throw new ConfigException("cannot join the cluster (" + clustering.describe() + "): " + e.getMessage());
     }
     try {
@@ -72,6 +88,7 @@ public final class ServeCommand implements Callable<Integer> {
     } catch (Exception e) {
       vertx.close().await(30, TimeUnit.SECONDS);
       db.close();
+      if (localModel != null) localModel.close();
       throw e;
     }
     LOG.info("ready in {} ms", (System.nanoTime() - t0) / 1_000_000);
@@ -87,6 +104,7 @@ public final class ServeCommand implements Callable<Integer> {
       } catch (Exception e) {
         LOG.warn("shutdown: {}", e.getMessage());
       }
+      if (localModel != null) localModel.close();
       LOG.info(stoppedLine(System.nanoTime() - readyAt, System.nanoTime() - t1));
     }, "sql-agent-shutdown"));
     return 0;

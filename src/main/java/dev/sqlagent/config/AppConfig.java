@@ -91,7 +91,9 @@ public record AppConfig(
     // How many exports run at once: per user, and on the gate's own export connections; how long a client may stall.
     int exportsPerUser,
     int exportConnections,
-    int exportStallMs) {
+    int exportStallMs,
+    // A GGUF served by a child process when no model server is configured (SQLAGENT_LLM_MODEL_PATH, SQLAGENT_HOME/models).
+    Optional<Path> localModel) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -180,6 +182,8 @@ public record AppConfig(
     k.put("SQLAGENT_LLM_BASE_URL", new String[] {"http://localhost:11434/v1", "OpenAI-compatible API base"});
     k.put("SQLAGENT_LLM_MODEL", new String[] {"qwen2.5-coder:7b", "model name"});
     k.put("SQLAGENT_LLM_API_KEY", new String[] {null, "API key; a second one for failover may follow a comma"});
+    k.put("SQLAGENT_LLM_MODEL_PATH", new String[] {null, "a GGUF model file served on loopback by a child process when "
+        + "SQLAGENT_LLM_BASE_URL is unset; unset: the first *.gguf under SQLAGENT_HOME/models, if any"});
     k.put("SQLAGENT_ROW_CAP", new String[] {"200", "most rows a query returns"});
     k.put("SQLAGENT_MAX_PLAN_COST", new String[] {"1000000", "largest planner cost the gate lets run"});
     k.put("SQLAGENT_STATEMENT_TIMEOUT_MS", new String[] {"5000", "per-query statement_timeout"});
@@ -386,7 +390,8 @@ public record AppConfig(
         functionNames(r, "SQLAGENT_ACCEPT_EXECUTABLE"),
         r.integer("SQLAGENT_EXPORTS_PER_USER", 1, 1_000),
         r.integer("SQLAGENT_EXPORT_CONNECTIONS", 1, 100),
-        r.integer("SQLAGENT_EXPORT_STALL_MS", 1_000, 3_600_000));
+        r.integer("SQLAGENT_EXPORT_STALL_MS", 1_000, 3_600_000),
+        localModel(v, home));
   }
 
   /** Whether SQLAGENT_ACCEPT_EXECUTABLE names the function {@code schema.name} (as the catalogue spells them). */
@@ -406,6 +411,57 @@ public record AppConfig(
       }
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * The model file to serve locally: only when no model server is named (SQLAGENT_LLM_BASE_URL unset), then
+   * SQLAGENT_LLM_MODEL_PATH, else the first {@code *.gguf} (by name) under {@code home/models}.
+   */
+  static Optional<Path> localModel(Map<String, String> v, Path home) {
+    String base = v.get("SQLAGENT_LLM_BASE_URL");
+    String path = v.get("SQLAGENT_LLM_MODEL_PATH");
+    boolean baseSet = base != null && !base.isBlank();
+    if (path != null && !path.isBlank()) {
+      if (baseSet) {
+        throw new ConfigException("SQLAGENT_LLM_MODEL_PATH and SQLAGENT_LLM_BASE_URL are both set: set the file to serve it "
+            + "locally, or the URL to use a model server, not both");
+      }
+      Path file = Path.of(path.trim());
+      if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+        throw new ConfigException("SQLAGENT_LLM_MODEL_PATH=" + file + ": no readable file there");
+      }
+      return Optional.of(file);
+    }
+    if (baseSet) return Optional.empty();
+    Path dir = home.resolve("models");
+    if (!Files.isDirectory(dir)) return Optional.empty();
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".gguf"))
+          .filter(Files::isRegularFile).sorted().findFirst();
+    } catch (IOException e) {
+      throw new ConfigException(dir + ": cannot list the models there (" + e.getMessage() + ")");
+    }
+  }
+
+  /** The same settings with the model server the service started itself (a local model's child process). */
+  public AppConfig withModelServer(String baseUrl, String model) {
+    java.lang.reflect.RecordComponent[] parts = AppConfig.class.getRecordComponents();
+    Object[] values = new Object[parts.length];
+    Class<?>[] types = new Class<?>[parts.length];
+    try {
+      for (int i = 0; i < parts.length; i++) {
+        types[i] = parts[i].getType();
+        values[i] = switch (parts[i].getName()) {
+          case "llmBaseUrl" -> baseUrl;
+          case "llmModel" -> model;
+          case "llmApiKeys" -> List.of();
+          default -> parts[i].getAccessor().invoke(this);
+        };
+      }
+      return AppConfig.class.getDeclaredConstructor(types).newInstance(values);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("AppConfig copy: " + e.getMessage(), e);
+    }
   }
 
   /** SQLAGENT_OIDC_*: present when an issuer is set. */
@@ -545,6 +601,7 @@ public record AppConfig(
     parts.add("home=" + home);
     parts.add("http=" + httpHost + ":" + httpPort);
     parts.add("llm=" + llmBaseUrl + " model=" + llmModel + " keys=" + describeKeys(llmApiKeys));
+    localModel.ifPresent(f -> parts.add("localModel=" + f));
     parts.add("rowCap=" + rowCap + " maxPlanCost=" + maxPlanCost);
     parts.add("statementTimeoutMs=" + statementTimeoutMs + " lockTimeoutMs=" + lockTimeoutMs);
     parts.add("llmTimeoutMs=" + llmCallTimeoutMs + " questionTimeoutMs=" + questionTimeoutMs);

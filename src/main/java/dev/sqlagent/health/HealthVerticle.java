@@ -135,7 +135,10 @@ public final class HealthVerticle extends VerticleBase {
     register("query_log", this::queryLog);
     register("model_reachable", this::modelReachable);
     register("verified_queries", this::verifiedQueries);
-    register("model", () -> Future.succeededFuture(Status.OK(new JsonObject().put("name", modelName).put("base_url", modelBase))));
+    JsonObject model = new JsonObject().put("name", modelName).put("base_url", modelBase)
+        .put("where", config.localModel().isPresent() ? "local" : "server");
+    config.localModel().ifPresent(f -> model.put("file", f.toString()));
+    register("model", () -> Future.succeededFuture(Status.OK(model.copy())));
     register("cluster", this::cluster);
     register("data_policy", this::dataPolicy);
     return vertx.eventBus().<JsonObject>consumer(Addresses.HEALTH_READINESS, this::onReadiness).completion();
@@ -330,6 +333,10 @@ public final class HealthVerticle extends VerticleBase {
         try {
           JsonArray models = resp.bodyAsJsonObject().getJsonArray("data", new JsonArray());
           data.put("model_listed", models.stream().anyMatch(m -> m instanceof JsonObject j && modelName.equals(j.getString("id"))));
+          // What a llama.cpp-style server says of the file it serves (ours adds size, sha256, architecture, quantisation).
+          models.stream().filter(m -> m instanceof JsonObject j && modelName.equals(j.getString("id"))).findFirst()
+              .map(m -> ((JsonObject) m).getValue("meta")).filter(JsonObject.class::isInstance)
+              .ifPresent(meta -> data.put("served", meta));
         } catch (RuntimeException e) {
           data.put("model_listed", (Boolean) null);
         }

@@ -138,4 +138,35 @@ class AppConfigTest {
     assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_ALLOWED_ORIGIN", "*")))
         .isInstanceOf(ConfigException.class);
   }
+
+  @Test
+  void aGgufUnderHomeModelsIsServedLocallyWhenNoModelServerIsNamed(@org.junit.jupiter.api.io.TempDir Path home)
+      throws Exception {
+    assertThat(AppConfig.load(Map.of("SQLAGENT_HOME", home.toString())).localModel()).isEmpty();
+    Path models = Files.createDirectories(home.resolve("models"));
+    Files.writeString(models.resolve("notes.txt"), "not a model");
+    Files.writeString(models.resolve("b-model.gguf"), "GGUF");
+    Files.writeString(models.resolve("a-model.GGUF"), "GGUF");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_HOME", home.toString())).localModel()).contains(models.resolve("a-model.GGUF"));
+    // A model server named wins: nothing is served locally.
+    assertThat(AppConfig.load(Map.of("SQLAGENT_HOME", home.toString(), "SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:9/v1"))
+        .localModel()).isEmpty();
+  }
+
+  @Test
+  void theModelPathNamesTheFileAndCannotBeCombinedWithAServer(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("m.gguf"), "GGUF");
+    AppConfig c = AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", file.toString()));
+    assertThat(c.localModel()).contains(file);
+    AppConfig served = c.withModelServer("http://127.0.0.1:4242/v1", "m");
+    assertThat(served.llmBaseUrl()).isEqualTo("http://127.0.0.1:4242/v1");
+    assertThat(served.llmModel()).isEqualTo("m");
+    assertThat(served.localModel()).contains(file);
+    assertThat(served.rowCap()).isEqualTo(c.rowCap());
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", dir.resolve("none.gguf").toString())))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SQLAGENT_LLM_MODEL_PATH=").hasMessageContaining("no readable file");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", file.toString(),
+        "SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:9/v1")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("not both");
+  }
 }

@@ -221,6 +221,34 @@ class PageBrowserTest {
   }
 
   @Test
+  void theFirstContactSaysWhereTheModelRunsAndHowFastAndTheSecondsItReadsThePrompt() throws Exception {
+    model.reset();
+    model.modelMeta(new JsonObject().put("file", "tiny-q4.gguf").put("architecture", "llama").put("quantization", "Q4_1")
+        .put("size", 98_362_432).put("n_ctx", 8192).put("loaded", true)
+        .put("measured", new JsonObject().put("prompt_per_second", 100.0).put("predicted_per_second", 20.5)));
+    // A model that reads its prompt for 4.5 s before its first word.
+    model.enqueue(Reply.sql("SELECT count(*) AS bills FROM bills").delayed(4_500));
+    WebDriver d = browser.driver;
+    openWithoutThread(d);
+    HeadlessChromium.waiting(d, 30).until(x -> x.findElement(By.cssSelector("#first-contact .model-where")).isDisplayed());
+    assertThat(d.findElement(By.cssSelector("#first-contact .model-where")).getText())
+        .contains("tiny-q4.gguf", "llama", "Q4_1", "98 MB", "reads 100 prompt tokens/s", "writes 20.5 tokens/s", "about 30 s");
+    HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+    ask(d, "How many bills are there?", false);
+    WebElement run = HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.cssSelector("#runs > details.run")));
+    By status = By.cssSelector(".attempt[data-attempt='1'] .attempt-status");
+    String reading = HeadlessChromium.waiting(d, 15).until(x -> {
+      List<WebElement> s = run.findElements(status);
+      return !s.isEmpty() && s.get(0).getText().startsWith("the model is reading the prompt") ? s.get(0).getText() : null;
+    });
+    assertThat(reading).matches("the model is reading the prompt… [23] s");
+    // It counts on, then gives way to the answer.
+    HeadlessChromium.waiting(d, 15).until(x -> run.findElement(status).getText().matches(".*reading the prompt… [3-9] s"));
+    HeadlessChromium.waiting(d, 30).until(x -> run.findElement(By.cssSelector(".answer")).isDisplayed());
+    assertThat(run.findElement(status).getAttribute("textContent")).doesNotContain("reading");
+  }
+
+  @Test
   void withoutAReachableModelThePageSaysSo() throws Exception {
     TestDatabase db = TestDatabase.get();
     Map<String, String> env = new HashMap<>();

@@ -58,6 +58,7 @@ public final class FakeModelServer implements AutoCloseable {
   private volatile Function<JsonObject, Reply> responder;
   private volatile Set<String> acceptedKeys;
   private volatile boolean honourN;
+  private volatile JsonObject modelMeta;
   private HttpServer server;
 
   private FakeModelServer(Vertx vertx, boolean ownsVertx) {
@@ -188,6 +189,12 @@ public final class FakeModelServer implements AutoCloseable {
    * Whether a request's {@code n} is honoured: each further choice takes the next reply. Off by default, as
    * on servers that answer one choice whatever {@code n} says.
    */
+  /** What {@code /v1/models} says of the model's file, as sql-agent's local model server does (null: nothing). */
+  public FakeModelServer modelMeta(JsonObject meta) {
+    this.modelMeta = meta;
+    return this;
+  }
+
   public FakeModelServer honourN(boolean on) {
     this.honourN = on;
     return this;
@@ -200,6 +207,7 @@ public final class FakeModelServer implements AutoCloseable {
 
   /** Forgets the queue, the responder, the key rule and the recorded requests. */
   public FakeModelServer reset() {
+    modelMeta = null;
     script.clear();
     requests.clear();
     responder = null;
@@ -483,7 +491,8 @@ public final class FakeModelServer implements AutoCloseable {
     String path = req.path();
     if (req.method() == HttpMethod.GET && path.equals("/v1/models")) {
       json(req.response(), 200, new JsonObject().put("object", "list")
-          .put("data", new JsonArray().add(new JsonObject().put("id", MODEL).put("object", "model"))).encode());
+          .put("data", new JsonArray().add(new JsonObject().put("id", MODEL).put("object", "model")
+              .put("meta", modelMeta))).encode());
       return;
     }
     if (req.method() != HttpMethod.POST || !path.equals("/v1/chat/completions")) {
