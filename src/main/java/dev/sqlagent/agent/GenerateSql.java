@@ -39,7 +39,7 @@ final class GenerateSql extends Step {
         repairInstruction(s), WorkedExamples.render(s.verifiedMatches, s.retrieval.terms()), run.conversationText());
     MessageConsumer<JsonObject> deltas = run.services().deltas(text ->
         run.events().progress(Node.GENERATE_SQL, s.attempt, new JsonObject().put("delta", text)));
-    return run.services().generate(messages, true, null, 1, run.services().remaining())
+    return run.services().generateSql(messages, true, null, 1, run.services().remaining())
         .eventually(deltas::unregister)
         .map(reply -> read(s.with(c -> {
           c.usage = s.usage.plus(reply);

@@ -46,6 +46,8 @@ public final class ChatClient {
   private final WebClient web;
   private final ChatClientOptions options;
   private final Secrets secrets;
+  /** The server refused a JSON-schema response_format once: SQL replies are then asked for unconstrained. */
+  private volatile boolean schemaRefused;
   /** Until when (epoch ms) the primary key is known to be out of its daily quota. */
   private volatile long primaryExhaustedUntil;
   /** Calls in flight by run, so a stopped run's call can be aborted. */
@@ -121,6 +123,7 @@ public final class ChatClient {
     private int keyIndex;
     private boolean textSent;
     private boolean omitStreamOptions;
+    private boolean omitSchema;
     private long deadlineTimer = -1;
     private long backoffTimer = -1;
     private ReplyBody current;
@@ -227,6 +230,12 @@ public final class ChatClient {
       if (request.temperature() != null) p.put("temperature", request.temperature());
       if (request.n() > 1 && !request.stream()) p.put("n", request.n());
       if (request.stream() && !omitStreamOptions) p.put("stream_options", new JsonObject().put("include_usage", true));
+      if (ChatRequest.FORMAT_SQL.equals(request.format())) {
+        // A small model strays from the asked format and can repeat itself until the context is full: the server
+        // constrains the reply to the SQL reply object's schema, and the reply's length is bounded.
+        p.put("max_tokens", SqlReplySchema.MAX_TOKENS);
+        if (!omitSchema && !schemaRefused) p.put("response_format", SqlReplySchema.responseFormat());
+      }
       return p;
     }
 
@@ -265,6 +274,13 @@ public final class ChatClient {
           if (request.stream() && !omitStreamOptions && f.type == Type.MODEL_ERROR && message.contains("stream_options")) {
             // An older server that does not know stream_options: ask again without it (usage is then estimated).
             omitStreamOptions = true;
+            attempt();
+          } else if (ChatRequest.FORMAT_SQL.equals(request.format()) && !omitSchema && !schemaRefused
+              && f.type == Type.MODEL_ERROR && SqlReplySchema.refusedBy(message)) {
+            // A server that cannot constrain replies to a JSON schema: ask again without; the reply is parsed leniently.
+            LOG.info("model call run={}: the server refused response_format ({}); asking without it from now on", runId(), message);
+            omitSchema = true;
+            schemaRefused = true;
             attempt();
           } else {
             fail(f.type, message);

@@ -180,6 +180,43 @@ class GenerationVerticleTest {
   }
 
   @Test
+  void anSqlReplyIsConstrainedToTheReplySchemaAndBoundedAndOtherRepliesAreNot() throws Exception {
+    deploy(config());
+    model.enqueue(Reply.sql("SELECT 5").streamedIn(3), Reply.content("Five customers."));
+    JsonObject sqlRequest = ChatRequest.fromJson(request("run-schema", true)).asSql().toJson();
+
+    assertThat(ModelReply.parse(ask(sqlRequest).getString("content")).sql()).isEqualTo("SELECT 5");
+    JsonObject sent = model.lastRequest().body();
+    JsonObject format = sent.getJsonObject("response_format");
+    assertThat(format.getString("type")).isEqualTo("json_schema");
+    JsonObject schema = format.getJsonObject("json_schema").getJsonObject("schema");
+    assertThat(schema.getJsonArray("required")).containsExactly("sql", "explanation");
+    assertThat(schema.getJsonObject("properties").fieldNames()).containsExactly("sql", "explanation", "readings");
+    assertThat(sent.getInteger("max_tokens")).isEqualTo(1024);
+
+    ask(request("run-schema", false));
+    assertThat(model.lastRequest().body().containsKey("response_format")).isFalse();
+    assertThat(model.lastRequest().body().containsKey("max_tokens")).isFalse();
+  }
+
+  @Test
+  void aServerThatCannotConstrainRepliesIsAskedAgainWithoutAndNotAskedSoAgain() throws Exception {
+    deploy(config());
+    model.enqueue(Reply.badRequest("response_format: json_schema is not supported by this server"),
+        Reply.content("Here it is:\n```sql\nSELECT 6;\n```"), Reply.sql("SELECT 7"));
+    JsonObject sqlRequest = ChatRequest.fromJson(request("run-noschema", false)).asSql().toJson();
+
+    assertThat(ModelReply.parse(ask(sqlRequest).getString("content")).sql()).isEqualTo("SELECT 6");
+    List<FakeModelServer.Recorded> sent = model.requests();
+    assertThat(sent.get(sent.size() - 2).body().containsKey("response_format")).isTrue();
+    assertThat(sent.get(sent.size() - 1).body().containsKey("response_format")).isFalse();
+
+    ask(sqlRequest);
+    assertThat(model.lastRequest().body().containsKey("response_format")).isFalse();
+    assertThat(model.lastRequest().body().getInteger("max_tokens")).isEqualTo(1024);
+  }
+
+  @Test
   void noKeyConfiguredSendsNoAuthorization() throws Exception {
     deploy(config());
     model.enqueue(Reply.sql("SELECT 1"));
