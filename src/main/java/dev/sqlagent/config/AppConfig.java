@@ -43,6 +43,8 @@ public record AppConfig(
     int lockTimeoutMs,
     int llmCallTimeoutMs,
     int questionTimeoutMs,
+    // The model's context in tokens when its server does not say (SQLAGENT_LLM_CONTEXT_TOKENS; 0: unknown).
+    int llmContextTokens,
     double promptPricePerMTok,
     double completionPricePerMTok,
     boolean llmAnswerSummary,
@@ -176,6 +178,8 @@ public record AppConfig(
     k.put("SQLAGENT_LOCK_TIMEOUT_MS", new String[] {"1000", "per-query lock_timeout"});
     k.put("SQLAGENT_LLM_TIMEOUT_MS", new String[] {"60000", "deadline of one model call"});
     k.put("SQLAGENT_QUESTION_TIMEOUT_MS", new String[] {"180000", "deadline of one whole question"});
+    k.put("SQLAGENT_LLM_CONTEXT_TOKENS", new String[] {"0", "the model's context in tokens, used when its server does not "
+        + "say (llama.cpp's /props and /v1/models do); the schema text is then cut to fit it; 0: no limit but SQLAGENT_PROMPT_BUDGET"});
     k.put("SQLAGENT_PROMPT_PRICE", new String[] {"0", "USD per million prompt tokens"});
     k.put("SQLAGENT_COMPLETION_PRICE", new String[] {"0", "USD per million completion tokens"});
     k.put("SQLAGENT_ANSWER_SUMMARY", new String[] {"model", "'model': a second model call words the answer; 'plain': a deterministic summary"});
@@ -336,6 +340,7 @@ public record AppConfig(
         r.integer("SQLAGENT_LOCK_TIMEOUT_MS", 10, 60_000),
         r.integer("SQLAGENT_LLM_TIMEOUT_MS", 100, 3_600_000),
         r.integer("SQLAGENT_QUESTION_TIMEOUT_MS", 100, 3_600_000),
+        r.integer("SQLAGENT_LLM_CONTEXT_TOKENS", 0, 10_000_000),
         r.decimal("SQLAGENT_PROMPT_PRICE", 0, 1e6),
         r.decimal("SQLAGENT_COMPLETION_PRICE", 0, 1e6),
         summary.equals("model"),

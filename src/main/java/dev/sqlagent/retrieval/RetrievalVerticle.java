@@ -71,6 +71,7 @@ public final class RetrievalVerticle extends VerticleBase {
   private final Target target;
   private final StateDatabase state;
   private final AppConfig config;
+  private ContextFit contextFit;
   /** Clustered: this worker's node id; null on a single node. */
   private final String clusterNode;
   private Pool pool;
@@ -141,6 +142,9 @@ public final class RetrievalVerticle extends VerticleBase {
         .connectingTo(target.roOptions()).using(vertx).build();
     valuesPool = PgBuilder.pool().with(target.url().netOptions()).with(new PoolOptions().setMaxSize(1))
         .connectingTo(target.roOptions()).using(vertx).build();
+    contextFit = new ContextFit(vertx, config.llmBaseUrl(), config.llmModel(),
+        config.llmApiKeys().isEmpty() ? null : config.llmApiKeys().get(0), config.llmContextTokens());
+    contextFit.refresh();
     storedValues = new StoredValues(vertx, valuesPool, state, target.key(),
         ValueLimits.defaults(config.statementTimeoutMs()));
     if (catalogue == null) {
@@ -338,7 +342,8 @@ public final class RetrievalVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    int budget = config.promptBudgetTokens();
+    Integer context = contextFit.context();
+    int budget = ContextFit.schemaBudget(config.promptBudgetTokens(), context);
     String role = role(body(msg));
     // The tables are ranked (the question's embedding, the longest step) on one worker while the question's
     // stored-value lookups, which need no tables, are made over all of them on another; the whole values the
@@ -484,7 +489,8 @@ public final class RetrievalVerticle extends VerticleBase {
     return read
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + learnedJoinsText(names)
             + StoredValues.schemaText(values),
-            SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
+            ContextFit.samples(SampleRows.text(samples), fitted.tokens(), contextFit.context()), notes.conventionsFor(names), k,
+            fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
   }
 
