@@ -42,6 +42,9 @@ public final class ChatClient {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChatClient.class);
 
+  /** Past its deadline, a streamed reply goes on while text keeps coming at least this often (or the deadline, if shorter). */
+  static final long STREAM_STALL_MS = 10_000;
+
   private final Vertx vertx;
   private final WebClient web;
   private final ChatClientOptions options;
@@ -124,6 +127,9 @@ public final class ChatClient {
     private boolean textSent;
     private boolean omitStreamOptions;
     private boolean omitSchema;
+    /** When the last streamed text arrived (epoch ms; 0: none yet). */
+    private long lastTextAt;
+    private boolean extended;
     private long deadlineTimer = -1;
     private long backoffTimer = -1;
     private ReplyBody current;
@@ -154,14 +160,33 @@ public final class ChatClient {
           return set.isEmpty() ? null : set;
         }));
       }
-      deadlineTimer = vertx.setTimer(options.callTimeoutMs(), t -> fail(Type.MODEL_TIMEOUT,
-          "the model gave no complete answer within " + options.callTimeoutMs() + " ms"
-              + (attempts > 1 ? " (" + attempts + " attempts)" : "")));
+      deadlineTimer = vertx.setTimer(options.callTimeoutMs(), t -> deadlinePassed());
       attempt();
     }
 
     private boolean finished() {
       return result.future().isComplete();
+    }
+
+    /**
+     * The call's deadline passed. A streamed reply whose text is still arriving goes on: a slow model that has
+     * started talking is not cut off mid-statement (the question's own deadline still bounds it, by aborting the
+     * run's calls); it ends once no text came for {@link #STREAM_STALL_MS} (or the deadline, if shorter).
+     */
+    private void deadlinePassed() {
+      deadlineTimer = -1;
+      if (finished()) return;
+      long quiet = System.currentTimeMillis() - lastTextAt;
+      long stall = Math.min(STREAM_STALL_MS, options.callTimeoutMs());
+      if (request.stream() && lastTextAt > 0 && quiet < stall) {
+        if (!extended) LOG.info("model call run={}: past its {} ms deadline, still streaming; going on", runId(), options.callTimeoutMs());
+        extended = true;
+        deadlineTimer = vertx.setTimer(Math.max(1, stall - quiet), t -> deadlinePassed());
+        return;
+      }
+      fail(Type.MODEL_TIMEOUT, (extended ? "the model's stream stopped for " + stall + " ms after its deadline of "
+          + options.callTimeoutMs() + " ms" : "the model gave no complete answer within " + options.callTimeoutMs() + " ms")
+          + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
     }
 
     private void attempt() {
@@ -216,6 +241,7 @@ public final class ChatClient {
     private void text(String delta) {
       if (finished()) return;
       textSent = true;
+      lastTextAt = System.currentTimeMillis();
       sink.delta(delta);
     }
 
