@@ -674,7 +674,10 @@ public final class Gate {
     }
     String hint = pg.getHint();
     switch (type) {
-      case UNKNOWN_COLUMN -> hint = join(hint, schema.columnsHint(schema.tablesMentioned(verdict.lexed().tokens())));
+      case UNKNOWN_COLUMN -> {
+        List<VisibleSchema.Table> mentioned = schema.tablesMentioned(verdict.lexed().tokens());
+        hint = join(join(hint, schema.columnsHint(mentioned)), schema.columnHomeHint(message, mentioned));
+      }
       case UNKNOWN_TABLE -> hint = join(hint, schema.tablesHint());
       case TIMEOUT -> {
         if ("57014".equals(state)) {

@@ -129,6 +129,28 @@ public final class VisibleSchema {
         .collect(Collectors.joining("; ")) + ".";
   }
 
+  // PostgreSQL's 42703: column "x" does not exist / column t.x does not exist / column "x" of relation "t" does not exist.
+  private static final java.util.regex.Pattern MISSING_COLUMN =
+      java.util.regex.Pattern.compile("column (?:\"?[\\w$]+\"?\\.)?\"?([^\"\\s.]+)\"? (?:of relation \"[^\"]+\" )?does not exist");
+
+  /**
+   * Where a missing column lives: "model is a column of car_names, model_list: join the table that has it." for the
+   * visible tables the query did not name that have a column of that name; null when none has (or no name is in the
+   * message). A small model writes the column it needs on the table it has; this says which table holds it.
+   */
+  public String columnHomeHint(String message, Collection<Table> mentioned) {
+    if (message == null) return null;
+    java.util.regex.Matcher m = MISSING_COLUMN.matcher(message);
+    if (!m.find()) return null;
+    String column = m.group(1);
+    List<String> homes = tables.stream().filter(t -> !mentioned.contains(t))
+        .filter(t -> t.columns().stream().anyMatch(c -> c.name().equalsIgnoreCase(column)))
+        .map(Table::displayName).sorted().limit(5).toList();
+    if (homes.isEmpty()) return null;
+    return Identifiers.name(column.toLowerCase(Locale.ROOT)) + " is a column of " + String.join(", ", homes)
+        + ": join the table that has it.";
+  }
+
   /** Normalises a name as JSqlParser returns it: "Quoted" keeps its case, anything else is lower-cased. */
   static String normalise(String raw) {
     if (raw == null) return null;
