@@ -678,7 +678,7 @@ public final class Gate {
         List<VisibleSchema.Table> mentioned = schema.tablesMentioned(verdict.lexed().tokens());
         hint = join(join(hint, schema.columnsHint(mentioned)), schema.columnHomeHint(message, mentioned));
       }
-      case UNKNOWN_TABLE -> hint = join(hint, schema.tablesHint());
+      case UNKNOWN_TABLE -> hint = join(join(hint, schema.missingFromHint(message)), schema.tablesHint());
       case TIMEOUT -> {
         if ("57014".equals(state)) {
           message = "The query ran longer than " + settings.statementTimeoutMs() + " ms and was cancelled (" + message + ").";

@@ -151,6 +151,24 @@ public final class VisibleSchema {
         + ": join the table that has it.";
   }
 
+  private static final java.util.regex.Pattern MISSING_FROM =
+      java.util.regex.Pattern.compile("missing FROM-clause entry for table \"([^\"]+)\"");
+
+  /**
+   * For PostgreSQL's "missing FROM-clause entry for table x": when x is a table the agent may read, the query names its
+   * columns without joining it (a small model's habit); says so. Null otherwise (an alias used out of scope).
+   */
+  public String missingFromHint(String message) {
+    if (message == null) return null;
+    java.util.regex.Matcher m = MISSING_FROM.matcher(message);
+    if (!m.find()) return null;
+    String name = m.group(1);
+    return tables.stream().filter(t -> t.name().equalsIgnoreCase(name)).findFirst()
+        .map(t -> t.displayName() + " is used but not joined: add it to FROM with a JOIN on its key, or use the alias "
+            + "the query gave it.")
+        .orElse(null);
+  }
+
   /** Normalises a name as JSqlParser returns it: "Quoted" keeps its case, anything else is lower-cased. */
   static String normalise(String raw) {
     if (raw == null) return null;

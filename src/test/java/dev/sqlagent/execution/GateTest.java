@@ -140,6 +140,15 @@ class GateTest {
   }
 
   @Test
+  void aTableUsedWithoutBeingJoinedIsNamedSo() throws Exception {
+    // Recorded (0.5B, Spider dev): SELECT stadium.name ... FROM concert JOIN ... with no join of stadium.
+    JsonObject r = run("SELECT customers.cust_name, b.total_amt FROM bills b");
+    assertThat(r.getString("error_type")).isEqualTo("unknown_table");
+    assertThat(r.getString("hint")).contains("customers is used but not joined: add it to FROM with a JOIN");
+    assertThat(run("SELECT x.total_amt FROM bills b").getString("hint")).doesNotContain("is used but not joined");
+  }
+
+  @Test
   void anAmbiguousColumnIsClassified() throws Exception {
     JsonObject r = run("SELECT status FROM bills b JOIN bill_archive a ON a.bill_id = b.bill_id");
     assertThat(r.getString("error_type")).isEqualTo("ambiguous_column");
