@@ -80,4 +80,22 @@ class SmallModelTest {
     // The repeat was never run: the history has the one failed attempt.
     assertThat(a.getJsonArray("history")).hasSize(1);
   }
+
+  @Test
+  void aModelWithASmallContextGetsTheSchemaCutToFitIt() throws Exception {
+    String question = "How many bills did each customer pay, by month, with their discounts?";
+    model.enqueue(Reply.sql("SELECT count(*) AS n FROM bills"));
+    ask(question);
+    String whole = model.requests().get(0).systemMessage();
+    assertThat(whole).doesNotContain("more columns");
+    try (FakeModelServer small = FakeModelServer.start();
+         RunningService cut = RunningService.start(small, Map.of("SQLAGENT_ANSWER_SUMMARY", "plain",
+             "SQLAGENT_LLM_CONTEXT_TOKENS", "2600"))) {
+      small.enqueue(Reply.sql("SELECT count(*) AS n FROM bills"));
+      new AgentClient(cut.vertx, 60_000).ask(AskRequest.of(question, null)).await(70, TimeUnit.SECONDS);
+      String fitted = small.requests().get(0).systemMessage();
+      assertThat(fitted).contains("more columns");
+      assertThat(fitted.length()).isLessThan(whole.length());
+    }
+  }
 }

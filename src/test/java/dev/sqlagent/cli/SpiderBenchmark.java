@@ -48,7 +48,7 @@ import picocli.CommandLine;
  * <pre>
  * SQLAGENT_LLM_BASE_URL=http://127.0.0.1:8080/v1 SQLAGENT_LLM_MODEL=local \
  *   mvn -B test -Dtest=SpiderBenchmark -Dgroups=benchmark -Dtest.excludedGroups= \
- *   [-Dspider.per.hardness=12] [-Dspider.all=true] [-Dspider.modes=both] [-Dspider.candidates=1,3] \
+ *   [-Dspider.per.hardness=6] [-Dspider.all=true] [-Dspider.modes=both] [-Dspider.candidates=1,3] \
  *   [-Dspider.dir=../shared/bench/spider] [-Dspider.out=target/spider]
  * </pre>
  */
@@ -64,7 +64,7 @@ class SpiderBenchmark {
     List<Question> all = QuestionSet.load(spider.resolve("questions/all.jsonl"));
     Map<String, String> dbOf = databaseOfEachQuestion(spider);
     List<Question> chosen = Boolean.getBoolean("spider.all") ? all
-        : stratified(all, Integer.getInteger("spider.per.hardness", 12));
+        : stratified(all, Integer.getInteger("spider.per.hardness", 6));
     Path out = Path.of(System.getProperty("spider.out", "target/spider")).toAbsolutePath();
     Files.createDirectories(out);
     String modes = System.getProperty("spider.modes", "both");
