@@ -452,6 +452,18 @@ class GenerationVerticleTest {
   }
 
   @Test
+  void severalChoicesInOneCallHaveTheDeadlineOfEachChoice() throws Exception {
+    // A local server writes the choices one after another: 3 of them may take 3 deadlines' worth.
+    deploy(config().put("llmCallTimeoutMs", 500));
+    model.enqueue(Reply.sql("SELECT 'three'").delayed(900));
+    JsonObject three = new ChatRequest("run-n3", ChatRequest.fromJson(request("run-n3", false)).messages(), false, 0.7, 3)
+        .asSql().toJson();
+    assertThat(ModelReply.parse(ask(three).getString("content")).sql()).isEqualTo("SELECT 'three'");
+    model.enqueue(Reply.sql("SELECT 'one'").delayed(900));
+    assertThat(failure(askFailing(request("run-n1", false))).getString("error_type")).isEqualTo("model_timeout");
+  }
+
+  @Test
   void aStreamThatStallsPastTheDeadlineTimesOut() throws Exception {
     deploy(config().put("llmCallTimeoutMs", 500));
     model.enqueue(Reply.sql("SELECT 'stalled'").streamedIn(4).chunkDelay(1_500));
