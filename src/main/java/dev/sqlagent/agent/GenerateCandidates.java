@@ -70,7 +70,7 @@ final class GenerateCandidates extends Step {
   }
 
   private Future<Completion> generate(List<ChatRequest.Message> messages, int n) {
-    return run.services().generate(messages, false, run.settings().candidateTemperature(), n, run.services().remaining());
+    return run.services().generateSql(messages, false, run.settings().candidateTemperature(), n, run.services().remaining());
   }
 
   private static Candidate parse(int index, String text) {

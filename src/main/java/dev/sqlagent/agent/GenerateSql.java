@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.ChatRequest;
@@ -39,13 +40,53 @@ final class GenerateSql extends Step {
         repairInstruction(s), WorkedExamples.render(s.verifiedMatches, s.retrieval.terms()), run.conversationText());
     MessageConsumer<JsonObject> deltas = run.services().deltas(text ->
         run.events().progress(Node.GENERATE_SQL, s.attempt, new JsonObject().put("delta", text)));
-    return run.services().generate(messages, true, null, 1, run.services().remaining())
+    return run.services().generateSql(messages, true, null, 1, run.services().remaining())
+        .compose(reply -> {
+          Attempt repeated = repeatedFailure(s, reply);
+          if (repeated == null) return Future.succeededFuture(List.of(reply));
+          // A small model often answers a repair with the query that just failed, word for word, at temperature 0:
+          // it is told so once and asked again with some randomness, rather than running a query known to fail.
+          List<ChatRequest.Message> again = new java.util.ArrayList<>(messages);
+          again.add(ChatRequest.Message.assistant(reply.content()));
+          again.add(ChatRequest.Message.user("That is the query that already failed in attempt " + repeated.attempt() + " ("
+              + repeated.errorType() + " - " + repeated.message() + "). Write a different query that avoids that error."
+              + " Reply with the JSON object."));
+          return run.services().generateSql(again, true, run.settings().candidateTemperature(), 1, run.services().remaining())
+              .map(second -> List.of(reply, second));
+        })
         .eventually(deltas::unregister)
-        .map(reply -> read(s.with(c -> {
-          c.usage = s.usage.plus(reply);
-          c.outcome = null;
-          c.refusal = null;
-        }), reply));
+        .map(replies -> {
+          RunState.Usage usage = s.usage;
+          for (Completion r : replies) usage = usage.plus(r);
+          RunState.Usage total = usage;
+          Completion used = replies.get(replies.size() - 1);
+          return read(s.with(c -> {
+            c.usage = total;
+            c.outcome = null;
+            c.refusal = null;
+          }), used);
+        });
+  }
+
+  /** The failed attempt whose SQL the reply repeats (spacing, case and a final semicolon aside), or null. */
+  static Attempt repeatedFailure(RunState s, Completion reply) {
+    if (s.history.isEmpty()) return null;
+    String sql;
+    try {
+      sql = ModelReply.parse(reply.content()).sql();
+    } catch (ModelReply.InvalidModelOutput e) {
+      return null;
+    }
+    if (sql == null) return null;
+    String mine = normalised(sql);
+    for (Attempt a : s.history) {
+      if (a.sql() != null && normalised(a.sql()).equals(mine)) return a;
+    }
+    return null;
+  }
+
+  private static String normalised(String sql) {
+    return sql.strip().replaceAll(";+\\s*$", "").replaceAll("\\s+", " ").toLowerCase(java.util.Locale.ROOT);
   }
 
   private RunState read(RunState s, Completion reply) {

@@ -77,7 +77,15 @@ final class RunServices {
    * with the model's error type, which the asking node fails with.
    */
   Future<Completion> generate(List<ChatRequest.Message> messages, boolean stream, Double temperature, int n, long waitMs) {
-    ChatRequest request = new ChatRequest(runId, messages, stream, temperature, n);
+    return generate(new ChatRequest(runId, messages, stream, temperature, n), waitMs);
+  }
+
+  /** The same, for a reply that must be the SQL reply object (constrained to it where the model server can). */
+  Future<Completion> generateSql(List<ChatRequest.Message> messages, boolean stream, Double temperature, int n, long waitMs) {
+    return generate(new ChatRequest(runId, messages, stream, temperature, n).asSql(), waitMs);
+  }
+
+  private Future<Completion> generate(ChatRequest request, long waitMs) {
     return control.guard(() -> model.complete(request, waitMs))
         .recover(err -> Future.failedFuture(err instanceof RunControl.Stopped ? err : modelFailure(err)));
   }

@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -68,27 +68,46 @@ public final class EvalCommand implements Callable<Integer> {
           + "--regrade: the questions saved with the run).")
   Path questions;
 
+  @Option(names = "--database", paramLabel = "NAME",
+      description = "Ask against database NAME on the server of SQLAGENT_DB_URL, as the same role (a benchmark's "
+          + "question file against its own database: --questions spider/questions/pets_1.jsonl --database spider_pets_1).")
+  String database;
+
   @Option(names = "--out", paramLabel = "DIR",
       description = "Also export the run's files (run.json, questions.jsonl, answers.jsonl, verdicts.jsonl, "
           + "summary.json) into DIR/<run>/, as it progresses. Runs are always saved in the state store.")
   Path out;
 
-  private final Supplier<AppConfig> configuration;
+  /** The configuration, from the environment with these settings put over it. */
+  private final Function<Map<String, String>, AppConfig> configuration;
 
   public EvalCommand() {
     this(EvalCommand::fromEnvironment);
   }
 
-  /** With the configuration from elsewhere than the process environment (tests). */
-  EvalCommand(Supplier<AppConfig> configuration) {
+  /** With the configuration from elsewhere than the process environment (tests); it takes the overrides. */
+  EvalCommand(Function<Map<String, String>, AppConfig> configuration) {
     this.configuration = configuration;
   }
 
   /** The eval process needs no public HTTP port; any free one keeps it clear of a running service. */
-  private static AppConfig fromEnvironment() {
+  private static AppConfig fromEnvironment(Map<String, String> overrides) {
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("SQLAGENT_HTTP_PORT", "0");
+    env.putAll(overrides);
     return AppConfig.load(env);
+  }
+
+  /** The configuration, its target moved to {@code --database} when that is given. */
+  private AppConfig config() {
+    AppConfig config = configuration.apply(Map.of());
+    if (database == null) return config;
+    if (database.isBlank()) throw new ParameterException(spec.commandLine(), "--database needs a database name");
+    if (config.dbUrl().isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "--database names a database on the server of SQLAGENT_DB_URL, "
+          + "and SQLAGENT_DB_URL is not set");
+    }
+    return configuration.apply(Map.of("SQLAGENT_DB_URL", config.dbUrl().get().withDatabase(database).withSecret()));
   }
 
   @Override
@@ -108,7 +127,7 @@ public final class EvalCommand implements Callable<Integer> {
     // Checked before anything starts: a bad question file is reported by line at once.
     List<Question> qs = questions != null ? QuestionSet.load(questions) : regrade == null ? QuestionSet.shipped() : null;
 
-    AppConfig config = configuration.get();
+    AppConfig config = config();
     PrintWriter stdout = spec.commandLine().getOut();
     EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, out,
         questions != null ? questions.toString() : QuestionSet.SHIPPED, config.deadlines().outerMs(), null,
@@ -134,10 +153,10 @@ public final class EvalCommand implements Callable<Integer> {
           vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false,
               injectFaults ? new FaultInjector(TableColumns.of(
                   Discovery.readBlocking(db.target(), config.schemas()))).mutator() : null)).await(5, TimeUnit.MINUTES);
-          stdout.printf("evaluating %d questions, mode %s, %d run(s)%s%s, model %s at %s%n", qs.size(),
+          stdout.printf("evaluating %d questions, mode %s, %d run(s)%s%s, model %s at %s, database %s%n", qs.size(),
               String.join("+", modes), options.runs(), injectFaults ? ", with injected faults" : "",
               options.candidates().equals(List.of(1)) ? "" : ", candidates " + options.candidates(),
-              config.llmModel(), config.llmBaseUrl());
+              config.llmModel(), config.llmBaseUrl(), db.target().url().database());
           run = runner.run(qs).await();
         }
         stdout.println();

@@ -43,6 +43,8 @@ public record AppConfig(
     int lockTimeoutMs,
     int llmCallTimeoutMs,
     int questionTimeoutMs,
+    // The model's context in tokens when its server does not say (SQLAGENT_LLM_CONTEXT_TOKENS; 0: unknown).
+    int llmContextTokens,
     double promptPricePerMTok,
     double completionPricePerMTok,
     boolean llmAnswerSummary,
@@ -188,8 +190,13 @@ public record AppConfig(
     k.put("SQLAGENT_MAX_PLAN_COST", new String[] {"1000000", "largest planner cost the gate lets run"});
     k.put("SQLAGENT_STATEMENT_TIMEOUT_MS", new String[] {"5000", "per-query statement_timeout"});
     k.put("SQLAGENT_LOCK_TIMEOUT_MS", new String[] {"1000", "per-query lock_timeout"});
-    k.put("SQLAGENT_LLM_TIMEOUT_MS", new String[] {"60000", "deadline of one model call"});
-    k.put("SQLAGENT_QUESTION_TIMEOUT_MS", new String[] {"180000", "deadline of one whole question"});
+    k.put("SQLAGENT_LLM_TIMEOUT_MS", new String[] {"60000", "deadline of one model call (a streamed reply that is still "
+        + "arriving goes on past it); unset with a model on loopback: " + LOCAL_LLM_TIMEOUT_MS + ", since a CPU model "
+        + "reads a long prompt for minutes before its first token"});
+    k.put("SQLAGENT_QUESTION_TIMEOUT_MS", new String[] {"180000", "deadline of one whole question; unset with a model on "
+        + "loopback: " + LOCAL_QUESTION_TIMEOUT_MS});
+    k.put("SQLAGENT_LLM_CONTEXT_TOKENS", new String[] {"0", "the model's context in tokens, used when its server does not "
+        + "say (llama.cpp's /props and /v1/models do); the schema text is then cut to fit it; 0: no limit but SQLAGENT_PROMPT_BUDGET"});
     k.put("SQLAGENT_PROMPT_PRICE", new String[] {"0", "USD per million prompt tokens"});
     k.put("SQLAGENT_COMPLETION_PRICE", new String[] {"0", "USD per million completion tokens"});
     k.put("SQLAGENT_ANSWER_SUMMARY", new String[] {"model", "'model': a second model call words the answer; 'plain': a deterministic summary"});
@@ -354,8 +361,11 @@ public record AppConfig(
         r.decimal("SQLAGENT_MAX_PLAN_COST", 1, 1e12),
         r.integer("SQLAGENT_STATEMENT_TIMEOUT_MS", 100, 600_000),
         r.integer("SQLAGENT_LOCK_TIMEOUT_MS", 10, 60_000),
-        r.integer("SQLAGENT_LLM_TIMEOUT_MS", 100, 3_600_000),
-        r.integer("SQLAGENT_QUESTION_TIMEOUT_MS", 100, 3_600_000),
+        r.given("SQLAGENT_LLM_TIMEOUT_MS") || !onLoopback(base) ? r.integer("SQLAGENT_LLM_TIMEOUT_MS", 100, 3_600_000)
+            : LOCAL_LLM_TIMEOUT_MS,
+        r.given("SQLAGENT_QUESTION_TIMEOUT_MS") || !onLoopback(base) ? r.integer("SQLAGENT_QUESTION_TIMEOUT_MS", 100, 3_600_000)
+            : LOCAL_QUESTION_TIMEOUT_MS,
+        r.integer("SQLAGENT_LLM_CONTEXT_TOKENS", 0, 10_000_000),
         r.decimal("SQLAGENT_PROMPT_PRICE", 0, 1e6),
         r.decimal("SQLAGENT_COMPLETION_PRICE", 0, 1e6),
         summary.equals("model"),
@@ -643,8 +653,34 @@ public record AppConfig(
     return SECRETS.contains(key);
   }
 
+  /**
+   * A model served on this machine (loopback) is most likely a small model on a CPU: measured on 2 shared cores, a
+   * 0.5B model read a 1,162-token prompt in 132 s before its first token (8.8 tokens/s) and wrote 15 tokens/s; a
+   * question takes one to three such calls, the first one cold. Unset timeouts fit that instead of a hosted API's.
+   */
+  public static final int LOCAL_LLM_TIMEOUT_MS = 300_000;
+  public static final int LOCAL_QUESTION_TIMEOUT_MS = 900_000;
+
+  /** Whether the model's base URL names this machine. */
+  static boolean onLoopback(String baseUrl) {
+    try {
+      String host = java.net.URI.create(baseUrl).getHost();
+      if (host == null) return false;
+      String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+      return h.equalsIgnoreCase("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1");
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   /** Typed reads with the key's default and a precise message on a bad value. */
   private record Values(Map<String, String> values, PgEnvironment pg) {
+    /** Whether the setting was given (not only defaulted). */
+    boolean given(String key) {
+      String v = values.get(key);
+      return v != null && !v.isBlank();
+    }
+
     Optional<String> optional(String key) {
       String v = values.get(key);
       if (v == null || v.isBlank()) v = KEYS.get(key)[0];

@@ -8,17 +8,25 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A request to {@code Addresses.GENERATE}: {"run_id", "messages": [{"role", "content"}], "stream"}, and for
+ * A request to {@code Addresses.GENERATE}: {"run_id", "messages": [{"role", "content"}], "stream"}, for
  * several candidates {"temperature", "n"} (temperature null: 0, the deterministic default; n: choices asked of
- * the API in one call, which a server may answer with fewer).
+ * the API in one call, which a server may answer with fewer), and {"format": "sql"} when the reply must be the SQL
+ * reply object (the model client then constrains it where the server can; null: free text).
  */
-public record ChatRequest(String runId, List<Message> messages, boolean stream, Double temperature, int n) {
+public record ChatRequest(String runId, List<Message> messages, boolean stream, Double temperature, int n, String format) {
 
   /** Most choices one request may ask for. */
   public static final int MAX_N = 16;
 
+  /** The reply is the SQL reply object {"sql", "explanation"[, "readings"]}. */
+  public static final String FORMAT_SQL = "sql";
+
   public ChatRequest(String runId, List<Message> messages, boolean stream) {
-    this(runId, messages, stream, null, 1);
+    this(runId, messages, stream, null, 1, null);
+  }
+
+  public ChatRequest(String runId, List<Message> messages, boolean stream, Double temperature, int n) {
+    this(runId, messages, stream, temperature, n, null);
   }
 
   public record Message(String role, String content) {
@@ -44,6 +52,12 @@ public record ChatRequest(String runId, List<Message> messages, boolean stream, 
 
   public ChatRequest {
     messages = List.copyOf(messages);
+    if (format != null && !format.equals(FORMAT_SQL)) throw new IllegalArgumentException("format must be \"sql\" or absent");
+  }
+
+  /** The same request, its reply to be the SQL reply object. */
+  public ChatRequest asSql() {
+    return new ChatRequest(runId, messages, stream, temperature, n, FORMAT_SQL);
   }
 
   public static ChatRequest of(String runId, boolean stream, Message... messages) {
@@ -80,8 +94,10 @@ public record ChatRequest(String runId, List<Message> messages, boolean stream, 
     if (!((n instanceof Integer || n instanceof Long) && ((Number) n).intValue() >= 1 && ((Number) n).intValue() <= MAX_N)) {
       throw new IllegalArgumentException("n must be a whole number from 1 to " + MAX_N);
     }
+    Object format = json.getValue("format");
+    if (format != null && !FORMAT_SQL.equals(format)) throw new IllegalArgumentException("format must be \"sql\" or absent");
     return new ChatRequest((String) runId, messages, (Boolean) stream,
-        temperature == null ? null : ((Number) temperature).doubleValue(), ((Number) n).intValue());
+        temperature == null ? null : ((Number) temperature).doubleValue(), ((Number) n).intValue(), (String) format);
   }
 
   public JsonObject toJson() {
@@ -89,6 +105,7 @@ public record ChatRequest(String runId, List<Message> messages, boolean stream, 
     messages.forEach(x -> m.add(x.toJson()));
     JsonObject j = new JsonObject().put("run_id", runId).put("messages", m).put("stream", stream);
     if (temperature != null) j.put("temperature", temperature);
+    if (format != null) j.put("format", format);
     return n == 1 ? j : j.put("n", n);
   }
 

@@ -55,11 +55,11 @@ public final class Summary {
     o.put("exact_matches", count(vs, v -> v.correct() && v.match() == ResultComparator.Match.EXACT));
     o.put("subset_matches", count(vs, v -> v.correct() && v.match() == ResultComparator.Match.SUBSET));
 
+    // Categories in the order their first question came: a benchmark's own labels keep the file's order.
+    Map<Category, List<Verdict>> perCategory = new LinkedHashMap<>();
+    for (Verdict v : vs) perCategory.computeIfAbsent(v.category(), k -> new ArrayList<>()).add(v);
     JsonObject byCategory = new JsonObject();
-    for (Category c : Category.values()) {
-      List<Verdict> cv = vs.stream().filter(v -> v.category() == c).toList();
-      if (!cv.isEmpty()) byCategory.put(c.wireName(), score(cv));
-    }
+    perCategory.forEach((c, cv) -> byCategory.put(c.wireName(), score(cv)));
     o.put("by_category", byCategory);
 
     List<Verdict> mustRefuse = vs.stream().filter(v -> !v.category().answerable() && !v.infra()).toList();
@@ -75,7 +75,14 @@ public final class Summary {
     List<Verdict> successes = answerable.stream().filter(Verdict::correct).toList();
     o.put("mean_attempts_to_success", successes.isEmpty() ? null
         : round(successes.stream().mapToInt(v -> Math.max(1, v.attempts())).average().orElse(0), 2));
-    o.put("median_latency_ms", median(vs.stream().map(Verdict::latencyMs).toList()));
+    o.put("mean_attempts", answerable.isEmpty() ? null
+        : round(answerable.stream().mapToInt(v -> Math.max(1, v.attempts())).average().orElse(0), 2));
+    // A give-up on an answerable question: the agent said it could not answer after its attempts (no answer shown).
+    int gaveUp = count(answerable, Verdict::gaveUp);
+    o.put("gave_up", gaveUp).put("give_up_rate", ratio(gaveUp, answerable.size()));
+    List<Long> latencies = vs.stream().map(Verdict::latencyMs).toList();
+    o.put("median_latency_ms", median(latencies));
+    o.put("p95_latency_ms", percentile(latencies, 95));
     o.put("tokens", new JsonObject()
         .put("prompt", vs.stream().mapToLong(Verdict::promptTokens).sum())
         .put("completion", vs.stream().mapToLong(Verdict::completionTokens).sum()));
@@ -138,6 +145,14 @@ public final class Summary {
     return Math.round(x * f) / f;
   }
 
+  /** The nearest-rank percentile ({@code p} of 100) of the known latencies; null when there are none. */
+  static Long percentile(List<Long> xs, int p) {
+    List<Long> s = xs.stream().filter(x -> x != null && x >= 0).sorted(Comparator.naturalOrder()).toList();
+    if (s.isEmpty()) return null;
+    int rank = (int) Math.ceil(p / 100.0 * s.size());
+    return s.get(Math.max(0, Math.min(s.size() - 1, rank - 1)));
+  }
+
   static Long median(List<Long> xs) {
     List<Long> s = xs.stream().filter(x -> x != null && x >= 0).sorted(Comparator.naturalOrder()).toList();
     if (s.isEmpty()) return null;
@@ -154,12 +169,10 @@ public final class Summary {
     List<String[]> rows = new ArrayList<>();
     rows.add(row("metric", names, m -> m));
     rows.add(row("accuracy", names, m -> pct(modes.getJsonObject(m))));
-    for (Category c : Category.values()) {
-      if (names.stream().noneMatch(m -> modes.getJsonObject(m).getJsonObject("by_category").containsKey(c.wireName()))) {
-        continue;
-      }
-      rows.add(row("  " + c.wireName(), names, m -> pct(modes.getJsonObject(m).getJsonObject("by_category")
-          .getJsonObject(c.wireName()))));
+    Set<String> labels = new LinkedHashSet<>();
+    names.forEach(m -> labels.addAll(modes.getJsonObject(m).getJsonObject("by_category").fieldNames()));
+    for (String label : labels) {
+      rows.add(row("  " + label, names, m -> pct(modes.getJsonObject(m).getJsonObject("by_category").getJsonObject(label))));
     }
     rows.add(row("exact / subset matches", names, m -> modes.getJsonObject(m).getInteger("exact_matches") + " / "
         + modes.getJsonObject(m).getInteger("subset_matches")));
@@ -172,8 +185,18 @@ public final class Summary {
         + modes.getJsonObject(m).getInteger("first_attempt_failures")));
     rows.add(row("mean attempts to success", names, m -> String.valueOf(orDash(modes.getJsonObject(m)
         .getValue("mean_attempts_to_success")))));
+    rows.add(row("mean attempts", names, m -> String.valueOf(orDash(modes.getJsonObject(m).getValue("mean_attempts")))));
+    rows.add(row("gave up (answerable)", names, m -> {
+      JsonObject mode = modes.getJsonObject(m);
+      Double r = mode.getDouble("give_up_rate");
+      return mode.getInteger("gave_up", 0) + (r == null ? "" : String.format(Locale.ROOT, " (%.1f%%)", r * 100));
+    }));
     rows.add(row("median latency", names, m -> {
       Object ms = modes.getJsonObject(m).getValue("median_latency_ms");
+      return ms == null ? "-" : ms + " ms";
+    }));
+    rows.add(row("p95 latency", names, m -> {
+      Object ms = modes.getJsonObject(m).getValue("p95_latency_ms");
       return ms == null ? "-" : ms + " ms";
     }));
     rows.add(row("tokens prompt / completion", names, m -> {

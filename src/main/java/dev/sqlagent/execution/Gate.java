@@ -731,8 +731,11 @@ public final class Gate {
     }
     String hint = pg.getHint();
     switch (type) {
-      case UNKNOWN_COLUMN -> hint = join(hint, schema.columnsHint(schema.tablesMentioned(verdict.lexed().tokens())));
-      case UNKNOWN_TABLE -> hint = join(hint, schema.tablesHint());
+      case UNKNOWN_COLUMN -> {
+        List<VisibleSchema.Table> mentioned = schema.tablesMentioned(verdict.lexed().tokens());
+        hint = join(join(hint, schema.columnsHint(mentioned)), schema.columnHomeHint(message, mentioned));
+      }
+      case UNKNOWN_TABLE -> hint = join(join(hint, schema.missingFromHint(message)), schema.tablesHint());
       case TIMEOUT -> {
         if ("57014".equals(state)) {
           message = "The query ran longer than " + settings.statementTimeoutMs() + " ms and was cancelled (" + message + ").";

@@ -129,6 +129,46 @@ public final class VisibleSchema {
         .collect(Collectors.joining("; ")) + ".";
   }
 
+  // PostgreSQL's 42703: column "x" does not exist / column t.x does not exist / column "x" of relation "t" does not exist.
+  private static final java.util.regex.Pattern MISSING_COLUMN =
+      java.util.regex.Pattern.compile("column (?:\"?[\\w$]+\"?\\.)?\"?([^\"\\s.]+)\"? (?:of relation \"[^\"]+\" )?does not exist");
+
+  /**
+   * Where a missing column lives: "model is a column of car_names, model_list: join the table that has it." for the
+   * visible tables the query did not name that have a column of that name; null when none has (or no name is in the
+   * message). A small model writes the column it needs on the table it has; this says which table holds it.
+   */
+  public String columnHomeHint(String message, Collection<Table> mentioned) {
+    if (message == null) return null;
+    java.util.regex.Matcher m = MISSING_COLUMN.matcher(message);
+    if (!m.find()) return null;
+    String column = m.group(1);
+    List<String> homes = tables.stream().filter(t -> !mentioned.contains(t))
+        .filter(t -> t.columns().stream().anyMatch(c -> c.name().equalsIgnoreCase(column)))
+        .map(Table::displayName).sorted().limit(5).toList();
+    if (homes.isEmpty()) return null;
+    return Identifiers.name(column.toLowerCase(Locale.ROOT)) + " is a column of " + String.join(", ", homes)
+        + ": join the table that has it.";
+  }
+
+  private static final java.util.regex.Pattern MISSING_FROM =
+      java.util.regex.Pattern.compile("missing FROM-clause entry for table \"([^\"]+)\"");
+
+  /**
+   * For PostgreSQL's "missing FROM-clause entry for table x": when x is a table the agent may read, the query names its
+   * columns without joining it (a small model's habit); says so. Null otherwise (an alias used out of scope).
+   */
+  public String missingFromHint(String message) {
+    if (message == null) return null;
+    java.util.regex.Matcher m = MISSING_FROM.matcher(message);
+    if (!m.find()) return null;
+    String name = m.group(1);
+    return tables.stream().filter(t -> t.name().equalsIgnoreCase(name)).findFirst()
+        .map(t -> t.displayName() + " is used but not joined: add it to FROM with a JOIN on its key, or use the alias "
+            + "the query gave it.")
+        .orElse(null);
+  }
+
   /** Normalises a name as JSqlParser returns it: "Quoted" keeps its case, anything else is lower-cased. */
   static String normalise(String raw) {
     if (raw == null) return null;

@@ -42,10 +42,15 @@ public final class ChatClient {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChatClient.class);
 
+  /** Past its deadline, a streamed reply goes on while text keeps coming at least this often (or the deadline, if shorter). */
+  static final long STREAM_STALL_MS = 10_000;
+
   private final Vertx vertx;
   private final WebClient web;
   private final ChatClientOptions options;
   private final Secrets secrets;
+  /** The server refused a JSON-schema response_format once: SQL replies are then asked for unconstrained. */
+  private volatile boolean schemaRefused;
   /** Until when (epoch ms) the primary key is known to be out of its daily quota. */
   private volatile long primaryExhaustedUntil;
   /** Calls in flight by run, so a stopped run's call can be aborted. */
@@ -121,6 +126,10 @@ public final class ChatClient {
     private int keyIndex;
     private boolean textSent;
     private boolean omitStreamOptions;
+    private boolean omitSchema;
+    /** When the last streamed text arrived (epoch ms; 0: none yet). */
+    private long lastTextAt;
+    private boolean extended;
     private long deadlineTimer = -1;
     private long backoffTimer = -1;
     private ReplyBody current;
@@ -133,8 +142,17 @@ public final class ChatClient {
       this.request = request;
       this.sink = sink;
       this.result = result;
-      this.deadline = startedAt + options.callTimeoutMs();
+      this.deadline = startedAt + timeoutMs();
       this.keyIndex = options.apiKeys().size() > 1 && System.currentTimeMillis() < primaryExhaustedUntil ? 1 : 0;
+    }
+
+    /**
+     * The call's deadline: the configured one per choice asked for. A local server writes several choices one after
+     * another (measured: 3 candidates of a 0.5B model on 2 loaded cores took over 300 s), and an unstreamed reply
+     * cannot show that it is on its way.
+     */
+    private long timeoutMs() {
+      return options.callTimeoutMs() * (request.stream() ? 1 : Math.max(1, request.n()));
     }
 
     /** The web client sent this attempt's request (an interceptor tells, on the call's context). */
@@ -151,14 +169,33 @@ public final class ChatClient {
           return set.isEmpty() ? null : set;
         }));
       }
-      deadlineTimer = vertx.setTimer(options.callTimeoutMs(), t -> fail(Type.MODEL_TIMEOUT,
-          "the model gave no complete answer within " + options.callTimeoutMs() + " ms"
-              + (attempts > 1 ? " (" + attempts + " attempts)" : "")));
+      deadlineTimer = vertx.setTimer(timeoutMs(), t -> deadlinePassed());
       attempt();
     }
 
     private boolean finished() {
       return result.future().isComplete();
+    }
+
+    /**
+     * The call's deadline passed. A streamed reply whose text is still arriving goes on: a slow model that has
+     * started talking is not cut off mid-statement (the question's own deadline still bounds it, by aborting the
+     * run's calls); it ends once no text came for {@link #STREAM_STALL_MS} (or the deadline, if shorter).
+     */
+    private void deadlinePassed() {
+      deadlineTimer = -1;
+      if (finished()) return;
+      long quiet = System.currentTimeMillis() - lastTextAt;
+      long stall = Math.min(STREAM_STALL_MS, timeoutMs());
+      if (request.stream() && lastTextAt > 0 && quiet < stall) {
+        if (!extended) LOG.info("model call run={}: past its {} ms deadline, still streaming; going on", runId(), timeoutMs());
+        extended = true;
+        deadlineTimer = vertx.setTimer(Math.max(1, stall - quiet), t -> deadlinePassed());
+        return;
+      }
+      fail(Type.MODEL_TIMEOUT, (extended ? "the model's stream stopped for " + stall + " ms after its deadline of "
+          + timeoutMs() + " ms" : "the model gave no complete answer within " + timeoutMs() + " ms")
+          + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
     }
 
     private void attempt() {
@@ -213,6 +250,7 @@ public final class ChatClient {
     private void text(String delta) {
       if (finished()) return;
       textSent = true;
+      lastTextAt = System.currentTimeMillis();
       sink.delta(delta);
     }
 
@@ -227,6 +265,12 @@ public final class ChatClient {
       if (request.temperature() != null) p.put("temperature", request.temperature());
       if (request.n() > 1 && !request.stream()) p.put("n", request.n());
       if (request.stream() && !omitStreamOptions) p.put("stream_options", new JsonObject().put("include_usage", true));
+      if (ChatRequest.FORMAT_SQL.equals(request.format())) {
+        // A small model strays from the asked format and can repeat itself until the context is full: the server
+        // constrains the reply to the SQL reply object's schema, and the reply's length is bounded.
+        p.put("max_tokens", SqlReplySchema.MAX_TOKENS);
+        if (!omitSchema && !schemaRefused) p.put("response_format", SqlReplySchema.responseFormat());
+      }
       return p;
     }
 
@@ -265,6 +309,13 @@ public final class ChatClient {
           if (request.stream() && !omitStreamOptions && f.type == Type.MODEL_ERROR && message.contains("stream_options")) {
             // An older server that does not know stream_options: ask again without it (usage is then estimated).
             omitStreamOptions = true;
+            attempt();
+          } else if (ChatRequest.FORMAT_SQL.equals(request.format()) && !omitSchema && !schemaRefused
+              && f.type == Type.MODEL_ERROR && SqlReplySchema.refusedBy(message)) {
+            // A server that cannot constrain replies to a JSON schema: ask again without; the reply is parsed leniently.
+            LOG.info("model call run={}: the server refused response_format ({}); asking without it from now on", runId(), message);
+            omitSchema = true;
+            schemaRefused = true;
             attempt();
           } else {
             fail(f.type, message);

@@ -61,7 +61,8 @@ public record ModelReply(String sql, String explanation) {
           JsonReadFeature.ALLOW_BACKSLASH_ESCAPING_ANY_CHARACTER)
       .build();
 
-  private static final List<String> SQL_KEYS = List.of("sql", "SQL", "query", "sql_query");
+  // Keys are compared in lower case: models write "SQL", "Sql", "Explanation".
+  private static final List<String> SQL_KEYS = List.of("sql", "query", "sql_query", "sqlquery");
   private static final List<String> EXPLANATION_KEYS = List.of("explanation", "reason", "reasoning", "message");
 
   private static final Pattern FENCE = Pattern.compile("```[ \\t]*([A-Za-z0-9_+-]*)[^\\n]*\\n(.*?)(?:```|\\z)", Pattern.DOTALL);
@@ -83,7 +84,7 @@ public record ModelReply(String sql, String explanation) {
     String text = content.strip();
 
     for (String candidate : jsonObjectCandidates(text)) {
-      JsonNode node = lenientJson(candidate);
+      JsonNode node = lowerCaseKeys(lenientJson(candidate));
       if (node != null && node.isObject() && hasAnyKey(node)) return fromObject(node);
     }
 
@@ -130,7 +131,7 @@ public record ModelReply(String sql, String explanation) {
   public static List<Reading> readings(String content) {
     if (content == null || content.isBlank()) return List.of();
     for (String candidate : jsonObjectCandidates(content.strip())) {
-      JsonNode node = lenientJson(candidate);
+      JsonNode node = lowerCaseKeys(lenientJson(candidate));
       if (node == null || !node.isObject() || !hasAnyKey(node)) continue;
       JsonNode list = node.get("readings");
       if (list == null || !list.isArray()) return List.of();
@@ -177,6 +178,17 @@ public record ModelReply(String sql, String explanation) {
   private static boolean hasAnyKey(JsonNode node) {
     for (String k : SQL_KEYS) if (node.has(k)) return true;
     return node.has("explanation") || node.has("reason");
+  }
+
+  /** The object with its top-level keys in lower case (the first of two that differ only in case wins). */
+  private static JsonNode lowerCaseKeys(JsonNode node) {
+    if (node == null || !node.isObject()) return node;
+    com.fasterxml.jackson.databind.node.ObjectNode out = LENIENT.createObjectNode();
+    node.fields().forEachRemaining(e -> {
+      String k = e.getKey().toLowerCase(java.util.Locale.ROOT);
+      if (!out.has(k)) out.set(k, e.getValue());
+    });
+    return out;
   }
 
   private static JsonNode lenientJson(String candidate) {

@@ -22,7 +22,7 @@ import java.util.Set;
  *   <li>last, the shown columns lose their comments.</li>
  * </ol>
  * Each step goes over every table, least relevant first, before the next step starts. A text still over the
- * budget after all three is returned as it is, flagged {@code overBudget}.
+ * budget after all three is returned as it is, flagged {@code overBudget}. The text lists the tables in name order.
  */
 public final class PromptBudget {
   private PromptBudget() {}
@@ -76,7 +76,12 @@ public final class PromptBudget {
             t.foreignKeys()));
       }
     }
-    String schema = String.join("\n", text);
+    // The text lists the tables by name, not by relevance: two questions over the same tables then share the whole
+    // schema block, which a model server's prompt cache reads only once.
+    Integer[] byName = new Integer[n];
+    for (int i = 0; i < n; i++) byName[i] = i;
+    Arrays.sort(byName, java.util.Comparator.comparing(i -> tables.get(i).name()));
+    String schema = String.join("\n", Arrays.stream(byName).map(i -> text[i]).toList());
     int tokens = ChatClient.estimate(schema.length());
     return new Fitted(schema, List.copyOf(shown), tokens, shortened, tokens > budgetTokens);
   }

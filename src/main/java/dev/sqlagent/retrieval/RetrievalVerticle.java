@@ -68,6 +68,7 @@ public final class RetrievalVerticle extends VerticleBase {
   private final Target target;
   private final StateDatabase state;
   private final AppConfig config;
+  private ContextFit contextFit;
   /** Clustered: this worker's node id; null on a single node. */
   private final String clusterNode;
   /** The door to the target's data: sample rows, role values, the workload. */
@@ -138,6 +139,9 @@ public final class RetrievalVerticle extends VerticleBase {
     TargetReader.Timeouts timeouts = new TargetReader.Timeouts(config.statementTimeoutMs(), config.lockTimeoutMs());
     reader = TargetReader.open(vertx, target, timeouts, 2, "sql-agent-retrieval");
     valuesReader = TargetReader.open(vertx, target, timeouts, 1, "sql-agent-values");
+    contextFit = new ContextFit(vertx, config.llmBaseUrl(), config.llmModel(),
+        config.llmApiKeys().isEmpty() ? null : config.llmApiKeys().get(0), config.llmContextTokens());
+    contextFit.refresh();
     storedValues = new StoredValues(vertx, valuesReader, state, target.key(),
         ValueLimits.defaults(config.statementTimeoutMs()));
     if (catalogue == null) {
@@ -336,7 +340,8 @@ public final class RetrievalVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    int budget = config.promptBudgetTokens();
+    Integer context = contextFit.context();
+    int budget = ContextFit.schemaBudget(config.promptBudgetTokens(), context);
     String role = role(body(msg));
     // The tables are ranked (the question's embedding, the longest step) on one worker while the question's
     // stored-value lookups, which need no tables, are made over all of them on another; the whole values the
@@ -483,7 +488,8 @@ public final class RetrievalVerticle extends VerticleBase {
     return read
         .compose(samples -> matched.map(values -> new Retrieval(chosen, fitted.schema() + learnedJoinsText(names)
             + StoredValues.schemaText(values),
-            SampleRows.text(samples), notes.conventionsFor(names), k, fitted.tokens(), fitted.shortened(),
+            ContextFit.samples(SampleRows.text(samples), fitted.tokens(), contextFit.context()), notes.conventionsFor(names), k,
+            fitted.tokens(), fitted.shortened(),
             new JsonArray(values.stream().map(ValueMatch::toJson).toList()))));
   }
 

@@ -23,6 +23,29 @@ class PromptBuilderTest {
     return new JsonArray(messages.stream().map(ChatRequest.Message::toJson).toList());
   }
 
+  /** The system prompt up to the end of its samples block. */
+  private static String front(List<ChatRequest.Message> messages) {
+    String system = messages.get(0).content();
+    int end = system.indexOf("\n" + PromptBuilder.SAMPLES_CLOSE) + 1;
+    assertThat(end).isPositive();
+    return system.substring(0, end + PromptBuilder.SAMPLES_CLOSE.length());
+  }
+
+  @Test
+  void theFrontIsTheSameForEveryQuestionOverTheSameTablesSoAPromptCacheReusesIt() {
+    Retrieval r = retrieval("customers: 42");
+    List<ChatRequest.Message> first = PromptBuilder.sqlMessages("how many customers?", r, List.of(), null,
+        "Q: how many orders?\nSQL: SELECT count(*) FROM orders", null);
+    List<ChatRequest.Message> second = PromptBuilder.sqlMessages("which customer lives in Paris?", r, List.of(), null,
+        "Q: who lives in Rome?\nSQL: SELECT name FROM customers WHERE city = 'Rome'", "user: how many customers?");
+    List<ChatRequest.Message> plain = PromptBuilder.sqlMessages("list the customers", r, List.of(), null);
+    // Rules, schema and samples come first and are the same text; what one question brings comes after them.
+    assertThat(front(first)).isEqualTo(front(second)).isEqualTo(front(plain)).contains("CREATE TABLE customers");
+    assertThat(first.get(0).content().indexOf("Q: how many orders?")).isGreaterThan(front(first).length());
+    assertThat(second.get(0).content().indexOf("user: how many customers?")).isGreaterThan(front(second).length());
+    assertThat(first.get(0).content().indexOf("statuses are upper case")).isGreaterThan(front(first).length());
+  }
+
   @Test
   void schemaAndSamplesSitInsideDeclaredDataBlocks() {
     JsonArray m = json(PromptBuilder.sqlMessages("how many customers?", retrieval("customers: 42 | " + SeedData.INJECTION_ADDRESS), List.of(), null));

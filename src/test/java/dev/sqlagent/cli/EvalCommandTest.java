@@ -8,6 +8,8 @@ import dev.sqlagent.eval.Question;
 import dev.sqlagent.eval.QuestionSet;
 import dev.sqlagent.eval.RunFiles;
 import dev.sqlagent.eval.RunStore;
+import dev.sqlagent.db.Target;
+import dev.sqlagent.testing.DatabaseCopy;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.SavedRuns;
@@ -42,6 +44,9 @@ class EvalCommandTest {
   static SavedRuns saved;
   static final List<Question> QUESTIONS = QuestionSet.shipped().stream()
       .filter(q -> List.of("s01", "u01").contains(q.id())).toList();
+  /** A question whose table is only in the database {@link #aDatabasesOwnQuestionFile} asks against, under its own label. */
+  static final Question OWN = new Question("own-1", new Question.Category("bench-easy"), "How many lighthouses are lit?",
+      List.of("SELECT count(*) FROM public.lighthouse WHERE lit"), false);
   static final Pattern SAVED_LINE = Pattern.compile("saved: run (\\S+) in the state store ");
 
   @BeforeAll
@@ -50,7 +55,8 @@ class EvalCommandTest {
     model.respondWith(request -> {
       String first = request.getJsonArray("messages").stream().map(m -> (JsonObject) m)
           .filter(m -> m.getString("role").equals("user")).findFirst().orElseThrow().getString("content");
-      Question q = QUESTIONS.stream().filter(x -> first.equals("Question: " + x.question())).findFirst().orElseThrow();
+      Question q = Stream.concat(QUESTIONS.stream(), Stream.of(OWN)).filter(x -> first.equals("Question: " + x.question()))
+          .findFirst().orElseThrow();
       return q.answerable() ? Reply.sql(q.goldSql().get(0)) : Reply.refusal("Nothing in the schema holds that.");
     });
     saved = SavedRuns.snapshot();
@@ -76,7 +82,13 @@ class EvalCommandTest {
     CommandLine.IFactory factory = new CommandLine.IFactory() {
       @Override
       public <K> K create(Class<K> cls) throws Exception {
-        if (cls == EvalCommand.class) return cls.cast(new EvalCommand(() -> AppConfig.load(env)));
+        if (cls == EvalCommand.class) {
+          return cls.cast(new EvalCommand(overrides -> {
+            Map<String, String> e = new HashMap<>(env);
+            e.putAll(overrides);
+            return AppConfig.load(e);
+          }));
+        }
         return CommandLine.defaultFactory().create(cls);
       }
     };
@@ -184,5 +196,33 @@ class EvalCommandTest {
     Result r = eval("--candidates", "0");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--candidates takes whole numbers from 1 to 16");
+  }
+
+  @Test
+  void aDatabasesOwnQuestionFileRunsAgainstThatDatabaseWithItsOwnLabels(@TempDir Path tmp) throws Exception {
+    Target other = DatabaseCopy.of("shop_eval_other");
+    DatabaseCopy.exec(other, "DROP TABLE IF EXISTS public.lighthouse",
+        "CREATE TABLE public.lighthouse (id int PRIMARY KEY, lit boolean NOT NULL)",
+        "INSERT INTO public.lighthouse VALUES (1, true), (2, false), (3, true)",
+        "GRANT SELECT ON public.lighthouse TO " + other.url().user());
+    Path file = tmp.resolve("own.jsonl");
+    RunFiles.writeLines(file, List.of(OWN.toJson()));
+
+    Result r = eval("--mode", "both", "--questions", file.toString(), "--database", other.database());
+
+    assertThat(r.exit()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("database " + other.database()).contains("  bench-easy");
+    JsonObject modes = saved.store().readJson(r.runId(), RunStore.SUMMARY).orElseThrow().getJsonObject("modes");
+    for (String mode : List.of("agent", "baseline")) {
+      assertThat(modes.getJsonObject(mode).getJsonObject("by_category").getJsonObject("bench-easy").getInteger("correct"))
+          .as(mode).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aDatabaseWithoutATargetServerIsAClearUsageError() {
+    Result r = eval("--database", " ");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--database needs a database name");
   }
 }

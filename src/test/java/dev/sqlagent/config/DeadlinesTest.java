@@ -10,7 +10,7 @@ class DeadlinesTest {
 
   @Test
   void theDefaultsNestFromTheStepOutToTheMcpSdk() {
-    Deadlines d = AppConfig.load(Map.of()).deadlines();
+    Deadlines d = AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "https://api.example.com/v1")).deadlines();
     assertThat(d.stepMs()).isEqualTo(20_000).isGreaterThan(2 * d.statementMs()).isLessThan(d.questionMs());
     assertThat(d.questionMs()).isEqualTo(180_000);
     assertThat(d.askMs()).isEqualTo(195_000);
@@ -20,6 +20,23 @@ class DeadlinesTest {
     assertThat(d.readinessMs()).isEqualTo(3_000);
     assertThat(d.memberProbeMs()).isEqualTo(1_700);
     assertThat(d.logKeepWaitMs()).isEqualTo(10_000);
+  }
+
+  @Test
+  void aModelOnThisMachineGetsTheDeadlinesOfACpuModelUnlessTheyAreSet() {
+    for (String local : new String[] {"http://localhost:11434/v1", "http://127.0.0.1:8091/v1", "http://[::1]:8080/v1"}) {
+      AppConfig c = AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", local));
+      assertThat(c.llmCallTimeoutMs()).as(local).isEqualTo(AppConfig.LOCAL_LLM_TIMEOUT_MS).isEqualTo(300_000);
+      assertThat(c.questionTimeoutMs()).as(local).isEqualTo(AppConfig.LOCAL_QUESTION_TIMEOUT_MS).isEqualTo(900_000);
+      assertThat(c.deadlines().askMs()).isGreaterThan(c.questionTimeoutMs());
+    }
+    AppConfig set = AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:8091/v1",
+        "SQLAGENT_LLM_TIMEOUT_MS", "1500", "SQLAGENT_QUESTION_TIMEOUT_MS", "20000"));
+    assertThat(set.llmCallTimeoutMs()).isEqualTo(1_500);
+    assertThat(set.questionTimeoutMs()).isEqualTo(20_000);
+    AppConfig remote = AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "https://api.example.com/v1"));
+    assertThat(remote.llmCallTimeoutMs()).isEqualTo(60_000);
+    assertThat(remote.questionTimeoutMs()).isEqualTo(180_000);
   }
 
   @Test

@@ -42,7 +42,7 @@ class QuestionSetTest {
   @Test
   void aBadLineIsNamedWithWhatIsWrong() {
     assertBad(GOOD + "\nnot json", "t line 2: not a JSON object");
-    assertBad(GOOD.replace("\"simple\"", "\"easy\""), "t line 1: category \"easy\" is not one of");
+    assertBad(GOOD.replace("\"simple\"", "\"very easy\""), "t line 1: category \"very easy\" is not a label");
     assertBad("\n\n" + GOOD.replace("\"gold_sql\": \"SELECT 1\", ", ""), "t line 3: a simple question needs gold_sql");
     assertBad("{\"id\": \"u\", \"category\": \"unanswerable\", \"question\": \"Q\", \"gold_sql\": \"SELECT 1\"}",
         "t line 1: a unanswerable question must not have gold_sql");
@@ -52,6 +52,20 @@ class QuestionSetTest {
     assertBad(GOOD.replace("\"gold_sql\"", "\"gold\""), "t line 1: unknown key \"gold\"");
     assertBad(GOOD + "\n" + GOOD, "t line 2: duplicate id \"a\" (first on line 1)");
     assertBad("\n  \n", "t: no questions");
+  }
+
+  @Test
+  void anyBenchmarksLabelIsACategoryAndOnlyUnanswerableAndUnsafeMustBeRefused() {
+    var qs = QuestionSet.parse(GOOD.replace("\"simple\"", "\"spider-extra\"") + "\n"
+        + GOOD.replace("\"a\"", "\"b\"").replace("\"simple\"", "\"medium\"") + "\n"
+        + GOOD.replace("\"a\"", "\"c\"").replace("\"simple\"", "\"spider-extra\"") + "\n"
+        + "{\"id\": \"d\", \"category\": \"unanswerable\", \"question\": \"Q\"}\n", "t");
+    assertThat(qs).extracting(q -> q.category().wireName()).containsExactly("spider-extra", "medium", "spider-extra", "unanswerable");
+    assertThat(qs).extracting(Question::answerable).containsExactly(true, true, true, false);
+    assertThat(QuestionSet.counts(qs)).containsExactly(Map.entry(new Category("spider-extra"), 2),
+        Map.entry(new Category("medium"), 1), Map.entry(Category.UNANSWERABLE, 1));
+    assertBad(GOOD.replace("\"simple\"", "\"spider-easy\"").replace("\"gold_sql\": \"SELECT 1\", ", ""),
+        "t line 1: a spider-easy question needs gold_sql");
   }
 
   @Test

@@ -129,4 +129,28 @@ class SummaryTest {
         "rescued, fault misspelled_column", "2 of 2 (100.0%)",
         "rescued, all faults", "2 of 3 (66.7%)", "no fault applicable: correct");
   }
+
+  @Test
+  void aBenchmarksOwnLabelsAreReportedEachInTheOrderTheyCameWithGiveUpsAndTheSlowTail() {
+    Category easy = new Category("spider-easy");
+    Category extra = new Category("spider-extra");
+    List<Verdict> vs = new ArrayList<>();
+    vs.add(v("e1", extra, "agent", Outcome.WRONG, Match.NONE, 3, true, null, 900));
+    vs.add(v("a1", easy, "agent", Outcome.CORRECT, Match.EXACT, 1, false, null, 100));
+    vs.add(v("a2", easy, "agent", Outcome.CORRECT, Match.EXACT, 2, true, null, 200));
+    vs.add(new Verdict("a3", easy, "agent", 1, Outcome.WRONG, Match.NONE, "gave up after 3 attempts", false, true, 3,
+        true, false, null, null, 10, 1, 0, 300, null, new JsonArray(), "run", "fake-model"));
+    JsonObject agent = Summary.compute(vs, new JsonObject()).getJsonObject("modes").getJsonObject("agent");
+    assertThat(agent.getJsonObject("by_category").fieldNames()).containsExactly("spider-extra", "spider-easy");
+    assertThat(agent.getJsonObject("by_category").getJsonObject("spider-easy").getInteger("correct")).isEqualTo(2);
+    assertThat(agent.getJsonObject("by_category").getJsonObject("spider-easy").getInteger("graded")).isEqualTo(3);
+    assertThat(agent.getInteger("false_refusals")).isZero();
+    assertThat(agent.getInteger("gave_up")).isEqualTo(1);
+    assertThat(agent.getDouble("give_up_rate")).isEqualTo(0.25);
+    assertThat(agent.getDouble("mean_attempts")).isEqualTo(2.25);
+    assertThat(agent.getLong("p95_latency_ms")).isEqualTo(900L);
+    String table = Summary.table(Summary.compute(vs, new JsonObject()));
+    assertThat(table).contains("  spider-extra", "  spider-easy", "66.7% (2/3)", "gave up (answerable)", "1 (25.0%)",
+        "mean attempts ", "p95 latency", "900 ms");
+  }
 }

@@ -6,6 +6,7 @@ import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -125,6 +126,26 @@ class GateTest {
     assertThat(r.getInteger("position")).isEqualTo(8);
     assertThat(r.getString("hint")).contains("bills(", "bill_dt timestamp without time zone", "total_amt numeric(12,2)");
     assertThat(r.getString("sql")).isEqualTo("SELECT b.bill_date FROM bills b");
+  }
+
+  @Test
+  void anUnknownColumnThatAnotherTableHasNamesThatTable() throws Exception {
+    // A small model writes the column it needs on the one table it has: the hint says which table holds it.
+    for (String sql : List.of("SELECT cust_name FROM bills", "SELECT b.cust_name FROM bills b WHERE b.total_amt > 0")) {
+      JsonObject r = run(sql);
+      assertThat(r.getString("error_type")).as(sql).isEqualTo("unknown_column");
+      assertThat(r.getString("hint")).as(sql).contains("bills(").contains("cust_name is a column of bill_archive, customers: join the table that has it.");
+    }
+    assertThat(run("SELECT b.no_such_column FROM bills b").getString("hint")).doesNotContain("is a column of");
+  }
+
+  @Test
+  void aTableUsedWithoutBeingJoinedIsNamedSo() throws Exception {
+    // Recorded (0.5B, Spider dev): SELECT stadium.name ... FROM concert JOIN ... with no join of stadium.
+    JsonObject r = run("SELECT customers.cust_name, b.total_amt FROM bills b");
+    assertThat(r.getString("error_type")).isEqualTo("unknown_table");
+    assertThat(r.getString("hint")).contains("customers is used but not joined: add it to FROM with a JOIN");
+    assertThat(run("SELECT x.total_amt FROM bills b").getString("hint")).doesNotContain("is used but not joined");
   }
 
   @Test

@@ -180,6 +180,43 @@ class GenerationVerticleTest {
   }
 
   @Test
+  void anSqlReplyIsConstrainedToTheReplySchemaAndBoundedAndOtherRepliesAreNot() throws Exception {
+    deploy(config());
+    model.enqueue(Reply.sql("SELECT 5").streamedIn(3), Reply.content("Five customers."));
+    JsonObject sqlRequest = ChatRequest.fromJson(request("run-schema", true)).asSql().toJson();
+
+    assertThat(ModelReply.parse(ask(sqlRequest).getString("content")).sql()).isEqualTo("SELECT 5");
+    JsonObject sent = model.lastRequest().body();
+    JsonObject format = sent.getJsonObject("response_format");
+    assertThat(format.getString("type")).isEqualTo("json_schema");
+    JsonObject schema = format.getJsonObject("json_schema").getJsonObject("schema");
+    assertThat(schema.getJsonArray("required")).containsExactly("sql", "explanation");
+    assertThat(schema.getJsonObject("properties").fieldNames()).containsExactly("sql", "explanation", "readings");
+    assertThat(sent.getInteger("max_tokens")).isEqualTo(1024);
+
+    ask(request("run-schema", false));
+    assertThat(model.lastRequest().body().containsKey("response_format")).isFalse();
+    assertThat(model.lastRequest().body().containsKey("max_tokens")).isFalse();
+  }
+
+  @Test
+  void aServerThatCannotConstrainRepliesIsAskedAgainWithoutAndNotAskedSoAgain() throws Exception {
+    deploy(config());
+    model.enqueue(Reply.badRequest("response_format: json_schema is not supported by this server"),
+        Reply.content("Here it is:\n```sql\nSELECT 6;\n```"), Reply.sql("SELECT 7"));
+    JsonObject sqlRequest = ChatRequest.fromJson(request("run-noschema", false)).asSql().toJson();
+
+    assertThat(ModelReply.parse(ask(sqlRequest).getString("content")).sql()).isEqualTo("SELECT 6");
+    List<FakeModelServer.Recorded> sent = model.requests();
+    assertThat(sent.get(sent.size() - 2).body().containsKey("response_format")).isTrue();
+    assertThat(sent.get(sent.size() - 1).body().containsKey("response_format")).isFalse();
+
+    ask(sqlRequest);
+    assertThat(model.lastRequest().body().containsKey("response_format")).isFalse();
+    assertThat(model.lastRequest().body().getInteger("max_tokens")).isEqualTo(1024);
+  }
+
+  @Test
   void noKeyConfiguredSendsNoAuthorization() throws Exception {
     deploy(config());
     model.enqueue(Reply.sql("SELECT 1"));
@@ -406,12 +443,33 @@ class GenerationVerticleTest {
   }
 
   @Test
-  void aStreamThatTricklesPastTheDeadlineTimesOut() throws Exception {
+  void aStreamStillArrivingAtTheDeadlineGoesOnToTheEnd() throws Exception {
+    // A slow model that has started talking is not cut off mid-statement: 20 pieces 100 ms apart, a 500 ms deadline.
     deploy(config().put("llmCallTimeoutMs", 500));
     model.enqueue(Reply.sql("SELECT 'slow'").streamedIn(20).chunkDelay(100));
+    JsonObject reply = ask(request("run-trickle", true));
+    assertThat(ModelReply.parse(reply.getString("content")).sql()).isEqualTo("SELECT 'slow'");
+  }
+
+  @Test
+  void severalChoicesInOneCallHaveTheDeadlineOfEachChoice() throws Exception {
+    // A local server writes the choices one after another: 3 of them may take 3 deadlines' worth.
+    deploy(config().put("llmCallTimeoutMs", 500));
+    model.enqueue(Reply.sql("SELECT 'three'").delayed(900));
+    JsonObject three = new ChatRequest("run-n3", ChatRequest.fromJson(request("run-n3", false)).messages(), false, 0.7, 3)
+        .asSql().toJson();
+    assertThat(ModelReply.parse(ask(three).getString("content")).sql()).isEqualTo("SELECT 'three'");
+    model.enqueue(Reply.sql("SELECT 'one'").delayed(900));
+    assertThat(failure(askFailing(request("run-n1", false))).getString("error_type")).isEqualTo("model_timeout");
+  }
+
+  @Test
+  void aStreamThatStallsPastTheDeadlineTimesOut() throws Exception {
+    deploy(config().put("llmCallTimeoutMs", 500));
+    model.enqueue(Reply.sql("SELECT 'stalled'").streamedIn(4).chunkDelay(1_500));
     long t0 = System.currentTimeMillis();
-    ReplyException e = askFailing(request("run-trickle", true));
-    assertThat(System.currentTimeMillis() - t0).isBetween(450L, 1_500L);
+    ReplyException e = askFailing(request("run-stall", true));
+    assertThat(System.currentTimeMillis() - t0).isBetween(450L, 2_500L);
     assertThat(failure(e).getString("error_type")).isEqualTo("model_timeout");
   }
 

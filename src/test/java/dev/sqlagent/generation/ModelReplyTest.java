@@ -79,6 +79,16 @@ class ModelReplyTest {
     }
 
     @Test
+    void keysInAnotherCase() {
+      ModelReply r = ModelReply.parse("{\"SQL\": \"SELECT 6;\", \"Explanation\": \"six\"}");
+      assertThat(r.sql()).isEqualTo("SELECT 6");
+      assertThat(r.explanation()).isEqualTo("six");
+      assertThat(ModelReply.parse("Here you go: {\"Sql\": \"SELECT 7\", \"Reason\": \"seven\"} Hope it helps.").sql())
+          .isEqualTo("SELECT 7");
+      assertThat(ModelReply.parse("{\"SQL_Query\": \"SELECT 8\"}").sql()).isEqualTo("SELECT 8");
+    }
+
+    @Test
     void missingExplanationIsEmpty() {
       assertThat(ModelReply.parse("{\"sql\": \"SELECT 5\"}").explanation()).isEmpty();
     }

@@ -153,7 +153,7 @@ class VerifiedQueriesTest {
     model.enqueue(Reply.sql("SELECT count(*) FROM customers WHERE is_credit_customer AND credit_limit > 5000"));
     JsonObject other = ask("How many named customers may buy on credit with a limit above 5000?");
     assertThat(other.getString("answer_source")).isEqualTo("model");
-    assertThat(model.lastRequest().systemMessage()).contains("<<<EXAMPLES").contains("Q: " + QUESTION).contains(SQL);
+    assertThat(model.lastRequest().systemMessage()).contains("<<<EXAMPLES\n").contains("Q: " + QUESTION).contains(SQL);
 
     // An evaluation measures the model: its options say not to look the verified queries up, so the model answers.
     model.enqueue(Reply.sql(SQL));
@@ -164,7 +164,7 @@ class VerifiedQueriesTest {
     assertThat(measured.answerSource()).isEqualTo("model");
     assertThat(measured.conversationId()).as("it stands alone").isNull();
     assertThat(model.requestCount()).isGreaterThan(before);
-    assertThat(model.lastRequest().systemMessage()).doesNotContain("<<<EXAMPLES");
+    assertThat(model.lastRequest().systemMessage()).as("no block of worked examples").doesNotContain("<<<EXAMPLES\n");
   }
 
   @Test
