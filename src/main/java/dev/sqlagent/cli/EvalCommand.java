@@ -70,7 +70,7 @@ public final class EvalCommand implements Callable<Integer> {
 
   @Option(names = "--database", paramLabel = "NAME",
       description = "Ask against database NAME on the server of SQLAGENT_DB_URL, as the same role (a benchmark's "
-          + "question file against its own database: --questions spider/questions/pets_1.jsonl --database spider_pets_1).")
+          + "question file against its own database: --questions bench/questions/sales.jsonl --database bench_sales).")
   String database;
 
   @Option(names = "--out", paramLabel = "DIR",

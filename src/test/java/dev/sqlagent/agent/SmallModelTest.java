@@ -64,7 +64,7 @@ class SmallModelTest {
 
   @Test
   void aRepairThatRepeatsTheFailedQueryWordForWordIsAskedAgainWithSomeRandomness() throws Exception {
-    // Recorded (0.5B, Spider dev): after `column "model" does not exist` with the columns that exist in the hint, the
+    // Recorded from a 0.5B model: after an unknown column, with the columns that exist in the hint, the
     // model answered the same query again on both repairs, at temperature 0 and at 0.7.
     String failing = "SELECT count(*) FROM bills WHERE amount > 100";
     model.enqueue(Reply.sql(failing), Reply.sql(failing + ";"), Reply.sql("SELECT count(*) FROM bills WHERE total_amt > 100"));

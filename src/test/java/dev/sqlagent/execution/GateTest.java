@@ -141,7 +141,7 @@ class GateTest {
 
   @Test
   void aTableUsedWithoutBeingJoinedIsNamedSo() throws Exception {
-    // Recorded (0.5B, Spider dev): SELECT stadium.name ... FROM concert JOIN ... with no join of stadium.
+    // Recorded from a 0.5B model: a column of a table that the FROM clause never joins.
     JsonObject r = run("SELECT customers.cust_name, b.total_amt FROM bills b");
     assertThat(r.getString("error_type")).isEqualTo("unknown_table");
     assertThat(r.getString("hint")).contains("customers is used but not joined: add it to FROM with a JOIN");
