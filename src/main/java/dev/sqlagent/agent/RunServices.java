@@ -1,6 +1,8 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.ErrorType;
@@ -115,8 +117,19 @@ final class RunServices {
   private Future<GateReply> gate(String sql, String progress) {
     return control.guard(() -> gate.execute(GateRequest.by(user, sql, true, runId, null, progress)))
         .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
-            : Future.succeededFuture(GateReply.failed(GateError.of(ErrorType.UNKNOWN,
-                "the gate did not answer: " + describe(err), null, null).withSql(sql), List.of(), false)));
+            : Future.succeededFuture(GateReply.failed(gateFailed(err).withSql(sql), List.of(), false)));
+  }
+
+  /**
+   * The gate did not give its reply: every connection in use is {@code busy} (the database's fault, not the query's:
+   * never repaired), anything else {@code unknown}.
+   */
+  static GateError gateFailed(Throwable err) {
+    if (err instanceof BusError e && e.failure() == BusFailure.BUSY) {
+      return GateError.of(ErrorType.BUSY, "the database's connections were all in use, so the query could not be run",
+          "Nothing is wrong with the query: ask again in a few seconds.", null);
+    }
+    return GateError.of(ErrorType.UNKNOWN, "the gate did not answer: " + describe(err), null, null);
   }
 
   /** What is left of the run's time. */

@@ -1,6 +1,7 @@
 package dev.sqlagent.catalogue;
 
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.db.PoolBusy;
 import dev.sqlagent.db.Target;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -153,9 +154,14 @@ public final class CatalogueHolder {
         });
   }
 
-  /** What a user's database role may read, read as that role. */
+  /**
+   * What a user's database role may read, read as that role; every connection of the pool in use fails with
+   * {@link PoolBusy} (the database is busy, the question is not at fault).
+   */
   private Future<Catalogue.Visibility> visibility(String role) {
-    return ReadOnly.runAs(pool, role, discovery::visibilityOn);
+    return ReadOnly.runAs(pool, role, discovery::visibilityOn)
+        .recover(e -> Future.failedFuture(PoolBusy.waitRanOut(e) ? new PoolBusy("no connection to read what the "
+            + "database role " + role + " may see was free") : e));
   }
 
   public Future<Void> close() {

@@ -55,7 +55,8 @@ public final class McpCommand implements Callable<Integer> {
         StdioServerTransportProvider transport =
             new StdioServerTransportProvider(ShopMcpServer.jsonMapper(), protocolIn, protocolOut);
         server = ShopMcpServer.build(McpServer.async(transport), new ShopTools(vertx, config.deadlines(),
-        new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes())),
+        new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()),
+        dev.sqlagent.export.ExportSlots.of(vertx, config.exportsPerUser())),
             Duration.ofMillis(config.deadlines().outerMs()));
         LOG.info("MCP server on stdio ready: {} tools", ShopTools.ARGUMENTS.size());
         stdinClosed.await();

@@ -87,6 +87,11 @@ public enum ErrorType {
    * the gate itself stopped the run.
    */
   CANCELLED("cancelled", false, "no_repair", ""),
+  /**
+   * Every connection the statement could use was in use for as long as the gate waits for one: the database was
+   * busy with other work, the query is not at fault, so it is never repaired. Asking again in a few seconds may work.
+   */
+  BUSY("busy", false, "no_repair", ""),
   EMPTY_FILTER("empty_filter", true, "match_stored_values",
       "The query returned no rows, but the same query comparing text case- and space-insensitively did. The "
           + "literal in the filter does not match how the values are stored: use the values exactly as the "
@@ -129,7 +134,7 @@ public enum ErrorType {
     return wireName;
   }
 
-  /** Whether the agent tries again; permission_denied, rejected, unknown and cancelled are never repaired. */
+  /** Whether the agent tries again; permission_denied, rejected, unknown, cancelled and busy are never repaired. */
   public boolean repairable() {
     return repairable;
   }

@@ -296,6 +296,8 @@ public final class Gate {
           }
           // Every connection is in use: not the query's fault, and no reply blames it; the caller says busy.
           if (err instanceof ReadOnlyExecutor.Busy) return Future.failedFuture(err);
+          // The user's role's view could not be read for the same reason.
+          if (err instanceof dev.sqlagent.db.PoolBusy busy) return Future.failedFuture(new ReadOnlyExecutor.Busy(busy.getMessage()));
           // Not the query's fault (the database is unreachable): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
           return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,

@@ -184,13 +184,8 @@ public final class ReadOnlyExecutor {
     return done;
   }
 
-  /**
-   * Whether the pool refused a connection because all were in use: its wait ran out (the client's pool request fails
-   * with a bare "Timeout"), or its wait queue was full.
-   */
   private static boolean busy(Throwable e) {
-    return e instanceof io.vertx.core.http.ConnectionPoolTooBusyException
-        || "Timeout".equals(e.getMessage()) || "Timeout waiting for connection".equals(e.getMessage());
+    return dev.sqlagent.db.PoolBusy.waitRanOut(e);
   }
 
   private <A, T> Future<T> leased(SqlConnection conn, String runId, String dbRole, boolean export,

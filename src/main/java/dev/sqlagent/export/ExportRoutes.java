@@ -54,7 +54,7 @@ public final class ExportRoutes {
     this.gate = new GateClient(vertx, config.deadlines().queryMs());
     this.state = new StateClient(vertx, config.deadlines().queryMs());
     this.limits = new ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes());
-    this.slots = new ExportSlots(config.exportsPerUser());
+    this.slots = ExportSlots.of(vertx, config.exportsPerUser());
     this.stallMs = config.exportStallMs();
   }
 
@@ -107,13 +107,10 @@ public final class ExportRoutes {
 
   private void export(RoutingContext ctx, ExportFormat format, ExportSource source, User user) {
     HttpServerResponse response = ctx.response();
-    String who = user != null ? "user " + user.name() : "client " + clientOf(ctx);
-    Runnable release = slots.take(who);
+    Runnable release = slots.take(user, clientOf(ctx));
     if (release == null) {
       response.putHeader("Retry-After", String.valueOf(BusFailure.RETRY_AFTER_SECONDS));
-      JsonErrors.send(ctx, 429, "too_many_requests", "you already have " + slots.perUser() + " export"
-          + (slots.perUser() == 1 ? "" : "s") + " running, the most one user may have (SQLAGENT_EXPORTS_PER_USER); "
-          + "try again when one has finished");
+      JsonErrors.send(ctx, 429, "too_many_requests", slots.refusal());
       return;
     }
     // Released once, when the response ends or its connection closes.

@@ -32,7 +32,8 @@ public final class McpRoutes {
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
     ShopTools tools = new ShopTools(vertx, config.deadlines(),
-        new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()));
+        new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()),
+        dev.sqlagent.export.ExportSlots.of(vertx, config.exportsPerUser()));
     // Building the SDK server loads Jackson 3, reactor and the schema validator: seconds of class loading,
     // so on a worker. Requests that arrive meanwhile wait for it.
     Future<VertxStreamableHttpTransport> ready = vertx.executeBlocking(() -> {

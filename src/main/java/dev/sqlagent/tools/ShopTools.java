@@ -7,7 +7,9 @@ import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.export.ExportFormat;
+import dev.sqlagent.export.ExportSlots;
 import dev.sqlagent.export.ExportSource;
 import dev.sqlagent.export.ExportStream;
 import dev.sqlagent.contract.GateRequest;
@@ -81,6 +83,7 @@ public final class ShopTools {
   private final StateClient state;
   private final Vertx vertx;
   private final ExportStream.Limits exportLimits;
+  private final ExportSlots exportSlots;
   /** Whether one MCP reply's own cap, not the export settings', bounds an export's rows, and its bytes. */
   private final boolean ownRowCap;
   private final boolean ownByteCap;
@@ -90,9 +93,18 @@ public final class ShopTools {
     this(vertx, deadlines, new ExportStream.Limits(MCP_EXPORT_MAX_ROWS, MCP_EXPORT_MAX_BYTES));
   }
 
-  /** @param exportLimits the export's cap ({@code SQLAGENT_EXPORT_MAX_ROWS}), lowered to what one reply holds */
+  /** @param exportLimits the export's cap, the process's exports per user at their default */
   public ShopTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits) {
+    this(vertx, deadlines, exportLimits, ExportSlots.of(vertx, AppConfig.load(Map.of()).exportsPerUser()));
+  }
+
+  /**
+   * @param exportLimits the export's cap ({@code SQLAGENT_EXPORT_MAX_ROWS}), lowered to what one reply holds
+   * @param exportSlots the exports each user has running, counted with the HTTP exports' ({@link ExportSlots#of})
+   */
+  public ShopTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits, ExportSlots exportSlots) {
     this.vertx = vertx;
+    this.exportSlots = exportSlots;
     this.exportLimits = new ExportStream.Limits(Math.min(exportLimits.maxRows(), MCP_EXPORT_MAX_ROWS),
         Math.min(exportLimits.maxBytes(), MCP_EXPORT_MAX_BYTES));
     this.ownRowCap = exportLimits.maxRows() >= MCP_EXPORT_MAX_ROWS;
@@ -137,7 +149,7 @@ public final class ShopTools {
       case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"), user);
       case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"), user);
       case CHOOSE_READING -> chooseReading(args.getValue("run_id"), args.getValue("reading"), user, runId, client);
-      case EXPORT -> export(args.getValue("run_id"), args.getValue("sql"), user);
+      case EXPORT -> export(args.getValue("run_id"), args.getValue("sql"), user, client);
       default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId, client);
     };
   }
@@ -215,7 +227,7 @@ public final class ShopTools {
    * (RFC 4180, a header line), run again through the whole gate with the export's cap: every row up to
    * {@link #MCP_EXPORT_MAX_ROWS}, the last line saying so when the cap cut it.
    */
-  private Future<ToolResult> export(Object runId, Object sql, User user) {
+  private Future<ToolResult> export(Object runId, Object sql, User user, String client) {
     if ((runId == null) == (sql == null)) {
       return Future.succeededFuture(badArgument("give run_id (an answer to export) or sql (one SELECT), not both"));
     }
@@ -228,6 +240,8 @@ public final class ShopTools {
     } else {
       source = Future.succeededFuture(ExportSource.ofQuery((String) sql));
     }
+    Runnable release = exportSlots.take(user, client);
+    if (release == null) return Future.succeededFuture(ToolResult.error("too_many_requests", exportSlots.refusal()));
     io.vertx.core.buffer.Buffer csv = io.vertx.core.buffer.Buffer.buffer();
     ExportStream.Output collect = new ExportStream.Output() {
       @Override
@@ -250,7 +264,8 @@ public final class ShopTools {
               .put("csv", text), text);
         })
         .otherwise(err -> err instanceof ExportSource.NoAnsweredSql none
-            ? ToolResult.error("conflict", none.getMessage()) : failure(err));
+            ? ToolResult.error("conflict", none.getMessage()) : failure(err))
+        .onComplete(done -> release.run());
   }
 
   /** The export's last line, when one reply's own cap cut it, names that cap rather than a setting that cannot lift it. */

@@ -54,7 +54,7 @@ class ErrorTypeTest {
   void neverRepairedTypesAreTheOnesTheDesignNames() {
     assertThat(Arrays.stream(ErrorType.values()).filter(t -> !t.repairable()))
         .containsExactlyInAnyOrder(ErrorType.PERMISSION_DENIED, ErrorType.REJECTED, ErrorType.UNKNOWN,
-            ErrorType.CANCELLED, ErrorType.RECOVERY_CONFLICT);
+            ErrorType.CANCELLED, ErrorType.RECOVERY_CONFLICT, ErrorType.BUSY);
     assertThat(ErrorType.EMPTY_FILTER.repairable()).isTrue();
     assertThat(ErrorType.MODEL_OUTPUT_INVALID.repairable()).isTrue();
   }
