@@ -27,12 +27,14 @@ export async function showStatus() {
     el('span', null, (db.host ? ' on ' + db.host : '') + (db.role ? ' as ' + db.role : '')
       + (health.tables != null ? ' · ' + health.tables + ' table' + (health.tables === 1 ? '' : 's') + ' visible' : '')));
   const reachable = health.model_reachable === true;
+  const local = model.where === 'local';
   const modelLine = el('p', 'model-line ' + (reachable ? 'state-ok' : 'state-bad'));
+  // A local model's URL is a loopback port on the server, of no use to whoever reads the page.
   modelLine.append(el('span', 'k', 'Model '), el('strong', null, model.name || health.model || 'unknown'),
-    el('span', null, (model.base_url ? ' at ' + model.base_url : '') + (reachable ? ': reachable' : ': not reachable')));
+    el('span', null, (model.base_url && !local ? ' at ' + model.base_url : '') + (reachable ? ': reachable' : ': not reachable')));
   const parts = [target, modelLine];
   const served = check('model_reachable').served;
-  if (model.where === 'local' || served) parts.push(localModelLine(model, served));
+  if (local || served) parts.push(localModelLine(model, served));
   if (!reachable) {
     const help = el('div', 'notice notice-warn model-help');
     help.append(el('p', null, 'No language model is reachable, so questions cannot be answered yet. The schema and the '
@@ -54,10 +56,11 @@ export async function showStatus() {
  */
 export function localModelLine(model, served) {
   const line = el('p', 'model-where');
-  const where = model.where === 'local' ? 'Runs on this machine' : 'Served';
+  // The page may be read on another machine than the server's: "this machine" would mislead.
+  const where = model.where === 'local' ? 'Runs on the sql-agent server, in a process of its own' : 'Served';
   const facts = served ? [served.architecture, served.quantization, served.size ? Math.round(served.size / 1e6) + ' MB' : null,
     served.n_ctx ? served.n_ctx + '-token context' : null].filter(Boolean).join(', ') : '';
-  line.append(el('span', 'k', 'Where '), el('span', null, where + (served && served.file ? ' from ' + served.file : '')
+  line.append(el('span', 'k', 'Where '), el('span', null, where + (served && served.file ? (model.where === 'local' ? ', from ' : ' from ') + served.file : '')
     + (facts ? ' (' + facts + ')' : '')));
   const m = served && served.measured;
   if (m && m.prompt_per_second) {

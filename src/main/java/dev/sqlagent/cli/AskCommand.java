@@ -89,10 +89,15 @@ public final class AskCommand implements Callable<Integer> {
       return 2;
     }
     PrintWriter progress = shape.equals("csv") ? spec.commandLine().getErr() : out;
-    dev.sqlagent.localmodel.ChildModelServer localModel = LocalModel.start(config);
-    if (localModel != null) config = config.withModelServer(localModel.baseUrl(), localModel.alias());
+    try (LocalModel localModel = LocalModel.start(config)) {
+      return ask(localModel, out, shape, progress);
+    }
+  }
+
+  private int ask(LocalModel localModel, PrintWriter out, String shape, PrintWriter progress) throws Exception {
+    AppConfig config = localModel.config();
     try (Databases db = Databases.open(config)) {
-      if (localModel != null) localModel.awaitLoaded(config.llmCallTimeoutMs() + 120_000L);
+      localModel.awaitLoaded();
       Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
@@ -142,8 +147,6 @@ public final class AskCommand implements Callable<Integer> {
       } finally {
         vertx.close().await(30, TimeUnit.SECONDS);
       }
-    } finally {
-      if (localModel != null) localModel.close();
     }
   }
 

@@ -127,7 +127,15 @@ public final class EvalCommand implements Callable<Integer> {
     // Checked before anything starts: a bad question file is reported by line at once.
     List<Question> qs = questions != null ? QuestionSet.load(questions) : regrade == null ? QuestionSet.shipped() : null;
 
-    AppConfig config = config();
+    AppConfig configured = config();
+    // A re-grade needs no model; a run is served the local model as serve and ask are, and waits for it to load.
+    try (LocalModel localModel = regrade == null ? LocalModel.start(configured) : LocalModel.none(configured)) {
+      return evaluate(localModel, modes, qs);
+    }
+  }
+
+  private int evaluate(LocalModel localModel, List<String> modes, List<Question> qs) throws Exception {
+    AppConfig config = localModel.config();
     PrintWriter stdout = spec.commandLine().getOut();
     EvalRunner.Options options = new EvalRunner.Options(modes, runs == null ? 1 : runs, injectFaults, out,
         questions != null ? questions.toString() : QuestionSet.SHIPPED, config.deadlines().outerMs(), null,
@@ -137,6 +145,7 @@ public final class EvalCommand implements Callable<Integer> {
         }, candidates);
 
     try (Databases db = Databases.open(config)) {
+      localModel.awaitLoaded();
       Vertx vertx = Vertx.vertx(config.vertxOptions());
       try {
         RunStore store = new RunStore(db.state());

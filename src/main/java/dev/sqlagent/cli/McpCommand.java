@@ -46,7 +46,14 @@ public final class McpCommand implements Callable<Integer> {
     CountDownLatch stdinClosed = new CountDownLatch(1);
     InputStream protocolIn = new EndAwareInputStream(new FileInputStream(FileDescriptor.in), stdinClosed);
 
-    AppConfig config = AppConfig.fromEnvironment();
+    // The ask tool needs the model: a local one is served as serve does (its tools answer while it loads).
+    try (LocalModel localModel = LocalModel.start(AppConfig.fromEnvironment())) {
+      return serve(localModel.config(), protocolIn, protocolOut, stdinClosed);
+    }
+  }
+
+  private int serve(AppConfig config, InputStream protocolIn, OutputStream protocolOut, CountDownLatch stdinClosed)
+      throws Exception {
     try (Databases db = Databases.open(config)) {
       Vertx vertx = Vertx.vertx(config.vertxOptions());
       McpAsyncServer server = null;

@@ -11,7 +11,6 @@ import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.config.ConfigException;
 import dev.sqlagent.Databases;
 import dev.sqlagent.lifecycle.Drain;
-import dev.sqlagent.localmodel.ChildModelServer;
 import dev.sqlagent.metrics.MetricsVerticle;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -58,13 +57,13 @@ public final class ServeCommand implements Callable<Integer> {
     // before the slow part: seconds of PostgreSQL and models
     if (nodeRole.edge()) checkCanListen(config.httpHost(), config.httpPort());
     // The model loads in its own process while PostgreSQL starts.
-    ChildModelServer localModel = nodeRole.worker() ? LocalModel.start(config) : null;
-    if (localModel != null) config = config.withModelServer(localModel.baseUrl(), localModel.alias());
+    LocalModel localModel = nodeRole.worker() ? LocalModel.start(config) : LocalModel.none(config);
+    config = localModel.config();
     Databases db;
     try {
       db = Databases.open(config);
     } catch (RuntimeException e) {
-      if (localModel != null) localModel.close();
+      localModel.close();
       throw e;
     }
     Cluster cluster = clustering.enabled() ? Cluster.of(clustering, nodeRole) : null;
@@ -79,7 +78,7 @@ public final class ServeCommand implements Callable<Integer> {
       LOG.info("observability: {}", telemetry.describe());
     } catch (Exception e) {
       db.close();
-      if (localModel != null) localModel.close();
+      localModel.close();
       throw new ConfigException("cannot join the cluster (" + clustering.describe() + "): " + e.getMessage());
     }
     try {
@@ -88,7 +87,7 @@ public final class ServeCommand implements Callable<Integer> {
     } catch (Exception e) {
       vertx.close().await(30, TimeUnit.SECONDS);
       db.close();
-      if (localModel != null) localModel.close();
+      localModel.close();
       throw e;
     }
     LOG.info("ready in {} ms", (System.nanoTime() - t0) / 1_000_000);
@@ -104,7 +103,7 @@ public final class ServeCommand implements Callable<Integer> {
       } catch (Exception e) {
         LOG.warn("shutdown: {}", e.getMessage());
       }
-      if (localModel != null) localModel.close();
+      localModel.close();
       LOG.info(stoppedLine(System.nanoTime() - readyAt, System.nanoTime() - t1));
     }, "sql-agent-shutdown"));
     return 0;

@@ -453,25 +453,19 @@ public record AppConfig(
     }
   }
 
-  /** The same settings with the model server the service started itself (a local model's child process). */
+  /**
+   * The same settings with the model server the service started itself (a local model's child process); a component
+   * added to the record is added here too (the compiler insists).
+   */
   public AppConfig withModelServer(String baseUrl, String model) {
-    java.lang.reflect.RecordComponent[] parts = AppConfig.class.getRecordComponents();
-    Object[] values = new Object[parts.length];
-    Class<?>[] types = new Class<?>[parts.length];
-    try {
-      for (int i = 0; i < parts.length; i++) {
-        types[i] = parts[i].getType();
-        values[i] = switch (parts[i].getName()) {
-          case "llmBaseUrl" -> baseUrl;
-          case "llmModel" -> model;
-          case "llmApiKeys" -> List.of();
-          default -> parts[i].getAccessor().invoke(this);
-        };
-      }
-      return AppConfig.class.getDeclaredConstructor(types).newInstance(values);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("AppConfig copy: " + e.getMessage(), e);
-    }
+    return new AppConfig(dbUrl, stateUrl, schemas, notesFile, allowWritableRole, promptBudgetTokens, home, httpHost,
+        httpPort, baseUrl, model, List.of(), rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, llmCallTimeoutMs,
+        questionTimeoutMs, llmContextTokens, promptPricePerMTok, completionPricePerMTok, llmAnswerSummary, apiToken,
+        logBufferRows, logRetryMaxMs, healthTimeoutMs, maxBodyBytes, askPerClient, allowedOrigin, maxResultBytes,
+        askInFlight, askQueue, llmMaxConnections, httpIdleTimeoutMs, httpHeaderTimeoutMs, candidates,
+        candidateTemperature, users, conversationDays, conversationBudgetTokens, verifiedThreshold, allowFunctions,
+        transactionPooler, statePoolSize, oidc, trustedProxies, modelSees, notes, exportMaxRows, exportMaxBytes,
+        acceptExecutable, exportsPerUser, exportConnections, exportStallMs, localModel);
   }
 
   /** SQLAGENT_OIDC_*: present when an issuer is set. */

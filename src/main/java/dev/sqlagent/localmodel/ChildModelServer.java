@@ -37,6 +37,8 @@ public final class ChildModelServer implements AutoCloseable {
   private volatile int restarts;
   private volatile long backoffMs = 1_000;
   private volatile CompletableFuture<Void> ready = new CompletableFuture<>();
+  /** Where this launch's output begins in the log (it is appended to across launches and runs). */
+  private volatile long logStart;
 
   private ChildModelServer(Path model, GgufInfo info, String alias, Path log, int port, List<String> extraArgs) {
     this.model = model;
@@ -99,6 +101,7 @@ public final class ChildModelServer implements AutoCloseable {
         "--port", String.valueOf(port), "--alias", alias, "--parent-pid", String.valueOf(ProcessHandle.current().pid())));
     cmd.addAll(extraArgs);
     if (ready.isDone()) ready = new CompletableFuture<>();
+    logStart = Files.exists(log) ? Files.size(log) : 0;
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     process = p;
     CompletableFuture<String> listening = new CompletableFuture<>();
@@ -136,6 +139,9 @@ public final class ChildModelServer implements AutoCloseable {
 
   private void onExit(Process p) {
     if (closed) return;
+    // A command waiting for the model hears at once that it died loading, and why, rather than at its timeout.
+    ready.completeExceptionally(new IOException("its process exited with code " + p.exitValue()
+        + lastLogLine().map(l -> " (it said: " + l + ")").orElse("")));
     long wait = backoffMs;
     backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     LOG.warn("local model {} exited with code {}; starting it again in {} ms (see {})", alias, p.exitValue(), wait, log);
@@ -158,7 +164,8 @@ public final class ChildModelServer implements AutoCloseable {
     } catch (TimeoutException e) {
       throw new IOException("the local model " + model.getFileName() + " did not load within " + timeoutMs + " ms (see " + log + ")");
     } catch (ExecutionException e) {
-      throw new IOException("the local model " + model.getFileName() + " did not load (see " + log + ")");
+      throw new IOException("the local model " + model.getFileName() + " did not load: " + e.getCause().getMessage()
+          + "; see " + log);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while the local model loaded");
@@ -176,6 +183,21 @@ public final class ChildModelServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       p.destroyForcibly();
+    }
+  }
+
+  /** The child's last word in its log: why it stopped, when it says. */
+  private java.util.Optional<String> lastLogLine() {
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(log.toFile(), "r")) {
+      long from = Math.max(logStart, f.length() - 8192);
+      byte[] tail = new byte[(int) (f.length() - from)];
+      f.seek(from);
+      f.readFully(tail);
+      String said = "local model server: ";
+      return new String(tail, StandardCharsets.UTF_8).lines().filter(l -> l.startsWith(said))
+          .map(l -> l.substring(said.length())).reduce((a, b) -> b);
+    } catch (IOException e) {
+      return java.util.Optional.empty();
     }
   }
 

@@ -79,6 +79,10 @@ class EvalCommandTest {
   static Result eval(String... args) {
     Map<String, String> env = new HashMap<>(TestDatabase.get().env(model.env()));
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
+    return eval(env, args);
+  }
+
+  static Result eval(Map<String, String> env, String... args) {
     CommandLine.IFactory factory = new CommandLine.IFactory() {
       @Override
       public <K> K create(Class<K> cls) throws Exception {
@@ -224,5 +228,32 @@ class EvalCommandTest {
     Result r = eval("--database", " ");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--database needs a database name");
+  }
+
+  /**
+   * With no model server named and a GGUF to serve, eval serves it from a child process as serve and ask do, waits
+   * for it to load, and stops it at the end. The file here has a whole GGUF header and no weights: the child starts,
+   * fails to load it, and eval says so (rather than asking a model server nobody named).
+   */
+  @Test
+  void aLocalModelIsServedForTheRunAndItsFailureToLoadIsReported(@TempDir Path tmp) throws Exception {
+    Path gguf = Files.write(tmp.resolve("tiny.gguf"),
+        dev.sqlagent.localmodel.GgufFiles.header("llama", 15, 2048, true, new long[] {64, 256}));
+    Path home = Files.createDirectories(tmp.resolve("home"));
+    Map<String, String> env = new HashMap<>(TestDatabase.get().env(Map.of()));
+    env.remove("SQLAGENT_LLM_BASE_URL");
+    env.put("SQLAGENT_HOME", home.toString());
+    env.put("SQLAGENT_LLM_MODEL_PATH", gguf.toString());
+
+    Result r = eval(env, "--mode", "agent", "--questions", questionFile(tmp).toString());
+
+    assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(2);
+    assertThat(r.err()).contains("the local model tiny.gguf did not load: its process exited with code")
+        .contains("local-model.log").doesNotContain("Exception");
+    assertThat(r.out()).doesNotContain("evaluating");
+    // The child ran (its log is there) and is gone once eval is.
+    assertThat(home.resolve("local-model.log")).exists();
+    assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+        .filter(p -> p.info().commandLine().orElse("").contains("LocalModelServer"))).isEmpty();
   }
 }

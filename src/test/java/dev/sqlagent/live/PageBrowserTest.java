@@ -279,4 +279,31 @@ class PageBrowserTest {
       saveEvalRun();
     }
   }
+
+  /**
+   * A local model, as serve runs it (a GGUF named and its child's URL put in the settings): the page says it runs on
+   * the server, without the child's loopback URL, which means nothing to whoever reads the page.
+   */
+  @Test
+  void aLocalModelIsSaidToRunOnTheServerWithoutItsLoopbackUrl() throws Exception {
+    model.reset();
+    model.modelMeta(new JsonObject().put("file", "tiny-q4.gguf").put("architecture", "llama").put("quantization", "Q4_1")
+        .put("size", 98_362_432).put("n_ctx", 8192).put("loaded", true)
+        .put("measured", new JsonObject().put("prompt_per_second", 100.0).put("predicted_per_second", 20.5)));
+    Path gguf = Files.write(Files.createTempDirectory("sqlagent-page-local").resolve("tiny-q4.gguf"), new byte[] {'G', 'G', 'U', 'F'});
+    Map<String, String> env = new HashMap<>(Map.of("SQLAGENT_LLM_MODEL_PATH", gguf.toString(),
+        "SQLAGENT_HOME", Files.createTempDirectory("sqlagent-page-local-home").toString()));
+    dev.sqlagent.config.AppConfig config = TestDatabase.get().config(env)
+        .withModelServer(model.env().get("SQLAGENT_LLM_BASE_URL"), model.env().get("SQLAGENT_LLM_MODEL"));
+    try (RunningService local = RunningService.start(config, TestDatabase.get().target(), TestDatabase.get().state())) {
+      WebDriver d = browser.driver;
+      d.get("http://127.0.0.1:" + local.port() + "/");
+      HeadlessChromium.waiting(d, 30).until(x -> x.findElement(By.cssSelector("#first-contact .model-where")).isDisplayed());
+      assertThat(d.findElement(By.cssSelector("#first-contact .model-line")).getText())
+          .contains(model.env().get("SQLAGENT_LLM_MODEL"), "reachable").doesNotContain("127.0.0.1");
+      assertThat(d.findElement(By.cssSelector("#first-contact .model-where")).getText())
+          .startsWith("Where Runs on the sql-agent server").contains("tiny-q4.gguf", "Q4_1", "about 30 s");
+      browser.screenshot(Path.of("target", "screenshots", "page-local-model.png"));
+    }
+  }
 }

@@ -6,11 +6,11 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /** Small GGUF files made in the test: a real header (keys and tensor infos) and a few bytes for data. */
-final class GgufFiles {
+public final class GgufFiles {
   private GgufFiles() {}
 
   /** A GGUF v3 header: architecture, name, file type, context length, optionally a chat template, and tensors. */
-  static byte[] header(String arch, long fileType, long contextLength, boolean chatTemplate, long[]... tensors) {
+  public static byte[] header(String arch, long fileType, long contextLength, boolean chatTemplate, long[]... tensors) {
     Out o = new Out();
     o.raw("GGUF".getBytes(StandardCharsets.US_ASCII));
     o.u32(3);

@@ -138,4 +138,35 @@ class McpStdioTest {
     in.write((message.encode() + "\n").getBytes(StandardCharsets.UTF_8));
     in.flush();
   }
+
+  /**
+   * With no model server named and a GGUF to serve, {@code mcp} serves it from a child process as serve does (its
+   * ask tool needs a model), speaks the protocol meanwhile, and ends cleanly when the client closes stdin.
+   */
+  @Test
+  void aLocalModelIsServedForTheAskTool(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    Path gguf = Files.write(tmp.resolve("tiny.gguf"),
+        dev.sqlagent.localmodel.GgufFiles.header("llama", 15, 2048, true, new long[] {64, 256}));
+    Map<String, String> env = TestDatabase.get().env(Map.of("SQLAGENT_LLM_MODEL_PATH", gguf.toString(),
+        "SQLAGENT_HOME", Files.createDirectories(tmp.resolve("home")).toString()));
+    ProcessBuilder pb = new ProcessBuilder(command()).redirectError(tmp.resolve("stderr.log").toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("SQLAGENT_"));
+    pb.environment().putAll(env);
+    Process mcp = pb.start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      String err = "";
+      while (System.nanoTime() < deadline && mcp.isAlive() && !err.contains("MCP server on stdio ready")) {
+        Thread.sleep(300);
+        err = Files.readString(tmp.resolve("stderr.log"));
+      }
+      assertThat(err).contains("served by a child process", "MCP server on stdio ready");
+      assertThat(tmp.resolve("home").resolve("local-model.log")).exists();
+      mcp.getOutputStream().close();
+      assertThat(mcp.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(mcp.exitValue()).isZero();
+    } finally {
+      mcp.destroyForcibly();
+    }
+  }
 }
