@@ -59,6 +59,11 @@ class GateRepeatTest {
     r.remove("elapsed_ms");
     JsonObject execution = r.getJsonObject("stages", new JsonObject()).getJsonObject("execution");
     if (execution != null) execution.remove("elapsed_ms");
+    // The planner's estimate moves when autovacuum analyzes a table between two submissions; whether a plan was
+    // made and passed still counts.
+    if (r.getValue("plan_cost") != null) r.put("plan_cost", "estimated");
+    JsonObject plan = r.getJsonObject("stages", new JsonObject()).getJsonObject("plan");
+    if (plan != null && plan.getValue("cost") != null) plan.put("cost", "estimated");
     return r;
   }
 
