@@ -11,6 +11,7 @@ import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.RetrievalMessages;
 import dev.sqlagent.contract.RetrievalMessages.IndexStatus;
 import dev.sqlagent.contract.RetrievalMessages.Refreshed;
+import dev.sqlagent.db.PoolBusy;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.learn.Learner;
 import dev.sqlagent.state.StateDatabase;
@@ -48,6 +49,7 @@ public final class RetrievalVerticle extends VerticleBase {
   static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
   static final int NOT_FOUND = BusFailure.NOT_FOUND.code();
   static final int UNAVAILABLE = BusFailure.UNAVAILABLE.code();
+  static final int BUSY = BusFailure.BUSY.code();
 
   private static final Logger LOG = LoggerFactory.getLogger(RetrievalVerticle.class);
 
@@ -262,9 +264,17 @@ public final class RetrievalVerticle extends VerticleBase {
     return body != null && body.getValue("name") instanceof String s ? s : null;
   }
 
-  /** The database or the model failed: logged here once, the caller gets a 503 with the reason. */
+  /**
+   * The database or the model failed: logged here once, the caller gets a 503 with the reason. Every connection
+   * of a pool in use is {@link BusFailure#BUSY} (the database is busy with other work, nothing is wrong with the
+   * request: ask again in a few seconds).
+   */
   private static void failed(Message<?> msg, String what, Throwable e) {
     LOG.warn("{} failed: {}", what, e.toString());
-    msg.fail(UNAVAILABLE, what + " unavailable: " + e.getMessage());
+    if (PoolBusy.waitRanOut(e)) {
+      msg.fail(BUSY, what + " busy: " + e.getMessage() + "; try again in a few seconds");
+    } else {
+      msg.fail(UNAVAILABLE, what + " unavailable: " + e.getMessage());
+    }
   }
 }
