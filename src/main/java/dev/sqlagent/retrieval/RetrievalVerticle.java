@@ -150,8 +150,9 @@ public final class RetrievalVerticle extends VerticleBase {
   /** The model loads on a worker: a process that exits mid-load crashes inside onnxruntime, so wait for it. */
   @Override
   public Future<?> stop() {
-    learned.stop();
-    return Future.all(index.settled(), ownCatalogue == null ? Future.succeededFuture() : ownCatalogue.close())
+    if (learned != null) learned.stop();
+    return Future.all(index == null ? Future.succeededFuture() : index.settled(),
+            ownCatalogue == null ? Future.succeededFuture() : ownCatalogue.close())
         .eventually(() -> Future.all(reader.close(), valuesReader.close()));
   }
 
