@@ -10,7 +10,7 @@ import java.util.Map;
  * ({@code SQLAGENT_CLUSTER_HOST}, {@code SQLAGENT_CLUSTER_PORT}), the members it joins over TCP/IP
  * ({@code SQLAGENT_CLUSTER_MEMBERS}; never multicast), or a DNS name whose addresses are the members
  * ({@code SQLAGENT_CLUSTER_DNS}: Hazelcast's Kubernetes discovery in DNS lookup mode, a headless Service's name),
- * and the cluster's name ({@code SQLAGENT_CLUSTER_NAME}). Disabled, the service is the single process it always was.
+ * and the cluster's name ({@code SQLAGENT_CLUSTER_NAME}). Disabled, the service is one process.
  *
  * @param dns the DNS name the members are found under (each on {@code port}); null when they are listed
  */

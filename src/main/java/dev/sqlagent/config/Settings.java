@@ -103,7 +103,7 @@ public final class Settings {
                   + "the deterministic one); `plain`: deterministic"),
           s("SQLAGENT_CANDIDATES", "1", null,
               "SQL candidates per attempt, voted by their results "
-                  + "([below](evaluation.md#right-more-often-stored-values-empty-aggregates-candidates)): above 1 each "
+                  + "([candidates](evaluation.md#right-more-often-stored-values-empty-aggregates-candidates)): above 1 each "
                   + "runs through the gate and the largest group of equal results wins (tokens and cost grow with it); "
                   + "with 3 or more, a vote with no majority asks back which reading was meant "
                   + "([the desk](the-desk.md)); 1 to 16"),
