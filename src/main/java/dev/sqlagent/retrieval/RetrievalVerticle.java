@@ -157,8 +157,7 @@ public final class RetrievalVerticle extends VerticleBase {
       TableSelector.loadModel();
       return (System.nanoTime() - t0) / 1_000_000;
     }, false);
-    Optional<Path> notesFile = config.notesFile();
-    return vertx.executeBlocking(() -> TableNotes.forTarget(notesFile, target.notesResource()), false)
+    return vertx.executeBlocking(() -> TableNotes.forTarget(config, target.notesResource()), false)
         .compose(loaded -> {
           notes = loaded;
           // fail the deployment now if the role cannot read the catalogue
