@@ -80,7 +80,7 @@ class McpHttpTransportTest {
   }
 
   @Test
-  void theSdkClientListsTheFiveToolsAndGetsToolErrorsForBadArguments() {
+  void theSdkClientListsTheNineToolsAndGetsToolErrorsForBadArguments() {
     McpSyncClient client = sdkClient(main.httpPort(), HttpRequest.newBuilder());
     try {
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");

@@ -62,7 +62,7 @@ class McpStdioTest {
   void theSdkClientUsesEveryToolOverStdio() {
     List<String> cmd = command();
     ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(env()).build();
-    StdioClientTransport transport = new StdioClientTransport(params, ShopMcpServer.jsonMapper());
+    StdioClientTransport transport = new StdioClientTransport(params, DatabaseMcpServer.jsonMapper());
     ConcurrentLinkedQueue<String> stderr = new ConcurrentLinkedQueue<>();
     transport.setStdErrorHandler(stderr::add);
     McpSyncClient client = McpClient.sync(transport).initializationTimeout(Duration.ofSeconds(120))

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What an MCP client sees of the five tools on the real pipeline (gate, retrieval, agent on the test
+ * What an MCP client sees of the nine tools on the real pipeline (gate, retrieval, agent on the test
  * database, the model faked), the same over every transport: each tool answers, every attack through
  * run_query is refused as it is through the HTTP API, and the query log and the system catalogues are
  * invisible.
@@ -33,8 +33,8 @@ final class McpToolScenario {
   }
 
   void runAll() {
-    listsTheFiveTools();
-    listTablesShowsTheShopOnly();
+    listsTheNineTools();
+    listTablesShowsTheDatabaseTablesOnly();
     describeTableWritesCreateTable();
     sampleRowsShowsRealRows();
     runQueryRunsOneSelect();
@@ -44,13 +44,13 @@ final class McpToolScenario {
     exportGivesTheWholeResultAsCsv();
   }
 
-  void listsTheFiveTools() {
+  void listsTheNineTools() {
     assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
         .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading",
             "export");
   }
 
-  void listTablesShowsTheShopOnly() {
+  void listTablesShowsTheDatabaseTablesOnly() {
     JsonObject tables = ok("list_tables", Map.of());
     List<String> names = names(tables.getJsonArray("tables"));
     assertThat(names).contains("bills", "bill_items", "customers", "products", "payments");
