@@ -61,7 +61,7 @@ public final class McpCommand implements Callable<Integer> {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         StdioServerTransportProvider transport =
             new StdioServerTransportProvider(DatabaseMcpServer.jsonMapper(), protocolIn, protocolOut);
-        server = DatabaseMcpServer.build(McpServer.async(transport), new DatabaseTools(vertx, config.deadlines(),
+        server = DatabaseMcpServer.build(McpServer.async(transport), vertx, new DatabaseTools(vertx, config.deadlines(),
         new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()),
         dev.sqlagent.export.ExportSlots.of(vertx, config.exportsPerUser())),
             Duration.ofMillis(config.deadlines().outerMs()));

@@ -38,7 +38,7 @@ public final class McpRoutes {
     // so on a worker. Requests that arrive meanwhile wait for it.
     Future<VertxStreamableHttpTransport> ready = vertx.executeBlocking(() -> {
       VertxStreamableHttpTransport transport = new VertxStreamableHttpTransport(DatabaseMcpServer.jsonMapper(), MAX_SESSIONS);
-      McpAsyncServer server = DatabaseMcpServer.build(McpServer.async(transport), tools,
+      McpAsyncServer server = DatabaseMcpServer.build(McpServer.async(transport), vertx, tools,
           Duration.ofMillis(config.deadlines().outerMs()));
       DatabaseMcpServer.warmUp();
       LOG.debug("MCP Streamable HTTP at {} ({} {})", PATH, server.getServerInfo().name(), server.getServerInfo().version());
