@@ -61,6 +61,9 @@ final class StepNotifications {
       StepNotifications notifications = new StepNotifications(exchange, progressToken, context);
       MessageConsumer<JsonObject> steps = vertx.eventBus().consumer(Addresses.events(runId), m -> notifications.step(m.body()));
       steps.completion()
+          .onFailure(e -> LOG.warn("the steps of run {} cannot be watched: {}", runId, e.toString()))
+          // Unwatched, the question is still answered.
+          .otherwiseEmpty()
           .compose(registered -> call.get())
           // One more turn of the context: the run publishes its last step before it answers, so the step is
           // handled before this and its notification goes before the result.
