@@ -112,7 +112,8 @@ public final class DatabaseMcpServer {
                 + DatabaseTools.MAX_QUESTION_CHARS + " characters; an answer can take up to a few minutes. When the "
                 + "question has several readings whose results differ, the answer's outcome is needs_clarification "
                 + "and its clarification lists them (numbered, each with a description, its SQL, row count and a "
-                + "sample): answer with choose_reading.",
+                + "sample): answer with choose_reading. Each step of the run is sent as it happens: as a progress "
+                + "notification when the call carries a progress token, and as an info log message.",
             Map.of("question", Map.of("type", "string", "maxLength", DatabaseTools.MAX_QUESTION_CHARS,
                 "description", "the question, in plain English"),
                 "conversation_id", Map.of("type", "string", "description", "continue this conversation (the "
