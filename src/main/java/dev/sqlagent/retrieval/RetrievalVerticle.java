@@ -22,9 +22,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,8 +114,7 @@ public final class RetrievalVerticle extends VerticleBase {
     index = new TableIndex(vertx, state == null ? EmbeddingStore.NONE : new EmbeddingRepository(state.owner()),
         () -> vertx.eventBus().publish(Addresses.RETRIEVAL_BUILT, indexStatus().toJson()));
     index.loadModel();  // alongside discovery and the cached vectors
-    Optional<Path> notesFile = config.notesFile();
-    return vertx.executeBlocking(() -> TableNotes.forTarget(notesFile, target.notesResource()), false)
+    return vertx.executeBlocking(() -> TableNotes.forTarget(config, target.notesResource()), false)
         .compose(notes -> {
           followed = new FollowedCatalogue(catalogue, notes);
           samples = new Samples(reader, followed);

@@ -12,7 +12,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
@@ -42,7 +41,7 @@ class FollowedCatalogueTest {
   }
 
   static TableNotes targetNotes() {
-    return TableNotes.forTarget(Optional.empty(), TestDatabase.get().target().notesResource());
+    return TableNotes.forTarget(TestDatabase.get().config(java.util.Map.of()), TestDatabase.get().target().notesResource());
   }
 
   @Test
