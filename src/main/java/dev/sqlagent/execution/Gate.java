@@ -172,9 +172,13 @@ public final class Gate {
   private final TextCache<List<ResultShape.Column>> shapes = new TextCache<>(1024, 8_000, 512_000);
   /** Where the columns of results come from, and whether they are sensitive. */
   private final ResultMasks resultMasks = new ResultMasks();
+  /** Failures in the gate's words. */
+  private final GateErrors errors;
+
   private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, CatalogueHolder catalogue) {
     this.vertx = vertx;
     this.settings = settings;
+    this.errors = new GateErrors(settings.statementTimeoutMs(), settings.maxResultBytes());
     this.executor = executor;
     this.catalogue = catalogue;
   }
@@ -240,9 +244,13 @@ public final class Gate {
       LOG.info("recovery conflict on the standby: running the same statement once more");
       return pass(asked).map(second -> {
         second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
-        return recoveryConflict(second) ? second.withError(recoveryConflictGiveUp(second.error())) : second;
+        return recoveryConflict(second) ? second.withError(GateErrors.recoveryConflictGiveUp(second.error())) : second;
       });
     });
+  }
+
+  private static boolean recoveryConflict(GateReply reply) {
+    return !reply.ok() && reply.error() != null && reply.error().type() == ErrorType.RECOVERY_CONFLICT;
   }
 
   /** A request as the gate takes it: its row cap resolved, and where an export's rows go (null: into the reply). */
@@ -273,10 +281,11 @@ public final class Gate {
           return inTransaction(q);
         })
         .recover(err -> {
-          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(a.sql()), false));
+          if (err instanceof ReadOnlyExecutor.Stopped) {
+            return Future.succeededFuture(stages.failed(GateErrors.cancelled(a.sql()), false));
+          }
           if (err instanceof SinkGone gone) {
-            return Future.succeededFuture(stages.failed(new GateError(ErrorType.CANCELLED, "The export stopped after "
-                + gone.rows + " rows: " + gone.getMessage() + ".", null, null, null, a.sql()), false));
+            return Future.succeededFuture(stages.failed(GateErrors.exportStopped(gone.rows, gone.getMessage(), a.sql()), false));
           }
           // Every connection is in use: not the query's fault, and no reply blames it; the caller says busy.
           if (err instanceof ReadOnlyExecutor.Busy) return Future.failedFuture(err);
@@ -284,9 +293,7 @@ public final class Gate {
           if (err instanceof dev.sqlagent.db.PoolBusy busy) return Future.failedFuture(new ReadOnlyExecutor.Busy(busy.getMessage()));
           // Not the query's fault (the database is unreachable): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
-          return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
-              "The query could not be run: the database did not answer as expected.", "Try again later.", null)
-              .withSql(a.sql()), false));
+          return Future.succeededFuture(stages.failed(GateErrors.unreachable(a.sql()), false));
         });
   }
 
@@ -413,14 +420,14 @@ public final class Gate {
     Future<GateReply> outcome = known == null ? described(q)
         : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
     return outcome.recover(err -> {
-      if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
+      if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(GateErrors.cancelled(sql), false));
       if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
-        return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
+        return Future.succeededFuture(stages.failed(errors.tooLarge(tooLarge).withSql(sql), false));
       }
-      if (err instanceof ReadOnlyExecutor.Cut cut) return Future.succeededFuture(stages.failed(cut(cut, sql), false));
+      if (err instanceof ReadOnlyExecutor.Cut cut) return Future.succeededFuture(stages.failed(errors.cut(cut, sql), false));
       Located located = err instanceof Located l ? l : new Located(err, 0);
       if (located.getCause() instanceof PgException pg) {
-        GateError error = withoutValues(fromPostgres(pg, located.prefix, sql, q.bounded(), q.verdict(), q.schema()),
+        GateError error = withoutValues(errors.fromPostgres(pg, located.prefix, sql, q.bounded(), q.verdict(), q.schema()),
             q.verdict(), q.sensitivity());
         return Future.succeededFuture(stages.failed(error, WriteIntent.of(q.verdict().lexed().tokens())));
       }
@@ -727,121 +734,6 @@ public final class Gate {
         });
   }
 
-  // ---- errors in the gate's words ------------------------------------------------------------------
-
-  private static boolean recoveryConflict(GateReply reply) {
-    return !reply.ok() && reply.error() != null && reply.error().type() == ErrorType.RECOVERY_CONFLICT;
-  }
-
-  /** The error after the rerun was cancelled too: what happened, in words, and what the standby's owner can change. */
-  static GateError recoveryConflictGiveUp(GateError e) {
-    return new GateError(ErrorType.RECOVERY_CONFLICT, "The standby cancelled the query twice because replaying the "
-        + "primary's changes needed the rows it was reading (PostgreSQL: " + e.message() + ").",
-        "Ask again in a moment; if it keeps happening, set hot_standby_feedback = on or a longer "
-            + "max_standby_streaming_delay on the standby, or point sql-agent at the primary.",
-        e.sqlState(), null, e.sql());
-  }
-
-  /**
-   * A stopped run's statement ({@link ErrorType#CANCELLED}: nothing to repair); the agent ends the run on its own
-   * stop, and any other caller reads "cancelled".
-   */
-  private static GateError cancelled(String sql) {
-    return new GateError(ErrorType.CANCELLED, "The query was cancelled: its question was stopped.", null, "57014",
-        null, sql);
-  }
-
-  /**
-   * An export's read that failed after rows went out, in words that say what happened: after how many rows, and how
-   * long its transaction had sat idle while the client took the rows before (a limit on idle transactions, of the
-   * database or of a pooler in between, ends such a transaction), or that the connection was lost.
-   */
-  private GateError cut(ReadOnlyExecutor.Cut cut, String sql) {
-    String after = "after " + cut.rows + " rows";
-    String idle = String.format(java.util.Locale.ROOT, "%.1f s", cut.idleMs / 1000.0);
-    String cause = cut.getCause() instanceof PgException pg ? pg.getErrorMessage() : cut.getMessage();
-    String slower = "Read the file faster, or export fewer rows.";
-    if (cut.getCause() instanceof PgException pg && "25P03".equals(pg.getSqlState())) {
-      return new GateError(ErrorType.TIMEOUT, "The database ended the export's transaction " + after + ": it had sat idle "
-          + idle + " while the client took the rows before, longer than its idle_in_transaction_session_timeout allows ("
-          + cause + ").", slower, "25P03", null, sql);
-    }
-    if (cut.idleMs >= IDLE_CUT_MS) {
-      return new GateError(ErrorType.TIMEOUT, "The connection to the database closed " + after + ", while the export's "
-          + "transaction sat idle " + idle + " waiting for the client to take the rows before (" + cause + ").",
-          "A limit on idle transactions ends such a connection: the service lifts the role's "
-              + "idle_in_transaction_session_timeout for exports, not a pooler's (PgBouncer's idle_transaction_timeout). "
-              + slower, null, null, sql);
-    }
-    return new GateError(ErrorType.UNKNOWN, "The connection to the database was lost " + after + " (" + cause + ").",
-        "Try again later.", null, null, sql);
-  }
-
-  /** An export's connection lost after its transaction sat idle this long: the idle wait is worth naming. */
-  static final long IDLE_CUT_MS = 1_000;
-
-  private GateError tooLarge(ReadOnlyExecutor.TooLarge e) {
-    if (e.budget == 0) {
-      return GateError.of(ErrorType.RESULT_TOO_LARGE, "The query builds values too large to check: PostgreSQL could not "
-          + "show its plan within " + Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS) + " ms.",
-          "Select fewer or shorter columns; do not build long values from constants (repeat, lpad, ...).", null);
-    }
-    return GateError.of(ErrorType.RESULT_TOO_LARGE, "The result grew past " + e.budget + " bytes after " + e.rows
-        + " row" + (e.rows == 1 ? "" : "s") + "; the gate returns at most " + settings.maxResultBytes()
-        + " bytes of results.", "Select fewer or shorter columns, or fewer rows (aggregate, filter or LIMIT).", null);
-  }
-
-  /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */
-  private GateError fromPostgres(PgException pg, int prefix, String sql, RowBound.Bounded bounded,
-                                 StaticCheck.Verdict verdict, VisibleSchema schema) {
-    String state = pg.getSqlState();
-    ErrorType type = ErrorType.fromSqlState(state);
-    String message = pg.getErrorMessage();
-    if ("42601".equals(state) && message != null && message.contains("multiple commands")) {
-      type = ErrorType.REJECTED;
-      message = "More than one statement: only a single SELECT may run (" + message + ").";
-    }
-    Integer position = null;
-    if (pg.getPosition() != null && !pg.getPosition().isBlank()) {
-      try {
-        position = bounded.toSubmitted(Integer.parseInt(pg.getPosition().trim()) - prefix, sql.length());
-      } catch (NumberFormatException ignored) {
-        position = null;
-      }
-    }
-    if (position == null && "42601".equals(state) && type == ErrorType.SYNTAX_ERROR && pg.getPosition() != null) {
-      // PostgreSQL tripped over the LIMIT the gate appended: the submitted query ended too early.
-      message = "syntax error at end of input: the query is incomplete";
-      position = sql.stripTrailing().length();
-    }
-    String hint = pg.getHint();
-    switch (type) {
-      case UNKNOWN_COLUMN -> {
-        List<VisibleSchema.Table> mentioned = schema.tablesMentioned(verdict.lexed().tokens());
-        hint = join(join(hint, schema.columnsHint(mentioned)), schema.columnHomeHint(message, mentioned));
-      }
-      case UNKNOWN_TABLE -> hint = join(join(hint, schema.missingFromHint(message)), schema.tablesHint());
-      case TIMEOUT -> {
-        if ("57014".equals(state)) {
-          message = "The query ran longer than " + settings.statementTimeoutMs() + " ms and was cancelled (" + message + ").";
-        }
-        hint = join(hint, PlanCheck.COST_HINT);
-      }
-      case DIVISION_BY_ZERO -> hint = join(hint, "Wrap divisors in NULLIF(divisor, 0).");
-      case RECOVERY_CONFLICT -> hint = join(hint, "The standby cancelled the query to replay the primary's changes; "
-          + "the same query usually runs the next time.");
-      default -> { }
-    }
-    if (pg.getDetail() != null && !pg.getDetail().isBlank()) message = message + " " + pg.getDetail();
-    return new GateError(type, message, hint, state, position, sql);
-  }
-
-  private static String join(String a, String b) {
-    if (a == null || a.isBlank()) return b;
-    if (b == null || b.isBlank()) return a;
-    return a + " " + b;
-  }
-
   // ---- grading mode: the evaluation harness, in this process only --------------------------------
 
   /** The most rows one grading query may return: far more than any gold result; past it, a clear error. */
@@ -892,7 +784,7 @@ public final class Gate {
                       : new Located(e, planned.prefix())))
                   .map(rows -> {
                     if (rows.size() > maxRows) {
-                      return stages.failed(gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)
+                      return stages.failed(GateErrors.gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)
                           .withSql(sql), false);
                     }
                     GateReply.Result result = result(whole, columns, rows, maxRows, t0);
@@ -903,28 +795,21 @@ public final class Gate {
           }))
           .recover(err -> {
             if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
-              GateError error = tooLarge.budget == 0 ? tooLarge(tooLarge)
-                  : gradingTooLarge("grew past " + tooLarge.budget + " bytes after " + tooLarge.rows + " rows", maxRows, maxBytes);
+              GateError error = tooLarge.budget == 0 ? errors.tooLarge(tooLarge)
+                  : GateErrors.gradingTooLarge("grew past " + tooLarge.budget + " bytes after " + tooLarge.rows + " rows", maxRows, maxBytes);
               return Future.succeededFuture(stages.failed(error.withSql(sql), false));
             }
             Located located = err instanceof Located l ? l : new Located(err, 0);
             if (located.getCause() instanceof PgException pg) {
-              GateError error = fromPostgres(pg, located.prefix, sql, whole, verdict, schema);
+              GateError error = errors.fromPostgres(pg, located.prefix, sql, whole, verdict, schema);
               return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
             }
             return Future.failedFuture(located.getCause());
           });
     }).recover(err -> {
       LOG.warn("gate failure while grading: {}", String.valueOf(err));
-      return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
-          "The query could not be run: the database did not answer as expected.", "Try again later.", null)
-          .withSql(sql), false));
+      return Future.succeededFuture(stages.failed(GateErrors.unreachable(sql), false));
     });
-  }
-
-  private static GateError gradingTooLarge(String what, int maxRows, long maxBytes) {
-    return GateError.of(ErrorType.RESULT_TOO_LARGE, "The grading result " + what + "; grading holds at most " + maxRows
-        + " rows and " + maxBytes + " bytes of one result.", "Grade on an aggregate or a narrower query.", null);
   }
 
   /** A failure with the length of the text put in front of the bounded SQL (for error positions). */
