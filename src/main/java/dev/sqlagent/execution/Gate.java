@@ -446,7 +446,7 @@ public final class Gate {
           shapes.put(q.shapeKey(), columns);
           Future<Planned> planned = plan(conn, q, columns);
           Future<Mask[]> masks = masks(conn, q, columns);
-          return planned.compose(p -> masks.compose(m -> planned(q, columns, p, m)));
+          return planned.compose(p -> masks.compose(m -> checkPlanThenRun(q, columns, p, m)));
         });
   }
 
@@ -469,7 +469,7 @@ public final class Gate {
             return sent.planned().transform(x -> Future.failedFuture(new ShapeChanged()));
           }
           Future<Mask[]> masks = masks(conn, q, known);
-          return sent.planned().compose(planned -> masks.compose(m -> planned(q, known, planned, m)));
+          return sent.planned().compose(planned -> masks.compose(m -> checkPlanThenRun(q, known, planned, m)));
         });
   }
 
@@ -481,7 +481,7 @@ public final class Gate {
   }
 
   /** A planned statement: the plan check; then a check's reply, or the rows read and shaped into the result. */
-  private Future<GateReply> planned(Query q, List<ResultShape.Column> columns, Planned planned, Mask[] masks) {
+  private Future<GateReply> checkPlanThenRun(Query q, List<ResultShape.Column> columns, Planned planned, Mask[] masks) {
     Stages stages = q.stages();
     Optional<GateError> refused = checkPlan(q, planned);
     if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(q.sql()), false));
