@@ -5,7 +5,11 @@ import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
-/** execute_sql: the statement the gate checked, run read-only; its rows, or PostgreSQL's verdict. */
+/**
+ * execute_sql: the statement validate_sql's check passed, sent to the gate to run (announced before it is sent, so a
+ * watcher sees it running); its rows, or the gate's verdict. The gate checks it again as it runs it: the schema, the
+ * role's grants or the plan may have changed since the check.
+ */
 final class ExecuteSql extends Step {
 
 
@@ -20,13 +24,11 @@ final class ExecuteSql extends Step {
 
   @Override
   Future<RunState> apply(RunState s) {
-    GateCall call = s.gateCall;
-    call.proceed();  // execute_sql has started: the gate may send the statement
-    return call.reply().map(reply -> {
+    return run.services().gate(s.checkedSql).map(reply -> {
       Outcome o = Outcome.fromGate(reply);
       RunState.Report report = o.ok() ? RunState.Report.finished(resultData(reply)) : RunState.Report.failed(o.errorData());
       RunState ran = s.with(c -> {
-        c.gateCall = null;
+        c.checkedSql = null;
         c.outcome = o;
         c.next = Node.INSPECT_RESULT;
         c.report = report;

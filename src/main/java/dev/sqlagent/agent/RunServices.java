@@ -41,7 +41,6 @@ final class RunServices {
   private final GateClient gate;
   private final VerifiedClient verified;
   private final GenerationClient model;
-  private int gateCalls;
 
   RunServices(Vertx vertx, AgentSettings settings, RunControl control, String runId, User user, long deadline) {
     this.vertx = vertx;
@@ -103,21 +102,18 @@ final class RunServices {
    * the statement; the user's database role (if any) is the one the statement runs as.
    */
   Future<GateReply> gate(String sql) {
-    return gate(sql, null);
+    return ask(GateRequest.run(sql));
   }
 
-  /** The same, the gate reporting when the checks have passed and waiting to be told to run the statement. */
-  GateCall gateLive(String sql) {
-    String address = Addresses.gateProgress(runId, ++gateCalls);
-    GateCall call = new GateCall(vertx.eventBus().localConsumer(address));
-    call.sent(gate(sql, address));
-    return call;
+  /** The gate's check of {@code sql} (every stage but the execution): passed with its plan's cost, or refused. */
+  Future<GateReply> check(String sql) {
+    return ask(GateRequest.check(sql));
   }
 
-  private Future<GateReply> gate(String sql, String progress) {
-    return control.guard(() -> gate.execute(GateRequest.by(user, sql, true, runId, null, progress)))
+  private Future<GateReply> ask(GateRequest request) {
+    return control.guard(() -> gate.execute(request.inRun(runId).by(user)))
         .recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
-            : Future.succeededFuture(GateReply.failed(gateFailed(err).withSql(sql), List.of(), false)));
+            : Future.succeededFuture(GateReply.failed(gateFailed(err).withSql(request.sql()), List.of(), false)));
   }
 
   /**

@@ -64,7 +64,7 @@ final class RunState {
     String lastSql;
     String refusal;
     Outcome outcome;
-    GateCall gateCall;
+    String checkedSql;
     List<Candidate> candidates;
     JsonArray lastCandidates;
     JsonObject injectedFault;
@@ -103,8 +103,8 @@ final class RunState {
   final String refusal;
   /** What the last execution (or its refusal) came to. */
   final Outcome outcome;
-  /** The gate request in flight between validate_sql and execute_sql. */
-  final GateCall gateCall;
+  /** The statement validate_sql's check passed, as it was written: execute_sql has the gate run it. */
+  final String checkedSql;
   /** The candidates written by the model, before the vote. */
   final List<Candidate> candidates;
   /** The last vote's candidates, for the answer; null with one candidate. */
@@ -138,7 +138,7 @@ final class RunState {
     lastSql = c.lastSql;
     refusal = c.refusal;
     outcome = c.outcome;
-    gateCall = c.gateCall;
+    checkedSql = c.checkedSql;
     candidates = c.candidates == null ? null : List.copyOf(c.candidates);
     lastCandidates = c.lastCandidates;
     injectedFault = c.injectedFault;
@@ -176,7 +176,7 @@ final class RunState {
     c.lastSql = lastSql;
     c.refusal = refusal;
     c.outcome = outcome;
-    c.gateCall = gateCall;
+    c.checkedSql = checkedSql;
     c.candidates = candidates;
     c.lastCandidates = lastCandidates;
     c.injectedFault = injectedFault;

@@ -5,9 +5,9 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
 /**
- * validate_sql: the gate's static check, row cap and plan check. One gate request serves validate_sql and execute_sql;
- * the gate reports when its checks have passed and holds the statement until execute_sql has started
- * ({@link GateCall}), so each step is published when it happens.
+ * validate_sql: the gate's check of the statement (static check, row cap, plan check; nothing runs), one request and
+ * its reply. A statement that passed goes to execute_sql, which asks the gate to run it: execute_sql is announced
+ * before the statement is sent, so a watcher sees it running and can stop it.
  */
 final class ValidateSql extends Step {
 
@@ -23,12 +23,9 @@ final class ValidateSql extends Step {
 
   @Override
   Future<RunState> apply(RunState s) {
-    GateCall call = run.services().gateLive(s.sql);
     RunState sent = s.with(c -> c.lastSql = s.sql);
-    return call.checkedOrReplied().map(progress -> {
-      if (progress != null) return passed(sent, call, progress.boundedSql(), progress.staticCheck());
-      var reply = call.reply().result();
-      if (reply.passedChecks()) return passed(sent, call, reply.boundedSql(), reply.staticCheckVerdict());
+    return run.services().check(s.sql).map(reply -> {
+      if (reply.ok()) return passed(sent, s.sql, reply.boundedSql(), reply.staticCheckVerdict());
       Outcome o = Outcome.fromGate(reply);
       RunState refused = sent.with(c -> {
         c.outcome = o;
@@ -39,9 +36,9 @@ final class ValidateSql extends Step {
     });
   }
 
-  private static RunState passed(RunState s, GateCall call, String boundedSql, String staticCheck) {
+  private static RunState passed(RunState s, String checked, String boundedSql, String staticCheck) {
     return s.with(c -> {
-      c.gateCall = call;
+      c.checkedSql = checked;
       c.sql = boundedSql;
       c.next = Node.EXECUTE_SQL;
       c.report = RunState.Report.finished(new JsonObject().put("sql", boundedSql).put("static_check", staticCheck));

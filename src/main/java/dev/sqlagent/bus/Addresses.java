@@ -20,14 +20,6 @@ public final class Addresses {
    */
   public static final String GATE_EXPORT = "sqlagent.execution.export";
 
-  /**
-   * Where the gate reports, for one request of a run, that the statement passed its checks and is about to run
-   * ({@code contract.GateProgress}); it waits for the reply before it sends the statement. Node-local.
-   */
-  public static String gateProgress(String runId, int call) {
-    return "sqlagent.execution.progress." + runId + "." + call;
-  }
-
   // --- the catalogue ---------------------------------------------------------------------------
   /**
    * Published each time a process's catalogue holds a new snapshot: {version, read_at, tables, fingerprint, node}.

@@ -3,6 +3,7 @@ package dev.sqlagent.cli;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.Databases;
 import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.execution.Gate;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
@@ -62,7 +63,7 @@ public final class CheckCommand implements Callable<Integer> {
     try (Databases db = Databases.open(cfg); BufferedReader in = reader()) {
       Vertx vertx = Vertx.vertx(cfg.vertxOptions());
       try {
-        Gate gate = Gate.start(vertx, db.target(), Gate.Settings.from(cfg)).await(2, TimeUnit.MINUTES);
+        Gate gate = Gate.start(vertx, Gate.Database.of(db.target()), Gate.Settings.from(cfg)).await(2, TimeUnit.MINUTES);
         try {
           int lineNo = 0;
           for (String line; (line = in.readLine()) != null; ) {
@@ -103,7 +104,7 @@ public final class CheckCommand implements Callable<Integer> {
     }
     JsonObject head = new JsonObject().put("id", id).put("line", lineNo);
     try {
-      return head.mergeIn(gate.submit(sql, run, null).await(5, TimeUnit.MINUTES).toJson());
+      return head.mergeIn(gate.submit(GateRequest.of(sql, run)).await(5, TimeUnit.MINUTES).toJson());
     } catch (Exception e) {
       return head.mergeIn(error(ErrorType.UNKNOWN, "the gate did not answer: " + firstLine(e.getMessage()), sql));
     }

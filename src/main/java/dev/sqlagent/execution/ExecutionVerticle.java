@@ -1,7 +1,6 @@
 package dev.sqlagent.execution;
 
 import dev.sqlagent.contract.OpsMessages;
-import dev.sqlagent.contract.GateProgress;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.contract.ExportChunk;
 import dev.sqlagent.contract.ExportRequest;
@@ -22,10 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gate on the event bus ({@link Addresses#EXECUTE}). Request {@code {"sql", "run" (default true),
- * "row_cap" (optional)}}; the reply is always a {@link GateReply} ({@code ok} true or a structured error,
- * with every stage's verdict), and {@code msg.fail(BusFailure.BAD_REQUEST, ...)} only for a request that is not
- * of that shape.
+ * The gate on the event bus ({@link Addresses#EXECUTE}). Request a {@link GateRequest} (a check, or a run); the reply
+ * is always a {@link GateReply} ({@code ok} true or a structured error, with every stage's verdict), and
+ * {@code msg.fail(BusFailure.BAD_REQUEST, ...)} only for a request that is not of that shape.
  *
  * <p>Also the gate's grading mode ({@link Gate#grade}) on {@link Addresses#GATE_GRADE}, request {@code {"sql"}}:
  * a local consumer, so only this process's callers (the evaluation harness) reach it; the edges send to
@@ -35,8 +33,6 @@ public final class ExecutionVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionVerticle.class);
   public static final int BAD_REQUEST = BusFailure.BAD_REQUEST.code();
-  /** The longest the gate waits for a caller to acknowledge its progress report before it runs the statement anyway. */
-  static final long PROGRESS_ACK_MS = 1_000;
 
   private final Target db;
   private final Gate.Settings settings;
@@ -68,7 +64,7 @@ public final class ExecutionVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return Gate.start(vertx, db, settings, catalogue)
+    return Gate.start(vertx, Gate.Database.of(db).sharing(catalogue), settings)
         .compose(g -> {
           gate = g;
           // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.
@@ -131,19 +127,6 @@ public final class ExecutionVerticle extends VerticleBase {
         });
   }
 
-  /**
-   * Reports "checked, about to run" to the caller's {@code progress} address and waits for its acknowledgement, so
-   * the caller's step events come before the statement is sent; an address that does not answer in time is not
-   * waited for longer than {@link #PROGRESS_ACK_MS}.
-   */
-  private Gate.Progress progressTo(String address) {
-    if (address == null) return Gate.Progress.NOBODY;
-    return (boundedSql, staticCheck, cost) -> vertx.eventBus()
-        .request(address, new GateProgress(boundedSql, staticCheck, cost).toJson(),
-            new DeliveryOptions().setSendTimeout(PROGRESS_ACK_MS))
-        .mapEmpty();
-  }
-
   private void onExecute(Message<Object> msg) {
     GateRequest req;
     try {
@@ -152,7 +135,7 @@ public final class ExecutionVerticle extends VerticleBase {
       msg.fail(BAD_REQUEST, e.getMessage());
       return;
     }
-    gate.submit(req.sql(), req.run(), req.rowCap(), req.runId(), req.dbRole(), req.showsSensitive(), progressTo(req.progress()))
+    gate.submit(req)
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           if (e instanceof ReadOnlyExecutor.Busy busy) {

@@ -3,8 +3,10 @@ package dev.sqlagent.execution;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateError;
 import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueSnapshot;
+import dev.sqlagent.db.Target;
 import dev.sqlagent.notes.Notes;
 import dev.sqlagent.policy.Mask;
 import dev.sqlagent.policy.ResultMasking;
@@ -14,6 +16,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.PreparedStatement;
@@ -26,10 +29,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one guarded path from SQL text to rows: static check (off the event loop), row cap, EXPLAIN with the
- * cost and plan checks, then the read-only execution. Every outcome is a JSON reply of the gate's
- * contract; a refusal or a PostgreSQL error is a structured error, never an exception. Usable directly
- * (tests, the CLI) or through {@link ExecutionVerticle}.
+ * The one guarded path from SQL text to rows. A statement ({@link GateRequest}) goes through these stages, in order,
+ * each a method below:
+ * <ol>
+ *   <li>{@link #staticCheck}: PostgreSQL's tokens, the lexical screen, the parse and the static check against the
+ *       tables the asking role sees (off the event loop);
+ *   <li>{@link #rowCap}: the statement bounded to the row cap;
+ *   <li>{@link #describe}: its columns, from PostgreSQL's parse alone;
+ *   <li>{@link #plan}: prepared and planned once ({@code EXPLAIN EXECUTE});
+ *   <li>{@link #checkPlan}: the plan's cost and what it touches;
+ *   <li>{@link #masks}: which columns hold sensitive values;
+ *   <li>{@link #execute}: the rows, read-only;
+ *   <li>{@link #shapeResult}: the reply's result, masked for a caller who may not see sensitive values.
+ * </ol>
+ * A check ({@code run: false}) stops after the plan check. Stages 3 to 7 share one read-only transaction. Every
+ * outcome is a {@link GateReply}; a refusal or a PostgreSQL error is a structured error, never an exception. Usable
+ * directly (tests, the CLI) or through {@link ExecutionVerticle}.
  */
 public final class Gate {
 
@@ -45,32 +60,20 @@ public final class Gate {
   /** An unknown table may be a new one: the catalogue is asked to read again when its snapshot is older than this. */
   private static final double SCHEMA_REFRESH_SECONDS = 30;
 
-  /** The gate's limits (from the service configuration). */
+  /**
+   * The gate's limits: {@link #from} the service configuration, or {@link #DEFAULTS} with the withers (tests, tools).
+   */
   public record Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
                          StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
                          List<AppConfig.FunctionName> allowFunctions, Notes sensitive, ExportLane exports) {
     public static final long DEFAULT_MAX_RESULT_BYTES = 4L * 1024 * 1024;
+    /** 200 rows, plan cost 1,000,000, 5 s statements, 1 s locks, 4 connections, every schema, no sensitive columns. */
+    public static final Settings DEFAULTS = new Settings(200, 1_000_000, 5000, 1000, 4, StaticCheck.Limits.DEFAULT,
+        DEFAULT_MAX_RESULT_BYTES, List.of(), List.of(), Notes.EMPTY, ExportLane.DEFAULT);
 
-    /** With the default export lane. */
-    public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
-                    StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
-                    List<AppConfig.FunctionName> allowFunctions, Notes sensitive) {
-      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes, schemas, allowFunctions,
-          sensitive, ExportLane.DEFAULT);
-    }
-
-    /** Without sensitive columns. */
-    public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
-                    StaticCheck.Limits limits, long maxResultBytes, List<String> schemas,
-                    List<AppConfig.FunctionName> allowFunctions) {
-      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes, schemas, allowFunctions,
-          Notes.EMPTY);
-    }
-
-    public Settings(int rowCap, double maxPlanCost, int statementTimeoutMs, int lockTimeoutMs, int poolSize,
-                    StaticCheck.Limits limits) {
-      this(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, DEFAULT_MAX_RESULT_BYTES, List.of(),
-          List.of());
+    public Settings {
+      schemas = List.copyOf(schemas);
+      allowFunctions = List.copyOf(allowFunctions);
     }
 
     public static Settings from(AppConfig c) {
@@ -79,15 +82,51 @@ public final class Gate {
           new ExportLane(c.exportConnections(), c.exportStallMs()));
     }
 
+    public Settings withRowCap(int rows) {
+      return new Settings(rows, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
+          schemas, allowFunctions, sensitive, exports);
+    }
+
+    public Settings withMaxPlanCost(double cost) {
+      return new Settings(rowCap, cost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
+          schemas, allowFunctions, sensitive, exports);
+    }
+
+    /** A statement's and a lock wait's timeouts. */
+    public Settings withTimeouts(int statementMs, int lockMs) {
+      return new Settings(rowCap, maxPlanCost, statementMs, lockMs, poolSize, limits, maxResultBytes,
+          schemas, allowFunctions, sensitive, exports);
+    }
+
+    public Settings withPoolSize(int connections) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, connections, limits, maxResultBytes,
+          schemas, allowFunctions, sensitive, exports);
+    }
+
+    public Settings withLimits(StaticCheck.Limits staticLimits) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, staticLimits,
+          maxResultBytes, schemas, allowFunctions, sensitive, exports);
+    }
+
     public Settings withMaxResultBytes(long bytes) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, bytes, schemas,
           allowFunctions, sensitive, exports);
     }
 
+    public Settings withSchemas(List<String> visible) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
+          visible, allowFunctions, sensitive, exports);
+    }
 
     public Settings withAllowFunctions(List<AppConfig.FunctionName> allow) {
       return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
-          schemas, List.copyOf(allow), sensitive, exports);
+          schemas, allow, sensitive, exports);
+    }
+
+    /** The notes whose sensitive columns are masked. */
+    public Settings withSensitive(Notes notes) {
+      return new Settings(rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, poolSize, limits, maxResultBytes,
+          schemas, allowFunctions, notes, exports);
     }
 
     public Settings withExports(ExportLane lane) {
@@ -98,6 +137,26 @@ public final class Gate {
     /** The static check of {@code schema} under these limits and allowed functions. */
     StaticCheck check(VisibleSchema schema) {
       return new StaticCheck(schema, limits, allowFunctions);
+    }
+  }
+
+  /**
+   * Where the gate reads: the read-only role's connect options, the network options (TLS, connect timeout) and the
+   * catalogue it takes visible tables from (null: a catalogue of its own, read through the gate's pool).
+   */
+  public record Database(PgConnectOptions readOnlyRole, NetClientOptions net, CatalogueHolder catalogue) {
+
+    public static Database of(Target target) {
+      return new Database(target.roOptions(), target.url().netOptions(), null);
+    }
+
+    public static Database of(PgConnectOptions readOnlyRole) {
+      return new Database(readOnlyRole, new NetClientOptions(), null);
+    }
+
+    /** The same, taking each query's tables from the process's catalogue (a refresh reaches the gate at once). */
+    public Database sharing(CatalogueHolder shared) {
+      return new Database(readOnlyRole, net, shared);
     }
   }
 
@@ -113,36 +172,23 @@ public final class Gate {
   private final TextCache<List<ResultShape.Column>> shapes = new TextCache<>(1024, 8_000, 512_000);
   /** Where the columns of results come from, and whether they are sensitive. */
   private final ResultMasks resultMasks = new ResultMasks();
+  /** Failures in the gate's words. */
+  private final GateErrors errors;
+
   private Gate(Vertx vertx, Settings settings, ReadOnlyExecutor executor, CatalogueHolder catalogue) {
     this.vertx = vertx;
     this.settings = settings;
+    this.errors = new GateErrors(settings.statementTimeoutMs(), settings.maxResultBytes());
     this.executor = executor;
     this.catalogue = catalogue;
   }
 
-  /**
-   * Opens the read-only pool, reads the visible tables from the catalogue as that role (a catalogue of its own,
-   * read through the gate's pool), warms up the parser.
-   */
-  public static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, Settings settings) {
-    return start(vertx, readOnlyRole, new io.vertx.core.net.NetClientOptions(), settings, null);
-  }
-
-  /** The same for the target: its connect options and its connect_timeout. */
-  public static Future<Gate> start(Vertx vertx, dev.sqlagent.db.Target target, Settings settings) {
-    return start(vertx, target, settings, null);
-  }
-
-  /** The same with the process's catalogue (null: one of its own). */
-  public static Future<Gate> start(Vertx vertx, dev.sqlagent.db.Target target, Settings settings, CatalogueHolder catalogue) {
-    return start(vertx, target.roOptions(), target.url().netOptions(), settings, catalogue);
-  }
-
-  private static Future<Gate> start(Vertx vertx, PgConnectOptions readOnlyRole, io.vertx.core.net.NetClientOptions net,
-                                    Settings settings, CatalogueHolder shared) {
-    ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, readOnlyRole, net, settings.poolSize(),
+  /** Opens the read-only pool, reads the visible tables (unless the catalogue is shared), warms up the parser. */
+  public static Future<Gate> start(Vertx vertx, Database database, Settings settings) {
+    ReadOnlyExecutor executor = new ReadOnlyExecutor(vertx, database.readOnlyRole(), database.net(), settings.poolSize(),
         settings.statementTimeoutMs(), settings.lockTimeoutMs(), settings.exports());
-    CatalogueHolder catalogue = shared != null ? shared : CatalogueHolder.over(vertx, executor.pool(), settings.schemas());
+    CatalogueHolder catalogue = database.catalogue() != null ? database.catalogue()
+        : CatalogueHolder.over(vertx, executor.pool(), settings.schemas());
     return vertx.executeBlocking(() -> {
           StaticCheck.warmUp();
           return null;
@@ -170,56 +216,35 @@ public final class Gate {
     return executor;
   }
 
-  /**
-   * Checks and (with {@code run}) executes {@code sql} in one pass: static check, row cap, plan, execution,
-   * each stage's verdict in the reply. {@code rowCap} null means the configured cap, and a larger one is
-   * lowered to it. A refusal, a PostgreSQL error or a lost database is a structured error reply ({@code ok: false});
-   * the future fails only with {@link ReadOnlyExecutor.Busy} when no connection was free within
-   * {@link ReadOnlyExecutor#POOL_WAIT_S} s (not the query's fault: the caller says busy).
-   */
-  public Future<GateReply> submit(String sql, boolean run, Integer rowCap) {
-    return submit(sql, run, rowCap, null, null);
+  /** Cancels the statement the run is running and refuses its later ones. */
+  public void stop(String runId) {
+    executor.stop(runId);
   }
 
-  /**
-   * The same for a run ({@code runId}, so {@link #stop} can cancel its statement) and, with {@code dbRole}, as
-   * that user's database role. A stopped run's statement ends as a {@code cancelled} error.
-   */
-  public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole) {
-    return submit(sql, run, rowCap, runId, dbRole, Progress.NOBODY);
+  public Future<Void> close() {
+    return executor.close();
   }
 
-  /**
-   * Told once a statement has passed every check (static check, row cap, plan) and is about to be sent, so the
-   * caller can report its steps as they happen; the statement is sent when the returned future completes.
-   */
-  @FunctionalInterface
-  public interface Progress {
-    Progress NOBODY = (boundedSql, staticCheck, cost) -> Future.succeededFuture();
-
-    Future<Void> checked(String boundedSql, String staticCheck, double cost);
-  }
-
-  /** The same, telling {@code progress} when the checks have passed and the statement is about to run. */
-  public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole, Progress progress) {
-    return submit(sql, run, rowCap, runId, dbRole, false, progress);
-  }
+  // ---- the pipeline ------------------------------------------------------------------------------
 
   /**
-   * The same for a user who may ({@code seeSensitive}) see the notes file's sensitive columns unmasked; for everyone
-   * else their values are masked. Either way the result's sensitive columns are marked ({@code mask}, {@code masked}).
+   * Checks ({@code run: false}) or checks and runs the request's statement, every stage's verdict in the reply. A row
+   * cap above the configured one is lowered to it. With a run id, {@link #stop} cancels the statement (a
+   * {@code cancelled} error); with a database role it runs as that role; the notes file's sensitive columns are
+   * masked unless the request may see them. A refusal, a PostgreSQL error or a lost database is a structured error
+   * reply ({@code ok: false}); the future fails only with {@link ReadOnlyExecutor.Busy} when no connection was free
+   * within {@link ReadOnlyExecutor#POOL_WAIT_S} s (not the query's fault: the caller says busy).
    */
-  public Future<GateReply> submit(String sql, boolean run, Integer rowCap, String runId, String dbRole, boolean seeSensitive,
-                                  Progress progress) {
-    int cap = rowCap == null ? settings.rowCap() : Math.max(1, Math.min(rowCap, settings.rowCap()));
-    return submitOnce(sql, run, cap, runId, dbRole, seeSensitive, progress, null).compose(first -> {
-      if (!recoveryConflict(first) || executor.stopped(runId)) return Future.succeededFuture(first);
+  public Future<GateReply> submit(GateRequest request) {
+    Asked asked = Asked.of(request, settings.rowCap());
+    return pass(asked).compose(first -> {
+      if (!recoveryConflict(first) || executor.stopped(asked.runId())) return Future.succeededFuture(first);
       // A hot standby cancelled it to replay the primary's changes: the query is not at fault and the conflict has
       // usually passed by now, so the same statement runs once more (no model call, no attempt counted).
       LOG.info("recovery conflict on the standby: running the same statement once more");
-      return submitOnce(sql, run, cap, runId, dbRole, seeSensitive, progress, null).map(second -> {
+      return pass(asked).map(second -> {
         second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
-        return recoveryConflict(second) ? second.withError(recoveryConflictGiveUp(second.error())) : second;
+        return recoveryConflict(second) ? second.withError(GateErrors.recoveryConflictGiveUp(second.error())) : second;
       });
     });
   }
@@ -228,71 +253,39 @@ public final class Gate {
     return !reply.ok() && reply.error() != null && reply.error().type() == ErrorType.RECOVERY_CONFLICT;
   }
 
-  /** The error after the rerun was cancelled too: what happened, in words, and what the standby's owner can change. */
-  static GateError recoveryConflictGiveUp(GateError e) {
-    return new GateError(ErrorType.RECOVERY_CONFLICT, "The standby cancelled the query twice because replaying the "
-        + "primary's changes needed the rows it was reading (PostgreSQL: " + e.message() + ").",
-        "Ask again in a moment; if it keeps happening, set hot_standby_feedback = on or a longer "
-            + "max_standby_streaming_delay on the standby, or point sql-agent at the primary.",
-        e.sqlState(), null, e.sql());
-  }
-
-  /**
-   * An export: {@code sql} through the whole gate as {@link #submit} takes it (static check, row cap, plan and cost
-   * check, the read-only transaction, as {@code dbRole} when given) with the export's own cap {@code maxRows} in place
-   * of the configured one, its rows streamed to {@code sink} ({@link ReadOnlyExecutor#stream}) rather than returned:
-   * at most {@code maxRows} rows and {@code maxBytes} bytes of cells. With {@code liftCap} the statement is an
-   * answer's SQL that the interactive cap cut, and that cap is taken off first ({@link RowBound#lift}). The reply has
-   * no rows: its result counts what was sent, {@code truncated} when a limit cut it, and its execution stage says
-   * which ({@code truncated_by}: rows or bytes). Exports have connections of their own ({@link ExportLane}): with all
-   * of them in use the future fails with {@link ReadOnlyExecutor.Busy}, else it succeeds; a sink that failed (its client
-   * went away or took nothing for too long) ends the export as {@code cancelled}, a read that failed after rows went
-   * out says why ({@link #cut}).
-   */
-  public Future<GateReply> export(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole,
-      boolean seeSensitive, RowSink sink) {
-    Future<String> text = !liftCap ? Future.succeededFuture(sql) : vertx.executeBlocking(() -> {
-      try {
-        return RowBound.lift(sql, PgLexer.lex(sql).tokens());
-      } catch (PgLexer.LexException e) {
-        return sql;  // the static check refuses it with its own words
-      }
-    }, false);
-    return text.compose(t -> submitOnce(t, true, Math.max(1, maxRows), null, dbRole, seeSensitive, Progress.NOBODY,
-        new Streaming(maxBytes, sink)));
-  }
-
-  /** Where an export's rows go instead of the reply, and its byte bound. */
-  private record Streaming(long maxBytes, RowSink sink) {}
-
-  /** The sink of an export failed (its client went away, or took nothing for too long): the export stops. */
-  private static final class SinkGone extends RuntimeException {
-    final int rows;
-
-    SinkGone(Throwable cause, int rows) {
-      super(String.valueOf(cause.getMessage()), cause, false, false);
-      this.rows = rows;
+  /** A request as the gate takes it: its row cap resolved, and where an export's rows go (null: into the reply). */
+  private record Asked(String sql, boolean run, int cap, String runId, String dbRole, boolean seeSensitive,
+                       Streaming streaming) {
+    static Asked of(GateRequest r, int configuredCap) {
+      int cap = r.rowCap() == null ? configuredCap : Math.max(1, Math.min(r.rowCap(), configuredCap));
+      return new Asked(r.sql(), r.run(), cap, r.runId(), r.dbRole(), r.showsSensitive(), null);
     }
   }
 
-  private Future<GateReply> submitOnce(String sql, boolean run, int cap, String runId, String dbRole,
-      boolean seeSensitive, Progress progress, Streaming streaming) {
+  /**
+   * One pass through the stages. Stages 1 and 2 need no connection; the rest run in one read-only transaction
+   * ({@link #inTransaction}). Failures that are not the statement's become replies here (or {@code Busy}).
+   */
+  private Future<GateReply> pass(Asked a) {
     long t0 = System.nanoTime();
     Stages stages = new Stages();
     CatalogueSnapshot snapshot = catalogue.snapshot();
-    return checkFor(snapshot, dbRole).compose(forRole -> staticCheck(sql, snapshot, forRole, dbRole == null)
+    return checkFor(snapshot, a.dbRole())
+        .compose(check -> staticCheck(a.sql(), snapshot, check, a.dbRole() == null))
         .compose(checked -> {
           StaticCheck.Verdict verdict = checked.verdict();
-          if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(sql), checked.write()));
+          if (!verdict.passed()) return Future.succeededFuture(stages.failed(verdict.error().withSql(a.sql()), checked.write()));
           stages.passed(new JsonObject().put("verdict", verdict.staticCheck()));
-          return guarded(sql, verdict, run, cap, t0, stages, runId, dbRole, checked.by().schema(), progress,
-              new Sensitivity(sensitive(snapshot), snapshot.version(), seeSensitive), streaming);
-        }))
+          Query q = rowCap(a, verdict, checked.by().schema(), t0, stages,
+              new Sensitivity(sensitive(snapshot), snapshot.version(), a.seeSensitive()));
+          return inTransaction(q);
+        })
         .recover(err -> {
-          if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
+          if (err instanceof ReadOnlyExecutor.Stopped) {
+            return Future.succeededFuture(stages.failed(GateErrors.cancelled(a.sql()), false));
+          }
           if (err instanceof SinkGone gone) {
-            return Future.succeededFuture(stages.failed(new GateError(ErrorType.CANCELLED, "The export stopped after "
-                + gone.rows + " rows: " + gone.getMessage() + ".", null, null, null, sql), false));
+            return Future.succeededFuture(stages.failed(GateErrors.exportStopped(gone.rows, gone.getMessage(), a.sql()), false));
           }
           // Every connection is in use: not the query's fault, and no reply blames it; the caller says busy.
           if (err instanceof ReadOnlyExecutor.Busy) return Future.failedFuture(err);
@@ -300,25 +293,56 @@ public final class Gate {
           if (err instanceof dev.sqlagent.db.PoolBusy busy) return Future.failedFuture(new ReadOnlyExecutor.Busy(busy.getMessage()));
           // Not the query's fault (the database is unreachable): still a structured reply.
           LOG.warn("gate failure: {}", String.valueOf(err));
-          return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
-              "The query could not be run: the database did not answer as expected.", "Try again later.", null)
-              .withSql(sql), false));
+          return Future.succeededFuture(stages.failed(GateErrors.unreachable(a.sql()), false));
         });
   }
 
-  /** Cancels the statement the run is running and refuses its later ones. */
-  public void stop(String runId) {
-    executor.stop(runId);
+  /** One statement past its static check and row cap; {@code shapeKey} names its columns in {@link #shapes}. */
+  private record Query(Asked asked, StaticCheck.Verdict verdict, long t0, Stages stages, VisibleSchema schema,
+                       RowBound.Bounded bounded, String shapeKey, Sensitivity sensitivity) {
+    String sql() {
+      return asked.sql();
+    }
+
+    boolean run() {
+      return asked.run();
+    }
+
+    int cap() {
+      return asked.cap();
+    }
+
+    String runId() {
+      return asked.runId();
+    }
   }
 
   /**
-   * A stopped run's statement ({@link ErrorType#CANCELLED}: nothing to repair); the agent ends the run on its own
-   * stop, and any other caller reads "cancelled".
+   * The stages one submission went through, in order: each passed one with its facts, then at most one
+   * that failed (the next one due: static check, limit, plan, execution).
    */
-  private static GateError cancelled(String sql) {
-    return new GateError(ErrorType.CANCELLED, "The query was cancelled: its question was stopped.", null, "57014",
-        null, sql);
+  private static final class Stages {
+    private static final List<String> ORDER = List.of(GateReply.STATIC_CHECK, GateReply.LIMIT, GateReply.PLAN,
+        GateReply.EXECUTION);
+    private final List<GateReply.Stage> done = new java.util.ArrayList<>();
+
+    void passed(JsonObject facts) {
+      done.add(new GateReply.Stage(ORDER.get(done.size()), true, facts));
+    }
+
+    GateReply failed(GateError error, boolean writeIntent) {
+      done.add(new GateReply.Stage(ORDER.get(done.size()), false, new JsonObject().put("error_type", error.type().wireName())));
+      boolean writeRefused = writeIntent && (error.type() == ErrorType.REJECTED || error.type() == ErrorType.PERMISSION_DENIED);
+      return GateReply.failed(error, done, writeRefused);
+    }
+
+    List<GateReply.Stage> list() {
+      return done;
+    }
   }
+
+
+  // ---- stage 1: the static check -------------------------------------------------------------------
 
   /** A static check derived from a catalogue snapshot: these settings, as this role (null: the agent role). */
   private record CheckKey(Settings settings, String role) {}
@@ -350,8 +374,8 @@ public final class Gate {
 
   /**
    * The static check, on a worker thread (JSqlParser can take milliseconds); a text this check already passed
-   * (a repeat, a re-run, a candidate voted twice) has its verdict handed out again at once, on the event loop.
-   * For the agent role ({@code mayRefresh}), an unknown table in a snapshot older than
+   * (a repeat, the run of a checked statement, a candidate voted twice) has its verdict handed out again at once, on
+   * the event loop. For the agent role ({@code mayRefresh}), an unknown table in a snapshot older than
    * {@link #SCHEMA_REFRESH_SECONDS} may be a new one: the catalogue reads again and the query is checked against
    * the new snapshot as a whole.
    */
@@ -371,69 +395,44 @@ public final class Gate {
     });
   }
 
-  private Future<GateReply> guarded(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
-                                    String runId, String dbRole, VisibleSchema schema, Progress progress,
-                                    Sensitivity sensitivity, Streaming streaming) {
-    RowBound.Bounded bounded = RowBound.apply(sql, verdict.lexed().tokens(), cap);
-    stages.passed(new JsonObject().put("row_cap", cap).put("capped", bounded.capped()).put("sql", bounded.sql()));
-    Query q = new Query(sql, verdict, run, cap, t0, stages, runId, dbRole, schema, bounded,
-        (dbRole == null ? "" : dbRole) + '\u0000' + bounded.executed(), progress, sensitivity, streaming);
+  // ---- stage 2: the row cap ------------------------------------------------------------------------
+
+  /** The statement bounded to the request's cap (the limit stage). */
+  private Query rowCap(Asked a, StaticCheck.Verdict verdict, VisibleSchema schema, long t0, Stages stages,
+                       Sensitivity sensitivity) {
+    RowBound.Bounded bounded = RowBound.apply(a.sql(), verdict.lexed().tokens(), a.cap());
+    stages.passed(new JsonObject().put("row_cap", a.cap()).put("capped", bounded.capped()).put("sql", bounded.sql()));
+    return new Query(a, verdict, t0, stages, schema, bounded,
+        (a.dbRole() == null ? "" : a.dbRole()) + '\u0000' + bounded.executed(), sensitivity);
+  }
+
+  // ---- stages 3 to 8, in one read-only transaction -------------------------------------------------
+
+  /**
+   * Describe, plan, plan check, masks, execution and result in one read-only transaction (as the request's role, and
+   * cancellable through its run). A statement whose columns the gate saw lately is {@link #guessed} (one round trip
+   * fewer), any other {@link #described}. Failures of the statement become the gate's structured errors.
+   */
+  private Future<GateReply> inTransaction(Query q) {
+    Stages stages = q.stages();
+    String sql = q.sql();
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
     Future<GateReply> outcome = known == null ? described(q)
         : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
     return outcome.recover(err -> {
-      if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(cancelled(sql), false));
+      if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(GateErrors.cancelled(sql), false));
       if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
-        return Future.succeededFuture(stages.failed(tooLarge(tooLarge).withSql(sql), false));
+        return Future.succeededFuture(stages.failed(errors.tooLarge(tooLarge).withSql(sql), false));
       }
-      if (err instanceof ReadOnlyExecutor.Cut cut) return Future.succeededFuture(stages.failed(cut(cut, sql), false));
+      if (err instanceof ReadOnlyExecutor.Cut cut) return Future.succeededFuture(stages.failed(errors.cut(cut, sql), false));
       Located located = err instanceof Located l ? l : new Located(err, 0);
       if (located.getCause() instanceof PgException pg) {
-        GateError error = withoutValues(fromPostgres(pg, located.prefix, sql, bounded, verdict, schema), verdict, sensitivity);
-        return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
+        GateError error = withoutValues(errors.fromPostgres(pg, located.prefix, sql, q.bounded(), q.verdict(), q.schema()),
+            q.verdict(), q.sensitivity());
+        return Future.succeededFuture(stages.failed(error, WriteIntent.of(q.verdict().lexed().tokens())));
       }
       return Future.failedFuture(located.getCause());
     });
-  }
-
-  /** One submission past its static check and row cap; {@code shapeKey} names its columns in {@link #shapes}. */
-  private record Query(String sql, StaticCheck.Verdict verdict, boolean run, int cap, long t0, Stages stages,
-                       String runId, String dbRole, VisibleSchema schema, RowBound.Bounded bounded, String shapeKey,
-                       Progress progress, Sensitivity sensitivity, Streaming streaming) {}
-
-  /**
-   * A data error (SQLSTATE class 22) of a statement that reads sensitive data, for a caller who may not see it: PostgreSQL
-   * quotes the offending value ({@code invalid input syntax for type integer: "..."}), which could be a sensitive one,
-   * so quoted text is taken out of its message and hint.
-   */
-  private static GateError withoutValues(GateError e, StaticCheck.Verdict verdict, Sensitivity sensitivity) {
-    if (sensitivity.seeSensitive() || e.sqlState() == null || !e.sqlState().startsWith("22")) return e;
-    SensitiveColumns s = sensitivity.columns();
-    if (!s.hasRules() || !ResultMasks.readsSensitive(verdict.lexed().tokens(), s.columnNames(), s.tableNames())) return e;
-    return new GateError(e.type(), unquoted(e.message()), unquoted(e.hint()), e.sqlState(), e.position(), e.sql());
-  }
-
-  private static String unquoted(String text) {
-    return text == null ? null : text.replaceAll("\"[^\"]*\"", "\"" + Mask.REDACTED + "\"");
-  }
-
-  /** The sensitive columns of the snapshot a submission started with, and whether its caller may see them unmasked. */
-  private record Sensitivity(SensitiveColumns columns, long version, boolean seeSensitive) {}
-
-  /** What {@link #sensitive} derives from a snapshot. */
-  private record SensitiveKey(Notes notes) {}
-
-  /** The notes' sensitive columns in {@code snapshot}, resolved once per snapshot. */
-  private SensitiveColumns sensitive(CatalogueSnapshot snapshot) {
-    Notes notes = settings.sensitive();
-    if (notes == null || !notes.marksSensitive()) return SensitiveColumns.NONE;
-    return snapshot.derive(new SensitiveKey(notes), s -> SensitiveColumns.of(notes, s.catalogue()));
-  }
-
-  /** The masks of a statement's columns ({@link ResultMasks}), asked inside its transaction. */
-  private Future<Mask[]> masks(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
-    if (!q.run()) return Future.succeededFuture(new Mask[columns.size()]);
-    return resultMasks.of(conn, columns, q.verdict().lexed().tokens(), q.sensitivity().columns(), q.sensitivity().version());
   }
 
   /**
@@ -441,25 +440,25 @@ public final class Gate {
    * see {@link #plan}); the rows. The reset follows the reply.
    */
   private Future<GateReply> described(Query q) {
-    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), q.streaming() != null,
+    return executor.inReadOnlyTransaction(q.runId(), q.asked().dbRole(), q.asked().streaming() != null,
         conn -> describe(conn, q.bounded().executed()),
         (conn, columns) -> {
           shapes.put(q.shapeKey(), columns);
           Future<Planned> planned = plan(conn, q, columns);
           Future<Mask[]> masks = masks(conn, q, columns);
-          return planned.compose(p -> masks.compose(m -> checkedRun(q, columns, p, m)));
+          return planned.compose(p -> masks.compose(m -> checkPlanThenRun(q, columns, p, m)));
         });
   }
 
   /**
-   * A statement whose columns the gate saw lately (a repeat): its prepare and plan go out with the setup and its
-   * description, shaped as it was then, one round trip fewer. The description decides: the same columns, and what
-   * was planned is exactly what {@link #described} would have planned; others (the table changed), and nothing of it
-   * runs: {@link ShapeChanged}, and the gate starts again from the description.
+   * A statement whose columns the gate saw lately (a repeat, or the run of a statement just checked): its prepare and
+   * plan go out with the setup and its description, shaped as it was then, one round trip fewer. The description
+   * decides: the same columns, and what was planned is exactly what {@link #described} would have planned; others
+   * (the table changed), and nothing of it runs: {@link ShapeChanged}, and the gate starts again from the description.
    */
   private Future<GateReply> guessed(Query q, List<ResultShape.Column> known) {
     record Sent(List<ResultShape.Column> columns, Future<Planned> planned) {}
-    return executor.inReadOnlyTransaction(q.runId(), q.dbRole(), q.streaming() != null, conn -> {
+    return executor.inReadOnlyTransaction(q.runId(), q.asked().dbRole(), q.asked().streaming() != null, conn -> {
           Future<List<ResultShape.Column>> columns = describe(conn, q.bounded().executed());
           Future<Planned> planned = plan(conn, q, known);
           return columns.map(c -> new Sent(c, planned));
@@ -470,7 +469,7 @@ public final class Gate {
             return sent.planned().transform(x -> Future.failedFuture(new ShapeChanged()));
           }
           Future<Mask[]> masks = masks(conn, q, known);
-          return sent.planned().compose(planned -> masks.compose(m -> checkedRun(q, known, planned, m)));
+          return sent.planned().compose(planned -> masks.compose(m -> checkPlanThenRun(q, known, planned, m)));
         });
   }
 
@@ -481,126 +480,20 @@ public final class Gate {
     }
   }
 
-  /** The plan check, then (with {@code run}) the rows. */
-  private Future<GateReply> checkedRun(Query q, List<ResultShape.Column> columns, Planned planned, Mask[] masks) {
+  /** A planned statement: the plan check; then a check's reply, or the rows read and shaped into the result. */
+  private Future<GateReply> checkPlanThenRun(Query q, List<ResultShape.Column> columns, Planned planned, Mask[] masks) {
     Stages stages = q.stages();
-    Optional<GateError> refused = PlanCheck.check(planned.plan(), settings.maxPlanCost(), q.schema());
+    Optional<GateError> refused = checkPlan(q, planned);
     if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(q.sql()), false));
     double cost = PlanCheck.totalCost(planned.plan());
     stages.passed(new JsonObject().put("cost", cost));
     if (executor.stopped(q.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
-    RowBound.Bounded bounded = q.bounded();
-    if (!q.run()) return Future.succeededFuture(GateReply.checked(bounded.sql(), q.verdict().staticCheck(), cost, stages.list()));
-    if (q.streaming() != null) return streamed(q, columns, planned, cost, masks);
-    // The caller hears that the checks passed before the statement goes out: a long query shows as running.
-    return q.progress().checked(bounded.sql(), q.verdict().staticCheck(), cost)
-        .otherwiseEmpty()
-        .compose(v -> executor.stopped(q.runId()) ? Future.failedFuture(new ReadOnlyExecutor.Stopped())
-            : executor.traced(planned.execute(),
-                () -> executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes())))
-        .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())))
-        .map(rows -> {
-          // The one place results are masked: every caller of the gate gets a sensitive column's values masked, unless
-          // the asking user may see them; either way its column says so.
-          boolean shown = q.sensitivity().seeSensitive();
-          if (!shown) ResultMasks.apply(masks, rows);
-          GateReply.Result result = result(bounded, columns, rows, q.cap(), q.t0(), masks, shown);
-          stages.passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
-          return GateReply.ran(bounded.sql(), q.verdict().staticCheck(), cost, result, stages.list());
-        });
+    if (!q.run()) return Future.succeededFuture(GateReply.checked(q.bounded().sql(), q.verdict().staticCheck(), cost, stages.list()));
+    if (q.asked().streaming() != null) return streamed(q, columns, planned, cost, masks);
+    return execute(q, columns, planned).map(rows -> shapeResult(q, columns, rows, masks, cost));
   }
 
-  /** An export's execution: the rows go to its sink as they are read; the reply counts them. */
-  private Future<GateReply> streamed(Query q, List<ResultShape.Column> columns, Planned planned, double cost,
-                                     Mask[] masks) {
-    RowSink sink = q.streaming().sink();
-    // Masked here as in checkedRun: an export shows a sensitive column's values only to a user who may see them.
-    boolean shown = q.sensitivity().seeSensitive();
-    int[] sent = {0};
-    RowSink guarded = (cols, rows) -> {
-      if (!shown) ResultMasks.apply(masks, rows);
-      int before = sent[0];
-      sent[0] += rows.size();
-      return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e, before)));
-    };
-    JsonArray cols = columnsJson(columns, masks, shown);
-    return executor.traced(planned.execute(),
-            () -> executor.stream(planned.runner(), columns, cols, q.cap(), q.streaming().maxBytes(), guarded))
-        .recover(e -> Future.failedFuture(e instanceof SinkGone || e instanceof ReadOnlyExecutor.Cut ? e
-            : new Located(e, planned.prefix())))
-        .map(streamed -> {
-          long elapsed = (System.nanoTime() - q.t0()) / 1_000_000;
-          GateReply.Result result = new GateReply.Result(cols, new JsonArray(), streamed.rows(),
-              streamed.truncatedBy() != null, elapsed);
-          q.stages().passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", elapsed)
-              .put("truncated_by", streamed.truncatedBy()));
-          return GateReply.ran(q.bounded().sql(), q.verdict().staticCheck(), cost, result, q.stages().list());
-        });
-  }
-
-  /**
-   * The stages one submission went through, in order: each passed one with its facts, then at most one
-   * that failed (the next one due: static check, limit, plan, execution).
-   */
-  private static final class Stages {
-    private static final List<String> ORDER = List.of(GateReply.STATIC_CHECK, GateReply.LIMIT, GateReply.PLAN,
-        GateReply.EXECUTION);
-    private final List<GateReply.Stage> done = new java.util.ArrayList<>();
-
-    void passed(JsonObject facts) {
-      done.add(new GateReply.Stage(ORDER.get(done.size()), true, facts));
-    }
-
-    GateReply failed(GateError error, boolean writeIntent) {
-      done.add(new GateReply.Stage(ORDER.get(done.size()), false, new JsonObject().put("error_type", error.type().wireName())));
-      boolean writeRefused = writeIntent && (error.type() == ErrorType.REJECTED || error.type() == ErrorType.PERMISSION_DENIED);
-      return GateReply.failed(error, done, writeRefused);
-    }
-
-    List<GateReply.Stage> list() {
-      return done;
-    }
-  }
-
-  /**
-   * An export's read that failed after rows went out, in words that say what happened: after how many rows, and how
-   * long its transaction had sat idle while the client took the rows before (a limit on idle transactions, of the
-   * database or of a pooler in between, ends such a transaction), or that the connection was lost.
-   */
-  private GateError cut(ReadOnlyExecutor.Cut cut, String sql) {
-    String after = "after " + cut.rows + " rows";
-    String idle = String.format(java.util.Locale.ROOT, "%.1f s", cut.idleMs / 1000.0);
-    String cause = cut.getCause() instanceof PgException pg ? pg.getErrorMessage() : cut.getMessage();
-    String slower = "Read the file faster, or export fewer rows.";
-    if (cut.getCause() instanceof PgException pg && "25P03".equals(pg.getSqlState())) {
-      return new GateError(ErrorType.TIMEOUT, "The database ended the export's transaction " + after + ": it had sat idle "
-          + idle + " while the client took the rows before, longer than its idle_in_transaction_session_timeout allows ("
-          + cause + ").", slower, "25P03", null, sql);
-    }
-    if (cut.idleMs >= IDLE_CUT_MS) {
-      return new GateError(ErrorType.TIMEOUT, "The connection to the database closed " + after + ", while the export's "
-          + "transaction sat idle " + idle + " waiting for the client to take the rows before (" + cause + ").",
-          "A limit on idle transactions ends such a connection: the service lifts the role's "
-              + "idle_in_transaction_session_timeout for exports, not a pooler's (PgBouncer's idle_transaction_timeout). "
-              + slower, null, null, sql);
-    }
-    return new GateError(ErrorType.UNKNOWN, "The connection to the database was lost " + after + " (" + cause + ").",
-        "Try again later.", null, null, sql);
-  }
-
-  /** An export's connection lost after its transaction sat idle this long: the idle wait is worth naming. */
-  static final long IDLE_CUT_MS = 1_000;
-
-  private GateError tooLarge(ReadOnlyExecutor.TooLarge e) {
-    if (e.budget == 0) {
-      return GateError.of(ErrorType.RESULT_TOO_LARGE, "The query builds values too large to check: PostgreSQL could not "
-          + "show its plan within " + Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS) + " ms.",
-          "Select fewer or shorter columns; do not build long values from constants (repeat, lpad, ...).", null);
-    }
-    return GateError.of(ErrorType.RESULT_TOO_LARGE, "The result grew past " + e.budget + " bytes after " + e.rows
-        + " row" + (e.rows == 1 ? "" : "s") + "; the gate returns at most " + settings.maxResultBytes()
-        + " bytes of results.", "Select fewer or shorter columns, or fewer rows (aggregate, filter or LIMIT).", null);
-  }
+  // ---- stages 3 and 4: the description and the plan ------------------------------------------------
 
   /**
    * Names and types of the bounded statement's columns, from PostgreSQL's parse of it alone: nothing is planned or
@@ -678,6 +571,71 @@ public final class Gate {
         }));
   }
 
+  // ---- stage 5: the plan check ---------------------------------------------------------------------
+
+  /** The plan's cost under the ceiling, and nothing in it that writes, locks rows or reads a hidden relation. */
+  private Optional<GateError> checkPlan(Query q, Planned planned) {
+    return PlanCheck.check(planned.plan(), settings.maxPlanCost(), q.schema());
+  }
+
+  // ---- stage 6: the masks --------------------------------------------------------------------------
+
+  /**
+   * A data error (SQLSTATE class 22) of a statement that reads sensitive data, for a caller who may not see it: PostgreSQL
+   * quotes the offending value ({@code invalid input syntax for type integer: "..."}), which could be a sensitive one,
+   * so quoted text is taken out of its message and hint.
+   */
+  private static GateError withoutValues(GateError e, StaticCheck.Verdict verdict, Sensitivity sensitivity) {
+    if (sensitivity.seeSensitive() || e.sqlState() == null || !e.sqlState().startsWith("22")) return e;
+    SensitiveColumns s = sensitivity.columns();
+    if (!s.hasRules() || !ResultMasks.readsSensitive(verdict.lexed().tokens(), s.columnNames(), s.tableNames())) return e;
+    return new GateError(e.type(), unquoted(e.message()), unquoted(e.hint()), e.sqlState(), e.position(), e.sql());
+  }
+
+  private static String unquoted(String text) {
+    return text == null ? null : text.replaceAll("\"[^\"]*\"", "\"" + Mask.REDACTED + "\"");
+  }
+
+  /** The sensitive columns of the snapshot a submission started with, and whether its caller may see them unmasked. */
+  private record Sensitivity(SensitiveColumns columns, long version, boolean seeSensitive) {}
+
+  /** What {@link #sensitive} derives from a snapshot. */
+  private record SensitiveKey(Notes notes) {}
+
+  /** The notes' sensitive columns in {@code snapshot}, resolved once per snapshot. */
+  private SensitiveColumns sensitive(CatalogueSnapshot snapshot) {
+    Notes notes = settings.sensitive();
+    if (notes == null || !notes.marksSensitive()) return SensitiveColumns.NONE;
+    return snapshot.derive(new SensitiveKey(notes), s -> SensitiveColumns.of(notes, s.catalogue()));
+  }
+
+  /** The masks of a statement's columns ({@link ResultMasks}), asked inside its transaction; none for a check. */
+  private Future<Mask[]> masks(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
+    if (!q.run()) return Future.succeededFuture(new Mask[columns.size()]);
+    return resultMasks.of(conn, columns, q.verdict().lexed().tokens(), q.sensitivity().columns(), q.sensitivity().version());
+  }
+
+  // ---- stages 7 and 8: the rows and the result -----------------------------------------------------
+
+  /** The planned statement's rows (one more than the cap, so a cut shows), within the result's byte bound. */
+  private Future<JsonArray> execute(Query q, List<ResultShape.Column> columns, Planned planned) {
+    return executor.traced(planned.execute(),
+            () -> executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes()))
+        .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())));
+  }
+
+  /**
+   * The reply of a statement that ran. The one place results are masked: every caller of the gate gets a sensitive
+   * column's values masked, unless the asking user may see them; either way its column says so.
+   */
+  private GateReply shapeResult(Query q, List<ResultShape.Column> columns, JsonArray rows, Mask[] masks, double cost) {
+    boolean shown = q.sensitivity().seeSensitive();
+    if (!shown) ResultMasks.apply(masks, rows);
+    GateReply.Result result = result(q.bounded(), columns, rows, q.cap(), q.t0(), masks, shown);
+    q.stages().passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", result.elapsedMs()));
+    return GateReply.ran(q.bounded().sql(), q.verdict().staticCheck(), cost, result, q.stages().list());
+  }
+
   private static GateReply.Result result(RowBound.Bounded bounded, List<ResultShape.Column> columns, JsonArray rows,
                                         int cap, long t0) {
     return result(bounded, columns, rows, cap, t0, null, false);
@@ -708,55 +666,72 @@ public final class Gate {
     return cols;
   }
 
-  /** A PostgreSQL error as the gate's structured error, with a position in the submitted text and hints. */
-  private GateError fromPostgres(PgException pg, int prefix, String sql, RowBound.Bounded bounded,
-                                 StaticCheck.Verdict verdict, VisibleSchema schema) {
-    String state = pg.getSqlState();
-    ErrorType type = ErrorType.fromSqlState(state);
-    String message = pg.getErrorMessage();
-    if ("42601".equals(state) && message != null && message.contains("multiple commands")) {
-      type = ErrorType.REJECTED;
-      message = "More than one statement: only a single SELECT may run (" + message + ").";
-    }
-    Integer position = null;
-    if (pg.getPosition() != null && !pg.getPosition().isBlank()) {
+  // ---- exports -------------------------------------------------------------------------------------
+
+  /**
+   * An export: {@code sql} through the whole gate as {@link #submit} takes it (static check, row cap, plan and cost
+   * check, the read-only transaction, as {@code dbRole} when given) with the export's own cap {@code maxRows} in place
+   * of the configured one, its rows streamed to {@code sink} ({@link ReadOnlyExecutor#stream}) rather than returned:
+   * at most {@code maxRows} rows and {@code maxBytes} bytes of cells. With {@code liftCap} the statement is an
+   * answer's SQL that the interactive cap cut, and that cap is taken off first ({@link RowBound#lift}). The reply has
+   * no rows: its result counts what was sent, {@code truncated} when a limit cut it, and its execution stage says
+   * which ({@code truncated_by}: rows or bytes). Exports have connections of their own ({@link ExportLane}): with all
+   * of them in use the future fails with {@link ReadOnlyExecutor.Busy}, else it succeeds; a sink that failed (its client
+   * went away or took nothing for too long) ends the export as {@code cancelled}, a read that failed after rows went
+   * out says why ({@link #cut}).
+   */
+  public Future<GateReply> export(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole,
+      boolean seeSensitive, RowSink sink) {
+    Future<String> text = !liftCap ? Future.succeededFuture(sql) : vertx.executeBlocking(() -> {
       try {
-        position = bounded.toSubmitted(Integer.parseInt(pg.getPosition().trim()) - prefix, sql.length());
-      } catch (NumberFormatException ignored) {
-        position = null;
+        return RowBound.lift(sql, PgLexer.lex(sql).tokens());
+      } catch (PgLexer.LexException e) {
+        return sql;  // the static check refuses it with its own words
       }
-    }
-    if (position == null && "42601".equals(state) && type == ErrorType.SYNTAX_ERROR && pg.getPosition() != null) {
-      // PostgreSQL tripped over the LIMIT the gate appended: the submitted query ended too early.
-      message = "syntax error at end of input: the query is incomplete";
-      position = sql.stripTrailing().length();
-    }
-    String hint = pg.getHint();
-    switch (type) {
-      case UNKNOWN_COLUMN -> {
-        List<VisibleSchema.Table> mentioned = schema.tablesMentioned(verdict.lexed().tokens());
-        hint = join(join(hint, schema.columnsHint(mentioned)), schema.columnHomeHint(message, mentioned));
-      }
-      case UNKNOWN_TABLE -> hint = join(join(hint, schema.missingFromHint(message)), schema.tablesHint());
-      case TIMEOUT -> {
-        if ("57014".equals(state)) {
-          message = "The query ran longer than " + settings.statementTimeoutMs() + " ms and was cancelled (" + message + ").";
-        }
-        hint = join(hint, PlanCheck.COST_HINT);
-      }
-      case DIVISION_BY_ZERO -> hint = join(hint, "Wrap divisors in NULLIF(divisor, 0).");
-      case RECOVERY_CONFLICT -> hint = join(hint, "The standby cancelled the query to replay the primary's changes; "
-          + "the same query usually runs the next time.");
-      default -> { }
-    }
-    if (pg.getDetail() != null && !pg.getDetail().isBlank()) message = message + " " + pg.getDetail();
-    return new GateError(type, message, hint, state, position, sql);
+    }, false);
+    return text.compose(t -> pass(new Asked(t, true, Math.max(1, maxRows), null, dbRole, seeSensitive,
+        new Streaming(maxBytes, sink))));
   }
 
-  private static String join(String a, String b) {
-    if (a == null || a.isBlank()) return b;
-    if (b == null || b.isBlank()) return a;
-    return a + " " + b;
+  /** Where an export's rows go instead of the reply, and its byte bound. */
+  private record Streaming(long maxBytes, RowSink sink) {}
+
+  /** The sink of an export failed (its client went away, or took nothing for too long): the export stops. */
+  private static final class SinkGone extends RuntimeException {
+    final int rows;
+
+    SinkGone(Throwable cause, int rows) {
+      super(String.valueOf(cause.getMessage()), cause, false, false);
+      this.rows = rows;
+    }
+  }
+
+  /** An export's execution: the rows go to its sink as they are read; the reply counts them. */
+  private Future<GateReply> streamed(Query q, List<ResultShape.Column> columns, Planned planned, double cost,
+                                     Mask[] masks) {
+    RowSink sink = q.asked().streaming().sink();
+    // Masked here as in shapeResult: an export shows a sensitive column's values only to a user who may see them.
+    boolean shown = q.sensitivity().seeSensitive();
+    int[] sent = {0};
+    RowSink guarded = (cols, rows) -> {
+      if (!shown) ResultMasks.apply(masks, rows);
+      int before = sent[0];
+      sent[0] += rows.size();
+      return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e, before)));
+    };
+    JsonArray cols = columnsJson(columns, masks, shown);
+    return executor.traced(planned.execute(),
+            () -> executor.stream(planned.runner(), columns, cols, q.cap(), q.asked().streaming().maxBytes(), guarded))
+        .recover(e -> Future.failedFuture(e instanceof SinkGone || e instanceof ReadOnlyExecutor.Cut ? e
+            : new Located(e, planned.prefix())))
+        .map(streamed -> {
+          long elapsed = (System.nanoTime() - q.t0()) / 1_000_000;
+          GateReply.Result result = new GateReply.Result(cols, new JsonArray(), streamed.rows(),
+              streamed.truncatedBy() != null, elapsed);
+          q.stages().passed(new JsonObject().put("row_count", result.rowCount()).put("elapsed_ms", elapsed)
+              .put("truncated_by", streamed.truncatedBy()));
+          return GateReply.ran(q.bounded().sql(), q.verdict().staticCheck(), cost, result, q.stages().list());
+        });
   }
 
   // ---- grading mode: the evaluation harness, in this process only --------------------------------
@@ -809,7 +784,7 @@ public final class Gate {
                       : new Located(e, planned.prefix())))
                   .map(rows -> {
                     if (rows.size() > maxRows) {
-                      return stages.failed(gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)
+                      return stages.failed(GateErrors.gradingTooLarge("has more than " + maxRows + " rows", maxRows, maxBytes)
                           .withSql(sql), false);
                     }
                     GateReply.Result result = result(whole, columns, rows, maxRows, t0);
@@ -820,32 +795,21 @@ public final class Gate {
           }))
           .recover(err -> {
             if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
-              GateError error = tooLarge.budget == 0 ? tooLarge(tooLarge)
-                  : gradingTooLarge("grew past " + tooLarge.budget + " bytes after " + tooLarge.rows + " rows", maxRows, maxBytes);
+              GateError error = tooLarge.budget == 0 ? errors.tooLarge(tooLarge)
+                  : GateErrors.gradingTooLarge("grew past " + tooLarge.budget + " bytes after " + tooLarge.rows + " rows", maxRows, maxBytes);
               return Future.succeededFuture(stages.failed(error.withSql(sql), false));
             }
             Located located = err instanceof Located l ? l : new Located(err, 0);
             if (located.getCause() instanceof PgException pg) {
-              GateError error = fromPostgres(pg, located.prefix, sql, whole, verdict, schema);
+              GateError error = errors.fromPostgres(pg, located.prefix, sql, whole, verdict, schema);
               return Future.succeededFuture(stages.failed(error, WriteIntent.of(verdict.lexed().tokens())));
             }
             return Future.failedFuture(located.getCause());
           });
     }).recover(err -> {
       LOG.warn("gate failure while grading: {}", String.valueOf(err));
-      return Future.succeededFuture(stages.failed(GateError.of(ErrorType.UNKNOWN,
-          "The query could not be run: the database did not answer as expected.", "Try again later.", null)
-          .withSql(sql), false));
+      return Future.succeededFuture(stages.failed(GateErrors.unreachable(sql), false));
     });
-  }
-
-  private static GateError gradingTooLarge(String what, int maxRows, long maxBytes) {
-    return GateError.of(ErrorType.RESULT_TOO_LARGE, "The grading result " + what + "; grading holds at most " + maxRows
-        + " rows and " + maxBytes + " bytes of one result.", "Grade on an aggregate or a narrower query.", null);
-  }
-
-  public Future<Void> close() {
-    return executor.close();
   }
 
   /** A failure with the length of the text put in front of the bounded SQL (for error positions). */

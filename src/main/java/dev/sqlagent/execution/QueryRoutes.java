@@ -58,7 +58,7 @@ public final class QueryRoutes {
     }
     // The database role is the authenticated user's, never the body's; a console statement belongs to no run.
     User user = Users.of(ctx);
-    gate.execute(GateRequest.by(user, asked.sql(), asked.run(), null, asked.rowCap(), null))
+    gate.execute(GateRequest.of(asked.sql(), asked.run()).withRowCap(asked.rowCap()).by(user))
         .onSuccess(reply -> JsonErrors.send(ctx, reply.ok() ? 200 : 422, reply.toJson()))
         .onFailure(err -> JsonErrors.send(ctx, err, GATE));
   }

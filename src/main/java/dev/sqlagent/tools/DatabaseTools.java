@@ -216,7 +216,7 @@ public final class DatabaseTools {
     if (!(sql instanceof String s)) {
       return Future.succeededFuture(badArgument("sql must be one SELECT statement, as a string"));
     }
-    return gate.execute(GateRequest.by(user, s, true, null, null, null))
+    return gate.execute(GateRequest.run(s).by(user))
         .map(GateReply::toJson)
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
         .otherwise(DatabaseTools::failure);

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The typed messages against what the running service really sends: every answer, graph event and gate
  * reply reads into its record and writes back to the same JSON text; the keys are the ones outside clients
- * rely on; and each attempt is one request to the gate, whose stages make the validate and execute events.
+ * rely on; and each attempt is a check request to the gate (validate_sql), then, once it passed, a run request
+ * for the same statement (execute_sql).
  */
 class MessageContractTest {
 
@@ -40,6 +41,8 @@ class MessageContractTest {
   static FakeModelServer model;
   /** Every request sent to the gate's address, in order. */
   static final List<JsonObject> gateRequests = new CopyOnWriteArrayList<>();
+  /** The addresses of every other message of the gate's namespace (none: a check and a run are plain requests). */
+  static final List<String> otherGateMessages = new CopyOnWriteArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -52,6 +55,8 @@ class MessageContractTest {
     vertx.eventBus().addOutboundInterceptor(ctx -> {
       if (Addresses.EXECUTE.equals(ctx.message().address()) && ctx.message().body() instanceof JsonObject body) {
         gateRequests.add(body.copy());
+      } else if (ctx.message().address().startsWith("sqlagent.execution.")) {
+        otherGateMessages.add(ctx.message().address());
       }
       ctx.next();
     });
@@ -67,6 +72,7 @@ class MessageContractTest {
   void reset() {
     model.reset();
     gateRequests.clear();
+    otherGateMessages.clear();
   }
 
   static JsonObject ask(String question) throws Exception {
@@ -119,7 +125,7 @@ class MessageContractTest {
   }
 
   @Test
-  void aRepairedAnswerAndItsEventsRoundTripAndEachAttemptIsOneGateRequest() throws Exception {
+  void aRepairedAnswerAndItsEventsRoundTripAndEachAttemptIsACheckThenARun() throws Exception {
     model.enqueue(Reply.sql("SELECT sum(amount) AS revenue FROM bills"),
         Reply.sql("SELECT count(*) / (count(*) - count(*)) AS ratio FROM bills"),
         Reply.sql("SELECT status, count(*) AS n FROM bills GROUP BY status ORDER BY status"));
@@ -134,7 +140,13 @@ class MessageContractTest {
     assertThat(a.attempts()).isEqualTo(3);
     assertThat(a.history()).extracting(Attempt::errorType).containsExactly("unknown_column", "division_by_zero");
     assertThat(a.rowCount()).isPositive();
-    assertThat(gateRequests).hasSize(3).allSatisfy(r -> assertThat(r.getBoolean("run")).isTrue());
+    // validate_sql asks the gate to check the statement; execute_sql, once a check passed, to run that statement. A
+    // refused check is the attempt's only request. Nothing else passes between them (no report, no acknowledgement).
+    assertThat(gateRequests).extracting(r -> r.getBoolean("run")).containsExactly(false, false, true, false, true);
+    assertThat(gateRequests).allSatisfy(r -> assertThat(r.getString("run_id")).isEqualTo(a.runId()));
+    assertThat(gateRequests.get(2).getString("sql")).isEqualTo(gateRequests.get(1).getString("sql"));
+    assertThat(gateRequests.get(4).getString("sql")).isEqualTo(gateRequests.get(3).getString("sql"));
+    assertThat(otherGateMessages).isEmpty();
 
     // A refusal by the plan is validate_sql's; an error while running is execute_sql's, after a passed check.
     assertThat(gateEvents(events, 1)).containsExactly("validate_sql started", "validate_sql failed");

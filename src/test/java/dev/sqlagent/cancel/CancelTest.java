@@ -43,6 +43,8 @@ class CancelTest {
    * seen active; a loaded machine may be slow to get there.
    */
   static final long STARTS_WITHIN_MS = 60_000;
+  /** How long a count of active statements must hold to be the one awaited. */
+  static final long STEADY_MS = 200;
 
   static FakeModelServer model;
   static RunningService service;
@@ -104,10 +106,24 @@ class CancelTest {
     }
   }
 
+  /**
+   * Waits until the agent role has {@code n} active statements, and still has {@link #STEADY_MS} later: validate_sql's
+   * check runs short statements of its own before execute_sql sends the run's, and a count caught during one of them
+   * is not the run's statement.
+   */
   static void awaitActive(int n, long withinMs) throws Exception {
     long until = System.currentTimeMillis() + withinMs;
-    while (activeAgentStatements() != n && System.currentTimeMillis() < until) Thread.sleep(20);
     int seen = activeAgentStatements();
+    while (System.currentTimeMillis() < until) {
+      if (seen == n) {
+        Thread.sleep(STEADY_MS);
+        seen = activeAgentStatements();
+        if (seen == n) return;
+      } else {
+        Thread.sleep(20);
+        seen = activeAgentStatements();
+      }
+    }
     if (seen != n) {
       assertThat(seen).as("active statements of the agent role; the server's sessions:\n" + sessions()
           + "\nruns: " + runs()).isEqualTo(n);

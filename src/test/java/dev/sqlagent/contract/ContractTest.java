@@ -65,7 +65,7 @@ class ContractTest {
 
   @Test
   void gateRequestsAreCheckedAsTheGateDid() {
-    GateRequest r = new GateRequest("SELECT 1", true, "run-1", 50, "analyst");
+    GateRequest r = GateRequest.run("SELECT 1").inRun("run-1").withRowCap(50).asRole("analyst").seeingSensitive(true);
     assertThat(GateRequest.fromJson(r.toJson())).isEqualTo(r);
     assertThat(GateRequest.check("SELECT 1").toJson()).isEqualTo(new JsonObject().put("sql", "SELECT 1").put("run", false));
     assertThat(GateRequest.fromJson(new JsonObject().put("sql", "SELECT 1")).run()).isTrue();

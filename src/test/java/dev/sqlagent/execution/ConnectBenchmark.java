@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.testing.Percentiles;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
 import static dev.sqlagent.testing.BenchmarkMachine.settle;
@@ -84,14 +86,14 @@ class ConnectBenchmark {
         out.append(line("connection set-up + SELECT 1, reactive", reactive, n));
 
         // 2. the gate per query
-        Gate.Settings settings = new Gate.Settings(200, 1_000_000, 5000, 1000, 4, StaticCheck.Limits.DEFAULT);
-        Gate gTls = Gate.start(vertx, tls.options("bench-gate"), settings).await(60, TimeUnit.SECONDS);
-        Gate gPlain = Gate.start(vertx, plain.options("bench-gate"), settings).await(60, TimeUnit.SECONDS);
+        Gate.Settings settings = Gate.Settings.DEFAULTS;
+        Gate gTls = Gate.start(vertx, Gate.Database.of(tls.options("bench-gate")), settings).await(60, TimeUnit.SECONDS);
+        Gate gPlain = Gate.start(vertx, Gate.Database.of(plain.options("bench-gate")), settings).await(60, TimeUnit.SECONDS);
         try {
           for (int w = 0; w < 50; w++) {
             for (String q : QUERIES) {
-              ok(gTls.submit(q, true, null).await(30, TimeUnit.SECONDS).toJson());
-              ok(gPlain.submit(q, true, null).await(30, TimeUnit.SECONDS).toJson());
+              ok(gTls.submit(GateRequest.run(q)).await(30, TimeUnit.SECONDS).toJson());
+              ok(gPlain.submit(GateRequest.run(q)).await(30, TimeUnit.SECONDS).toJson());
             }
           }
           int rounds = 100;
@@ -100,11 +102,11 @@ class ConnectBenchmark {
           for (int r = 0; r < rounds; r++) {
             for (String q : QUERIES) {
               long s = System.nanoTime();
-              ok(gTls.submit(q, true, null).await(30, TimeUnit.SECONDS).toJson());
+              ok(gTls.submit(GateRequest.run(q)).await(30, TimeUnit.SECONDS).toJson());
               gate[0][k] = System.nanoTime() - s;
               settle();
               s = System.nanoTime();
-              ok(gPlain.submit(q, true, null).await(30, TimeUnit.SECONDS).toJson());
+              ok(gPlain.submit(GateRequest.run(q)).await(30, TimeUnit.SECONDS).toJson());
               gate[1][k] = System.nanoTime() - s;
               settle();
               k++;

@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.testing.Percentiles;
 import dev.sqlagent.contract.GateReply;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
@@ -121,21 +123,21 @@ class FunctionRuleBenchmark {
     }
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, ro.options("bench"), new Gate.Settings(200, 1e9, 5000, 1000, 2,
-          StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(ro.options("bench")),
+          Gate.Settings.DEFAULTS.withMaxPlanCost(1e9).withPoolSize(2)).await(60, TimeUnit.SECONDS);
       for (int i = 0; i < 20; i++) {
-        for (String q : QUERIES) requireOk(gate.submit(q, true, null).await(30, TimeUnit.SECONDS), q);
+        for (String q : QUERIES) requireOk(gate.submit(GateRequest.run(q)).await(30, TimeUnit.SECONDS), q);
       }
       List<Double> repeats = new ArrayList<>();
       List<Double> fresh = new ArrayList<>();
       for (int i = 0; i < 30; i++) {
         for (String q : QUERIES) {
           long t0 = System.nanoTime();
-          requireOk(gate.submit(q, true, null).await(30, TimeUnit.SECONDS), q);
+          requireOk(gate.submit(GateRequest.run(q)).await(30, TimeUnit.SECONDS), q);
           repeats.add((System.nanoTime() - t0) / 1e6);
           String unseen = q + " -- " + UUID.randomUUID();
           t0 = System.nanoTime();
-          requireOk(gate.submit(unseen, true, null).await(30, TimeUnit.SECONDS), unseen);
+          requireOk(gate.submit(GateRequest.run(unseen)).await(30, TimeUnit.SECONDS), unseen);
           fresh.add((System.nanoTime() - t0) / 1e6);
         }
       }

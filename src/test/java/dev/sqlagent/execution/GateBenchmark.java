@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.testing.ProcFiles;
 import dev.sqlagent.testing.Percentiles;
 import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
@@ -50,8 +52,8 @@ class GateBenchmark {
 
     TestDatabase db = TestDatabase.get();
     Vertx vertx = Vertx.vertx();
-    Gate gate = Gate.start(vertx, db.target().roOptions(),
-        new Gate.Settings(200, 1_000_000, 5000, 1000, 4, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    Gate gate = Gate.start(vertx, Gate.Database.of(db.target().roOptions()),
+        Gate.Settings.DEFAULTS).await(60, TimeUnit.SECONDS);
     Pool direct = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(db.target().roOptions())
         .using(vertx).build();
     try {
@@ -93,12 +95,12 @@ class GateBenchmark {
 
       // 2. The whole gate against the same bounded SQL run directly (interleaved, after a warm-up).
       List<String> bounded = new ArrayList<>();
-      for (String sql : corpus) bounded.add(gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson().getString("sql"));
+      for (String sql : corpus) bounded.add(gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).toJson().getString("sql"));
       // A long warm-up: with 2 rounds the first measured section still ran partly interpreted (it came out slower than
       // the first-sight section after it, which does more).
       for (int i = 0; i < 10; i++) {
         for (int q = 0; q < corpus.size(); q++) {
-          gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS).toJson();
+          gate.submit(GateRequest.run(corpus.get(q))).await(30, TimeUnit.SECONDS).toJson();
           direct.preparedQuery(bounded.get(q)).execute().await(30, TimeUnit.SECONDS);
         }
       }
@@ -110,7 +112,7 @@ class GateBenchmark {
       for (int r = 0; r < gateRounds; r++) {
         for (int q = 0; q < corpus.size(); q++) {
           long s = System.nanoTime();
-          JsonObject reply = gate.submit(corpus.get(q), true, null).await(30, TimeUnit.SECONDS).toJson();
+          JsonObject reply = gate.submit(GateRequest.run(corpus.get(q))).await(30, TimeUnit.SECONDS).toJson();
           gateNs[k] = System.nanoTime() - s;
           settle();
           if (!reply.getBoolean("ok")) throw new AssertionError("refused in the benchmark: " + reply.encode());
@@ -145,7 +147,7 @@ class GateBenchmark {
         for (int q = 0; q < corpus.size(); q++) {
           String tag = "/* first sight " + (++seq) + " */ ";
           long s = System.nanoTime();
-          JsonObject reply = gate.submit(tag + corpus.get(q), true, null).await(30, TimeUnit.SECONDS).toJson();
+          JsonObject reply = gate.submit(GateRequest.run(tag + corpus.get(q))).await(30, TimeUnit.SECONDS).toJson();
           freshNs[k] = System.nanoTime() - s;
           settle();
           if (!reply.getBoolean("ok")) throw new AssertionError("refused in the benchmark: " + reply.encode());
@@ -164,7 +166,7 @@ class GateBenchmark {
           pct(freshDirectNs, 50), pct(freshDirectNs, 99), pct(freshNs, 50) / pct(freshDirectNs, 50), freshPairRatio));
 
       // 4. Where the time goes: CPU per query, the gate's repeats and then the same SQL directly, back to back.
-      out.append(cpuPerQuery("whole gate, repeat", corpus, sql -> gate.submit(sql, true, null).await(30, TimeUnit.SECONDS)));
+      out.append(cpuPerQuery("whole gate, repeat", corpus, sql -> gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS)));
       out.append(cpuPerQuery("directly", bounded, sql -> direct.preparedQuery(sql).execute().await(30, TimeUnit.SECONDS)));
     } finally {
       direct.close().await(10, TimeUnit.SECONDS);

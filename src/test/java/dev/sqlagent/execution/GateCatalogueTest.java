@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.catalogue.CatalogueHolder;
@@ -30,7 +32,8 @@ class GateCatalogueTest {
     admin("DROP TABLE IF EXISTS public.catalogue_probe");
     vertx = Vertx.vertx();
     catalogue = CatalogueHolder.open(vertx, copy, List.of());
-    gate = Gate.start(vertx, copy, new Gate.Settings(200, 1_000_000, 1500, 500, 2, StaticCheck.Limits.DEFAULT), catalogue)
+    gate = Gate.start(vertx, Gate.Database.of(copy).sharing(catalogue),
+        Gate.Settings.DEFAULTS.withTimeouts(1500, 500).withPoolSize(2))
         .await(60, TimeUnit.SECONDS);
   }
 
@@ -46,7 +49,7 @@ class GateCatalogueTest {
   }
 
   static JsonObject run(String sql) throws Exception {
-    return gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
+    return gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).toJson();
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.contract.ErrorType;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,8 +36,8 @@ class GateCorpusTest {
   }
 
   private static Gate start(Vertx vertx) throws Exception {
-    return Gate.start(vertx, TestDatabase.get().target().roOptions(),
-        new Gate.Settings(200, 1_000_000, 1000, 500, 4, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    return Gate.start(vertx, Gate.Database.of(TestDatabase.get().target().roOptions()),
+        Gate.Settings.DEFAULTS.withTimeouts(1000, 500)).await(60, TimeUnit.SECONDS);
   }
 
   @Test
@@ -53,7 +55,7 @@ class GateCorpusTest {
     try {
       Gate gate = start(vertx);
       for (JsonObject a : attacks) {
-        JsonObject r = gate.submit(a.getString("sql"), true, null).await(60, TimeUnit.SECONDS).toJson();
+        JsonObject r = gate.submit(GateRequest.run(a.getString("sql"))).await(60, TimeUnit.SECONDS).toJson();
         report.append(new JsonObject().put("id", a.getString("id")).mergeIn(r).encode()).append('\n');
         String got = r.getBoolean("ok") ? "ACCEPTED" : r.getString("error_type");
         if (!a.getString("expected").equals(got)) {
@@ -95,7 +97,7 @@ class GateCorpusTest {
     try {
       Gate gate = start(vertx);
       for (JsonObject v : valid) {
-        JsonObject r = gate.submit(v.getString("sql"), true, null).await(60, TimeUnit.SECONDS).toJson();
+        JsonObject r = gate.submit(GateRequest.run(v.getString("sql"))).await(60, TimeUnit.SECONDS).toJson();
         if (!r.getBoolean("ok")) {
           wrong.add(v.getString("id") + " refused " + r.getString("error_type") + ": " + v.getString("sql") + " -> "
               + r.getString("message") + " / " + r.getString("hint"));

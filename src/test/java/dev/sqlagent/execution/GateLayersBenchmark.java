@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.testing.ProcFiles;
 import dev.sqlagent.testing.TestDatabase;
 import io.vertx.core.Future;
@@ -60,8 +62,8 @@ class GateLayersBenchmark {
     List<String> corpus = GateCorpusTest.corpus("valid.jsonl").stream().map(j -> j.getString("sql")).toList();
     TestDatabase db = TestDatabase.get();
     Vertx vertx = Vertx.vertx();
-    Gate gate = Gate.start(vertx, db.target().roOptions(),
-        new Gate.Settings(200, 1_000_000, 5000, 1000, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    Gate gate = Gate.start(vertx, Gate.Database.of(db.target().roOptions()),
+        Gate.Settings.DEFAULTS.withPoolSize(1)).await(60, TimeUnit.SECONDS);
     Pool pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(db.target().roOptions())
         .using(vertx).build();
     StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "machine: %d cores; load average at start: %s%n",
@@ -76,7 +78,7 @@ class GateLayersBenchmark {
       List<String> bounded = new ArrayList<>();
       List<List<ResultShape.Column>> columns = new ArrayList<>();
       for (String sql : corpus) {
-        String b = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson().getString("sql");
+        String b = gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).toJson().getString("sql");
         bounded.add(b);
         columns.add(ResultShape.columns(ReadOnlyExecutor.describe(conn, b).await(10, TimeUnit.SECONDS)));
       }
@@ -90,7 +92,7 @@ class GateLayersBenchmark {
           int warm = pass == 1 ? 6 : 1;
           for (int w = 0; w < warm; w++) {
             for (int i = 0; i < corpus.size(); i++) {
-              if (whole) gate.submit(corpus.get(i), true, null).await(30, TimeUnit.SECONDS);
+              if (whole) gate.submit(GateRequest.run(corpus.get(i))).await(30, TimeUnit.SECONDS);
               else run(gate.executor(), conn, layers, bounded.get(i), columns.get(i), seq, names);
             }
           }
@@ -100,7 +102,7 @@ class GateLayersBenchmark {
           int n = 0;
           for (int r = 0; r < 8; r++) {
             for (int i = 0; i < corpus.size(); i++, n++) {
-              if (whole) gate.submit(corpus.get(i), true, null).await(30, TimeUnit.SECONDS);
+              if (whole) gate.submit(GateRequest.run(corpus.get(i))).await(30, TimeUnit.SECONDS);
               else run(gate.executor(), conn, layers, bounded.get(i), columns.get(i), seq, names);
             }
           }

@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.contract.GateReply;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +36,8 @@ class GateRepeatTest {
         "INSERT INTO public.repeat_probe VALUES (1, 42)",
         "GRANT SELECT ON public.repeat_probe TO " + copy.role());
     vertx = Vertx.vertx();
-    gate = Gate.start(vertx, copy.roOptions(), new Gate.Settings(200, 1_000_000, 1500, 500, 2, StaticCheck.Limits.DEFAULT))
+    gate = Gate.start(vertx, Gate.Database.of(copy.roOptions()),
+        Gate.Settings.DEFAULTS.withTimeouts(1500, 500).withPoolSize(2))
         .await(60, TimeUnit.SECONDS);
   }
 
@@ -50,7 +53,7 @@ class GateRepeatTest {
   }
 
   static JsonObject submit(String sql, boolean run) throws Exception {
-    return gate.submit(sql, run, null).await(30, TimeUnit.SECONDS).toJson();
+    return gate.submit(GateRequest.of(sql, run)).await(30, TimeUnit.SECONDS).toJson();
   }
 
   /** The reply without its timings. */
@@ -79,12 +82,12 @@ class GateRepeatTest {
     long rt = 200;
     TcpProxy proxy = TcpProxy.start(vertx, copy.roOptions().getHost(), copy.roOptions().getPort())
         .await(10, TimeUnit.SECONDS);
-    Gate far = Gate.start(vertx, new PgConnectOptions(copy.roOptions()).setHost("127.0.0.1").setPort(proxy.port()),
-        new Gate.Settings(200, 1_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    Gate far = Gate.start(vertx, Gate.Database.of(new PgConnectOptions(copy.roOptions()).setHost("127.0.0.1").setPort(proxy.port())),
+        Gate.Settings.DEFAULTS.withTimeouts(5000, 500).withPoolSize(1)).await(60, TimeUnit.SECONDS);
     try {
       // Warm: the pool's one connection is open and the gate has run a statement of each kind once.
       for (String sql : List.of("SELECT 1 AS warm", "SELECT 2 AS warm")) {
-        assertThat(far.submit(sql, true, null).await(30, TimeUnit.SECONDS).ok()).isTrue();
+        assertThat(far.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).ok()).isTrue();
       }
       proxy.delayReplies(rt);
       Thread.sleep(3 * rt);  // the last reset's reply is through
@@ -109,11 +112,11 @@ class GateRepeatTest {
    */
   @Test
   void aRepeatsCommandsLeaveInOneWritePerRoundTrip() throws Exception {
-    Gate single = Gate.start(vertx, copy.roOptions(), new Gate.Settings(200, 1_000_000, 5000, 500, 1,
-        StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    Gate single = Gate.start(vertx, Gate.Database.of(copy.roOptions()),
+        Gate.Settings.DEFAULTS.withTimeouts(5000, 500).withPoolSize(1)).await(60, TimeUnit.SECONDS);
     try {
       String sql = "SELECT v FROM repeat_probe WHERE id = 1";
-      for (int i = 0; i < 2; i++) assertThat(single.submit(sql, true, null).await(30, TimeUnit.SECONDS).ok()).isTrue();
+      for (int i = 0; i < 2; i++) assertThat(single.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).ok()).isTrue();
       java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
       io.vertx.sqlclient.SqlConnection conn = single.executor().pool().getConnection().await(10, TimeUnit.SECONDS);
       ReadOnlyExecutor.socketOf(conn).socket().channelHandlerContext().pipeline().addFirst("count-writes",
@@ -127,7 +130,7 @@ class GateRepeatTest {
       conn.close().await(10, TimeUnit.SECONDS);
       for (int i = 0; i < 3; i++) {
         writes.set(0);
-        JsonObject reply = single.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
+        JsonObject reply = single.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).toJson();
         assertThat(reply.getBoolean("ok")).as(reply.encode()).isTrue();
         Thread.sleep(300);  // the reset follows the reply
         assertThat(writes.get()).as("writes to the socket for one repeat").isEqualTo(3);
@@ -144,12 +147,12 @@ class GateRepeatTest {
    */
   @Test
   void behindALayer7ProxyRepeatsAnswerAsFirstSightsDo() throws Exception {
-    Gate proxied = Gate.start(vertx, new PgConnectOptions(copy.roOptions()).setUseLayer7Proxy(true),
-        new Gate.Settings(200, 1_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    Gate proxied = Gate.start(vertx, Gate.Database.of(new PgConnectOptions(copy.roOptions()).setUseLayer7Proxy(true)),
+        Gate.Settings.DEFAULTS.withTimeouts(5000, 500).withPoolSize(1)).await(60, TimeUnit.SECONDS);
     try {
       for (int i = 0; i < 3; i++) {
         for (String sql : List.of("SELECT v FROM repeat_probe WHERE id = 1", "SELECT v + 1 AS w FROM repeat_probe")) {
-          JsonObject r = proxied.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
+          JsonObject r = proxied.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).toJson();
           assertThat(r.getBoolean("ok")).as(r.encode()).isTrue();
           assertThat(r.getJsonArray("rows").getJsonArray(0).getInteger(0)).isEqualTo(sql.contains("+ 1") ? 43 : 42);
         }
@@ -161,7 +164,7 @@ class GateRepeatTest {
 
   private static long timed(Gate gate, String sql) throws Exception {
     long t0 = System.nanoTime();
-    GateReply reply = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+    GateReply reply = gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS);
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertThat(reply.toJson().getJsonArray("rows").getJsonArray(0).getInteger(0)).as(reply.toJson().encode()).isEqualTo(42);
     return ms;

@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.TestDatabase;
@@ -21,8 +23,8 @@ class GateTest {
   @BeforeAll
   static void start() throws Exception {
     vertx = Vertx.vertx();
-    gate = Gate.start(vertx, TestDatabase.get().target().roOptions(),
-        new Gate.Settings(200, 1_000_000, 1500, 500, 2, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    gate = Gate.start(vertx, Gate.Database.of(TestDatabase.get().target().roOptions()),
+        Gate.Settings.DEFAULTS.withTimeouts(1500, 500).withPoolSize(2)).await(60, TimeUnit.SECONDS);
   }
 
   @AfterAll
@@ -32,7 +34,7 @@ class GateTest {
   }
 
   static JsonObject run(String sql) throws Exception {
-    return gate.submit(sql, true, null).await(30, TimeUnit.SECONDS).toJson();
+    return gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS).toJson();
   }
 
   @Test
@@ -64,7 +66,7 @@ class GateTest {
     JsonObject r = run("SELECT bill_id FROM bills ORDER BY bill_id");
     assertThat(r.getInteger("row_count")).isEqualTo(200);
     assertThat(r.getBoolean("truncated")).isTrue();
-    JsonObject small = gate.submit("SELECT bill_id FROM bills ORDER BY bill_id", true, 5).await(30, TimeUnit.SECONDS).toJson();
+    JsonObject small = gate.submit(GateRequest.run("SELECT bill_id FROM bills ORDER BY bill_id").withRowCap(5)).await(30, TimeUnit.SECONDS).toJson();
     assertThat(small.getInteger("row_count")).isEqualTo(5);
     assertThat(small.getBoolean("truncated")).isTrue();
     assertThat(small.getString("sql")).endsWith("LIMIT 5");
@@ -109,11 +111,11 @@ class GateTest {
 
   @Test
   void checkOnlyRunsNothingButExplains() throws Exception {
-    JsonObject r = gate.submit("SELECT * FROM bills", false, null).await(30, TimeUnit.SECONDS).toJson();
+    JsonObject r = gate.submit(GateRequest.check("SELECT * FROM bills")).await(30, TimeUnit.SECONDS).toJson();
     assertThat(r.fieldNames()).containsExactlyInAnyOrder("ok", "sql", "static_check", "plan_cost", "stages", "write_refused");
     assertThat(r.getJsonObject("stages").fieldNames()).containsExactly("static_check", "limit", "plan");
     assertThat(r.getString("static_check")).isEqualTo("parsed");
-    JsonObject fb = gate.submit("SELECT cust_name COLLATE \"C\" FROM customers", false, null).await(30, TimeUnit.SECONDS).toJson();
+    JsonObject fb = gate.submit(GateRequest.check("SELECT cust_name COLLATE \"C\" FROM customers")).await(30, TimeUnit.SECONDS).toJson();
     assertThat(fb.getString("static_check")).isEqualTo("fallback");
   }
 
@@ -215,10 +217,10 @@ class GateTest {
   void theQueryRunsUnderItsOwnTimeoutAfterThePlansShorterOne() throws Exception {
     Vertx own = Vertx.vertx();
     try {
-      Gate longer = Gate.start(own, TestDatabase.get().target().roOptions(),
-          new Gate.Settings(200, 1_000_000, 4000, 500, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      Gate longer = Gate.start(own, Gate.Database.of(TestDatabase.get().target().roOptions()),
+          Gate.Settings.DEFAULTS.withTimeouts(4000, 500).withPoolSize(1)).await(60, TimeUnit.SECONDS);
       for (int i = 0; i < 2; i++) {
-        JsonObject r = longer.submit("SELECT current_setting('statement_timeout') AS t", true, null)
+        JsonObject r = longer.submit(GateRequest.run("SELECT current_setting('statement_timeout') AS t"))
             .await(30, TimeUnit.SECONDS).toJson();
         assertThat(r.getBoolean("ok")).as(r.encode()).isTrue();
         assertThat(r.getJsonArray("rows").getJsonArray(0).getString(0)).isEqualTo("4s");

@@ -54,8 +54,9 @@ class GradingModeTest {
   @BeforeAll
   static void start() throws Exception {
     vertx = Vertx.vertx();
-    strict = Gate.start(vertx, TestDatabase.get().target().roOptions(),
-        new Gate.Settings(CAP, 5, 1500, 500, 2, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+    strict = Gate.start(vertx, Gate.Database.of(TestDatabase.get().target().roOptions()),
+        Gate.Settings.DEFAULTS.withRowCap(CAP).withMaxPlanCost(5).withTimeouts(1500, 500).withPoolSize(2))
+            .await(60, TimeUnit.SECONDS);
     service = RunningService.start(Map.of("SQLAGENT_ROW_CAP", String.valueOf(CAP)));
   }
 
@@ -87,8 +88,7 @@ class GradingModeTest {
 
   @Test
   void gradingSkipsThePlanCostCeilingButNotTheStatementTimeout() throws Exception {
-    GateReply agent = strict.submit("SELECT b.bill_id, i.qty FROM bills b JOIN bill_items i ON i.bill_id = b.bill_id",
-        true, null).await(60, TimeUnit.SECONDS);
+    GateReply agent = strict.submit(GateRequest.run("SELECT b.bill_id, i.qty FROM bills b JOIN bill_items i ON i.bill_id = b.bill_id")).await(60, TimeUnit.SECONDS);
     assertThat(agent.ok()).isFalse();
     assertThat(agent.failedStage()).contains(GateReply.PLAN);
     GateReply graded = grade("SELECT b.bill_id, i.qty FROM bills b JOIN bill_items i ON i.bill_id = b.bill_id");

@@ -1,5 +1,7 @@
 package dev.sqlagent.execution;
 
+import dev.sqlagent.contract.GateRequest;
+
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateReply;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,8 +48,8 @@ class ResultBoundsTest {
           + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
     }
     vertx = Vertx.vertx();
-    gate = Gate.start(vertx, db.target().roOptions(),
-        new Gate.Settings(200, 1_000_000_000, 5000, 500, 4, StaticCheck.Limits.DEFAULT, 256 * 1024, java.util.List.of(), java.util.List.of()))
+    gate = Gate.start(vertx, Gate.Database.of(db.target().roOptions()),
+        Gate.Settings.DEFAULTS.withMaxPlanCost(1_000_000_000).withTimeouts(5000, 500).withMaxResultBytes(256 * 1024))
         .await(60, TimeUnit.SECONDS);
   }
 
@@ -58,7 +60,7 @@ class ResultBoundsTest {
   }
 
   static JsonObject run(String sql) throws Exception {
-    return gate.submit(sql, true, null).await(60, TimeUnit.SECONDS).toJson();
+    return gate.submit(GateRequest.run(sql)).await(60, TimeUnit.SECONDS).toJson();
   }
 
   static List<String> typeCorpus() throws Exception {
@@ -119,14 +121,14 @@ class ResultBoundsTest {
    */
   @Test
   void queriesWaitingBehindARefusedPlanGetAFreshConnection() throws Exception {
-    Gate single = Gate.start(vertx, TestDatabase.get().target().roOptions(),
-        new Gate.Settings(200, 1_000_000_000, 5000, 500, 1, StaticCheck.Limits.DEFAULT, 256 * 1024, List.of(), List.of()))
+    Gate single = Gate.start(vertx, Gate.Database.of(TestDatabase.get().target().roOptions()),
+        Gate.Settings.DEFAULTS.withMaxPlanCost(1_000_000_000).withTimeouts(5000, 500).withPoolSize(1).withMaxResultBytes(256 * 1024))
         .await(60, TimeUnit.SECONDS);
     try {
-      Future<GateReply> wide = single.submit("SELECT array_fill(1, ARRAY[50000000]) AS wide", true, null);
+      Future<GateReply> wide = single.submit(GateRequest.run("SELECT array_fill(1, ARRAY[50000000]) AS wide"));
       Thread.sleep(500);
       List<Future<GateReply>> waiting = new ArrayList<>();
-      for (int i = 0; i < 6; i++) waiting.add(single.submit("SELECT " + i + " AS waited", true, null));
+      for (int i = 0; i < 6; i++) waiting.add(single.submit(GateRequest.run("SELECT " + i + " AS waited")));
       assertThat(wide.await(60, TimeUnit.SECONDS).toJson().getString("error_type")).isEqualTo("result_too_large");
       for (int i = 0; i < waiting.size(); i++) {
         JsonObject r = waiting.get(i).await(60, TimeUnit.SECONDS).toJson();
@@ -197,14 +199,14 @@ class ResultBoundsTest {
     List<Future<JsonObject>> huge = new ArrayList<>();
     long hugeStart = System.nanoTime();
     AtomicLong hugeMs = new AtomicLong();
-    huge.add(gate.submit("SELECT repeat('y', 150000000) AS huge", true, null).map(GateReply::toJson)
+    huge.add(gate.submit(GateRequest.run("SELECT repeat('y', 150000000) AS huge")).map(GateReply::toJson)
         .onComplete(r -> hugeMs.set((System.nanoTime() - hugeStart) / 1_000_000)));
     List<Long> latencies = new ArrayList<>();
     int answeredWhileHugeRan = 0;
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     while (System.nanoTime() < until || !huge.stream().allMatch(Future::isComplete)) {
       long t0 = System.nanoTime();
-      JsonObject small = gate.submit("VALUES (1)", true, null).await(10, TimeUnit.SECONDS).toJson();
+      JsonObject small = gate.submit(GateRequest.run("VALUES (1)")).await(10, TimeUnit.SECONDS).toJson();
       latencies.add((System.nanoTime() - t0) / 1_000_000);
       assertThat(small.getBoolean("ok")).isTrue();
       if (!huge.stream().allMatch(Future::isComplete)) answeredWhileHugeRan++;

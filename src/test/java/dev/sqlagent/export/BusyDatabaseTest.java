@@ -1,5 +1,7 @@
 package dev.sqlagent.export;
 
+import dev.sqlagent.contract.GateRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.Databases;
@@ -168,13 +170,13 @@ class BusyDatabaseTest {
     Pool small = PgBuilder.pool().with(new PoolOptions().setMaxSize(1).setConnectionTimeout(1))
         .connectingTo(databases.target().roOptions()).using(service.vertx).build();
     CatalogueHolder catalogue = CatalogueHolder.over(service.vertx, small, config.schemas());
-    Gate gate = Gate.start(service.vertx, databases.target(), Gate.Settings.from(config), catalogue)
+    Gate gate = Gate.start(service.vertx, Gate.Database.of(databases.target()).sharing(catalogue), Gate.Settings.from(config))
         .await(60, TimeUnit.SECONDS);
     try {
-      assertThat(gate.submit("SELECT 1 AS one", true, null, null, null).await(30, TimeUnit.SECONDS).ok()).isTrue();
+      assertThat(gate.submit(GateRequest.run("SELECT 1 AS one")).await(30, TimeUnit.SECONDS).ok()).isTrue();
       SqlConnection held = small.getConnection().await(30, TimeUnit.SECONDS);
       try {
-        Future<GateReply> asRole = gate.submit("SELECT 1 AS one", true, null, null, database.reader);
+        Future<GateReply> asRole = gate.submit(GateRequest.run("SELECT 1 AS one").asRole(database.reader));
         Throwable failed = asRole.transform(ar -> Future.succeededFuture(ar.failed() ? ar.cause() : null))
             .await(30, TimeUnit.SECONDS);
         assertThat(failed).as("the role's view could not be read: " + (asRole.succeeded()
@@ -182,7 +184,7 @@ class BusyDatabaseTest {
       } finally {
         held.close().await(10, TimeUnit.SECONDS);
       }
-      GateReply later = gate.submit("SELECT 1 AS one", true, null, null, database.reader).await(30, TimeUnit.SECONDS);
+      GateReply later = gate.submit(GateRequest.run("SELECT 1 AS one").asRole(database.reader)).await(30, TimeUnit.SECONDS);
       assertThat(later.ok()).as("read again once a connection is free: " + later.toJson().encode()).isTrue();
     } finally {
       gate.close().await(30, TimeUnit.SECONDS);

@@ -28,8 +28,8 @@ public final class ExportHeapProbe {
     int maxRows = Integer.parseInt(args[3]);
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, url.options("export-probe"), new Gate.Settings(200, 1_000_000, 120_000, 1000, 1,
-          StaticCheck.Limits.DEFAULT)).await(120, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(url.options("export-probe")),
+          Gate.Settings.DEFAULTS.withTimeouts(120_000, 1000).withPoolSize(1)).await(120, TimeUnit.SECONDS);
       TableWriter writer = format.writer();
       long[] bytes = {0};
       RowSink sink = (columns, rows) -> vertx.executeBlocking(() -> {

@@ -17,8 +17,8 @@ public final class WholeResultProbe {
   public static void main(String[] args) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, PgUrl.parse(args[0]).options("whole-probe"), new Gate.Settings(200, 1_000_000,
-          120_000, 1000, 1, StaticCheck.Limits.DEFAULT)).await(120, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(PgUrl.parse(args[0]).options("whole-probe")),
+          Gate.Settings.DEFAULTS.withTimeouts(120_000, 1000).withPoolSize(1)).await(120, TimeUnit.SECONDS);
       GateReply reply = gate.grade(args[1]).await(10, TimeUnit.MINUTES);
       System.out.println("rows=" + (reply.ok() ? reply.result().rowCount() : -1));
     } catch (OutOfMemoryError e) {

@@ -1,5 +1,7 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.contract.GateRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -169,38 +171,38 @@ class OwnFunctionsTest {
   void withTheOverrideEveryRouteIsRefusedByTheGateAndOrdinaryQueriesRun() throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, own.roUrl().options("test"),
-          new Gate.Settings(200, 1_000_000, 5000, 1000, 2, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(own.roUrl().options("test")),
+          Gate.Settings.DEFAULTS.withPoolSize(2)).await(60, TimeUnit.SECONDS);
       for (Map.Entry<String, String> route : ROUTES.entrySet()) {
-        GateReply reply = gate.submit(route.getKey(), true, null).await(30, TimeUnit.SECONDS);
+        GateReply reply = gate.submit(GateRequest.run(route.getKey())).await(30, TimeUnit.SECONDS);
         assertThat(reply.ok()).as(route.getKey()).isFalse();
         assertThat(reply.error().type().wireName()).as(route.getKey() + ": " + reply.error().message()).isEqualTo("rejected");
         assertThat(reply.error().message()).as(route.getKey()).contains(route.getValue());
         assertThat(reply.failedStage()).as(route.getKey()).contains(GateReply.STATIC_CHECK);
       }
       // A user function is refused with how to allow it; built-ins, and user functions inside a view the DBA wrote, run.
-      GateReply twice = gate.submit("SELECT twice(21)", true, null).await(30, TimeUnit.SECONDS);
+      GateReply twice = gate.submit(GateRequest.run("SELECT twice(21)")).await(30, TimeUnit.SECONDS);
       assertThat(twice.error().message()).contains("public.twice(integer) is a user function");
       assertThat(twice.error().hint()).contains("SQLAGENT_ALLOW_FUNCTIONS", "public.twice");
       for (String ordinary : List.of("SELECT names FROM customer_list", "SELECT id, t FROM tagged",
           "SELECT count(*) AS tagged FROM tagged", "SELECT lower(display_name), round(2.5),"
           + " count(*) OVER () FROM customers WHERE display_name ILIKE '%a%' AND 'x' = 'x'",
           "SELECT string_agg(display_name, ', ' ORDER BY customer_no) FROM customers")) {
-        GateReply ok = gate.submit(ordinary, true, null).await(30, TimeUnit.SECONDS);
+        GateReply ok = gate.submit(GateRequest.run(ordinary)).await(30, TimeUnit.SECONDS);
         assertThat(ok.ok()).as(ordinary + ": " + (ok.error() == null ? "" : ok.error().message())).isTrue();
       }
-      assertThat(gate.submit("SELECT names FROM customer_list", true, null).await(30, TimeUnit.SECONDS)
+      assertThat(gate.submit(GateRequest.run("SELECT names FROM customer_list")).await(30, TimeUnit.SECONDS)
           .result().rows().getJsonArray(0).getString(0)).isEqualTo("Ada Lovelace, Grace Hopper, Linus Torvalds");
 
       // Allowed by name, the user function runs; an escape-capable one stays refused whatever the list says.
-      Gate allowing = Gate.start(vertx, own.roUrl().options("test"),
-          new Gate.Settings(200, 1_000_000, 5000, 1000, 1, StaticCheck.Limits.DEFAULT).withAllowFunctions(List.of(
+      Gate allowing = Gate.start(vertx, Gate.Database.of(own.roUrl().options("test")),
+          Gate.Settings.DEFAULTS.withPoolSize(1).withAllowFunctions(List.of(
               AppConfig.FunctionName.parse("public.twice"), AppConfig.FunctionName.parse("\"public\".log_view"))))
           .await(60, TimeUnit.SECONDS);
-      GateReply allowed = allowing.submit("SELECT twice(21) AS n", true, null).await(30, TimeUnit.SECONDS);
+      GateReply allowed = allowing.submit(GateRequest.run("SELECT twice(21) AS n")).await(30, TimeUnit.SECONDS);
       assertThat(allowed.ok()).as(String.valueOf(allowed.error())).isTrue();
       assertThat(allowed.result().rows().getJsonArray(0).getInteger(0)).isEqualTo(42);
-      GateReply still = allowing.submit("SELECT log_view('a')", true, null).await(30, TimeUnit.SECONDS);
+      GateReply still = allowing.submit(GateRequest.run("SELECT log_view('a')")).await(30, TimeUnit.SECONDS);
       assertThat(still.error().message()).contains("can act outside the read-only transaction");
     } finally {
       vertx.close().await(30, TimeUnit.SECONDS);

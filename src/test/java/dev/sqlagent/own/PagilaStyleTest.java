@@ -1,5 +1,7 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.contract.GateRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -138,23 +140,23 @@ class PagilaStyleTest {
 
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, ro.options("test"), new Gate.Settings(200, 1_000_000, 5000, 1000, 2,
-          StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(ro.options("test")),
+          Gate.Settings.DEFAULTS.withPoolSize(2)).await(60, TimeUnit.SECONDS);
       for (String sql : ORDINARY) {
-        GateReply r = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+        GateReply r = gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS);
         assertThat(r.ok()).as(sql + ": " + (r.error() == null ? "" : r.error().message())).isTrue();
         assertThat(r.result().rowCount()).as(sql).isPositive();
       }
       for (String named : List.of("SELECT last_day(rental_date) FROM rental", "SELECT * FROM film_in_stock(1, 1)",
           "SELECT group_concat(title) FROM film", "SELECT * FROM rewards_report(1, 1)")) {
-        GateReply r = gate.submit(named, true, null).await(30, TimeUnit.SECONDS);
+        GateReply r = gate.submit(GateRequest.run(named)).await(30, TimeUnit.SECONDS);
         assertThat(r.ok()).as(named).isFalse();
         assertThat(r.error().type().wireName()).as(named).isEqualTo("rejected");
       }
-      Gate allowing = Gate.start(vertx, ro.options("test"), new Gate.Settings(200, 1_000_000, 5000, 1000, 1,
-          StaticCheck.Limits.DEFAULT).withAllowFunctions(List.of(AppConfig.FunctionName.parse("public.last_day"))))
+      Gate allowing = Gate.start(vertx, Gate.Database.of(ro.options("test")),
+          Gate.Settings.DEFAULTS.withPoolSize(1).withAllowFunctions(List.of(AppConfig.FunctionName.parse("public.last_day"))))
           .await(60, TimeUnit.SECONDS);
-      GateReply r = allowing.submit("SELECT last_day(rental_date) AS d FROM rental ORDER BY 1 LIMIT 1", true, null)
+      GateReply r = allowing.submit(GateRequest.run("SELECT last_day(rental_date) AS d FROM rental ORDER BY 1 LIMIT 1"))
           .await(30, TimeUnit.SECONDS);
       assertThat(r.ok()).as(String.valueOf(r.error())).isTrue();
       assertThat(r.result().rows().getJsonArray(0).getString(0)).isEqualTo("2022-05-31");

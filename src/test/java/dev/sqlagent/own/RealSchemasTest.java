@@ -1,5 +1,7 @@
 package dev.sqlagent.own;
 
+import dev.sqlagent.contract.GateRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -130,17 +132,17 @@ class RealSchemasTest {
     }
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, ro.options("test"),
-          new Gate.Settings(200, 1_000_000, 5000, 1000, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(ro.options("test")),
+          Gate.Settings.DEFAULTS.withPoolSize(1)).await(60, TimeUnit.SECONDS);
       for (String sql : List.of("SELECT * FROM rewards_report(1, 1.0)", "SELECT public.rewards_report(1, 1.0)",
           "SELECT customer_id FROM public.rewards_report(1, 1.0)")) {
-        GateReply reply = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+        GateReply reply = gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS);
         assertThat(reply.ok()).as(sql).isFalse();
         assertThat(reply.error().message()).as(sql).contains("rewards_report");
       }
       for (String sql : List.of("SELECT title, category, price FROM film_list ORDER BY title",
           "SELECT count(*) FROM film", "SELECT * FROM actor_info", "SELECT name FROM category ORDER BY name")) {
-        GateReply reply = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+        GateReply reply = gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS);
         assertThat(reply.ok()).as(sql + ": " + (reply.error() == null ? "" : reply.error().message())).isTrue();
       }
     } finally {
@@ -175,14 +177,14 @@ class RealSchemasTest {
     assertThat(revokes(grant.out())).isEmpty();
     Vertx vertx = Vertx.vertx();
     try {
-      Gate gate = Gate.start(vertx, ro.options("test"),
-          new Gate.Settings(200, 1_000_000, 5000, 1000, 1, StaticCheck.Limits.DEFAULT)).await(60, TimeUnit.SECONDS);
+      Gate gate = Gate.start(vertx, Gate.Database.of(ro.options("test")),
+          Gate.Settings.DEFAULTS.withPoolSize(1)).await(60, TimeUnit.SECONDS);
       for (String sql : List.of("SELECT name FROM musicbrainz.artist WHERE musicbrainz.musicbrainz_unaccent(name) = 'x'",
           "SELECT public.immutable_unaccent('public.unaccent', 'Béla')", "SELECT count(*) FROM musicbrainz.release_group")) {
-        GateReply reply = gate.submit(sql, true, null).await(30, TimeUnit.SECONDS);
+        GateReply reply = gate.submit(GateRequest.run(sql)).await(30, TimeUnit.SECONDS);
         assertThat(reply.ok() ? "" : reply.error().message()).as(sql).doesNotContain("can act outside");
       }
-      GateReply unaccented = gate.submit("SELECT public.immutable_unaccent('public.unaccent', 'Béla') AS u", true, null)
+      GateReply unaccented = gate.submit(GateRequest.run("SELECT public.immutable_unaccent('public.unaccent', 'Béla') AS u"))
           .await(30, TimeUnit.SECONDS);
       assertThat(unaccented.ok()).as(String.valueOf(unaccented.error())).isTrue();
       assertThat(unaccented.result().rows().getJsonArray(0).getString(0)).isEqualTo("Bela");
