@@ -7,6 +7,7 @@ import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.access.AskRules;
+import dev.sqlagent.intake.Intake;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
@@ -244,9 +245,9 @@ public final class AgentVerticle extends VerticleBase {
 
   private void ask(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String problem = AskRequest.problem(body);
-    if (problem != null) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), problem);
+    AskRules.Refusal refused = Intake.check(body);
+    if (refused != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
     if (Lifecycle.isStopping(vertx)) {
