@@ -269,8 +269,11 @@ class CancelTest {
     bridge.writeTextMessage(new JsonObject().put("type", "send").put("address", "sqlagent.agent.ask")
         .put("replyAddress", java.util.UUID.randomUUID().toString())
         .put("body", new JsonObject().put("question", "Pairs over the bridge, then the session ends")).encode());
+    // The bridge closes a client that sends no ping for 10 s: this one stays until it closes.
+    long pings = service.vertx.setPeriodic(2_000, t -> bridge.writeTextMessage(new JsonObject().put("type", "ping").encode()));
     String overBridge = runningRun();
     awaitActive(1, STARTS_WITHIN_MS);
+    service.vertx.cancelTimer(pings);
     bridge.close().await(10, TimeUnit.SECONDS);
     awaitActive(0, 3_000);
     assertRunState(overBridge, "cancelled");
