@@ -28,7 +28,8 @@ import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * {@code POST /api/ask}, {@code GET /api/runs/:id/events}, {@code DELETE /api/runs/:id} and {@code GET /api/runs}:
- * thin adapters onto the agent's addresses, a question through the {@link Intake}; a failure is rendered as on every edge ({@link JsonErrors}).
+ * thin adapters onto the agent's addresses, a question through the {@link Intake}; a failure is rendered as on
+ * every edge ({@link JsonErrors}).
  */
 public final class AgentRoutes {
 

@@ -41,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * One client of {@code /ws}. Client → server: {@code ask}, {@code watch}, {@code unwatch}, {@code replay}.
  * Server → client: {@code accepted}, {@code event}, {@code answer}, {@code watching}, {@code replay_end},
  * {@code cancelling}, {@code error} ({@code {type, error_type, message, run_id?}}, the same error_type and message
- * as the HTTP edge's for the same refusal or failure). A question goes through the {@link Intake}; the socket only ever holds bus consumers for what
- * it asked or watches, and gives them all back when it closes, when the runs it asked and that have not answered are
- * stopped (a watcher leaving stops nothing).
+ * as the HTTP edge's for the same refusal or failure). A question goes through the {@link Intake}; the socket only
+ * ever holds bus consumers for what it asked or watches, and gives them all back when it closes, when the runs it
+ * asked and that have not answered are stopped (a watcher leaving stops nothing).
  */
 final class LiveSocket {
 
