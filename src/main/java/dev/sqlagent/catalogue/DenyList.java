@@ -32,7 +32,7 @@ public final class DenyList {
             "pg_show_all_file_settings"),
         List.of("pg_read_file", "pg_read_binary_file", "pg_ls_", "pg_file_", "pg_logdir_ls"));
     family("large objects: lo_from_bytea creates one even in a read-only transaction, lo_import and "
-            + "lo_export move server files, loread/lowrite reach data outside the shop tables",
+            + "lo_export move server files, loread/lowrite reach data outside the readable tables",
         List.of("loread", "lowrite"), List.of("lo_"));
     family("dblink: opens connections to other databases, outside this transaction and this role",
         List.of(), List.of("dblink"));

@@ -3,8 +3,8 @@ package dev.sqlagent.cli;
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.Databases;
-import dev.sqlagent.mcp.ShopMcpServer;
-import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.mcp.DatabaseMcpServer;
+import dev.sqlagent.tools.DatabaseTools;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
@@ -27,13 +27,13 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 
 /**
- * {@code sql-agent mcp}: the shop tools over MCP on stdin/stdout, for MCP clients that launch a command.
+ * {@code sql-agent mcp}: the database tools over MCP on stdin/stdout, for MCP clients that launch a command.
  * Opens the database like the service and runs its verticles without HTTP. Stdout carries only the
  * protocol: everything else (logs included) goes to stderr. Ends when the client closes stdin.
  */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
-    description = "Serve the tools list_tables, describe_table, sample_rows, run_query and ask over MCP on "
-        + "stdin/stdout (for MCP clients that launch a command). Logs go to stderr; exits when stdin closes.")
+    description = "Serve the tools list_tables, describe_table, sample_rows, run_query, ask, feedback, verify, "
+        + "choose_reading and export over MCP on stdin/stdout (for MCP clients that launch a command). Logs go to stderr; exits when stdin closes.")
 public final class McpCommand implements Callable<Integer> {
 
   private static final Logger LOG = LoggerFactory.getLogger(McpCommand.class);
@@ -60,12 +60,12 @@ public final class McpCommand implements Callable<Integer> {
       try {
         vertx.deployVerticle(new MainVerticle(config, db.target(), db.state(), false)).await(5, TimeUnit.MINUTES);
         StdioServerTransportProvider transport =
-            new StdioServerTransportProvider(ShopMcpServer.jsonMapper(), protocolIn, protocolOut);
-        server = ShopMcpServer.build(McpServer.async(transport), new ShopTools(vertx, config.deadlines(),
+            new StdioServerTransportProvider(DatabaseMcpServer.jsonMapper(), protocolIn, protocolOut);
+        server = DatabaseMcpServer.build(McpServer.async(transport), vertx, new DatabaseTools(vertx, config.deadlines(),
         new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()),
         dev.sqlagent.export.ExportSlots.of(vertx, config.exportsPerUser())),
             Duration.ofMillis(config.deadlines().outerMs()));
-        LOG.info("MCP server on stdio ready: {} tools", ShopTools.ARGUMENTS.size());
+        LOG.info("MCP server on stdio ready: {} tools", DatabaseTools.ARGUMENTS.size());
         stdinClosed.await();
         LOG.info("stdin closed: stopping the MCP server");
       } finally {

@@ -2,13 +2,13 @@ package dev.sqlagent.cli;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.cluster.Cluster;
-import dev.sqlagent.cluster.ClusterSettings;
 import dev.sqlagent.cluster.Role;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.telemetry.LogFormat;
-import dev.sqlagent.telemetry.TelemetrySettings;
-import dev.sqlagent.telemetry.Tracing;
+import dev.sqlagent.config.ClusterSettings;
 import dev.sqlagent.config.ConfigException;
+import dev.sqlagent.config.TelemetrySettings;
+import dev.sqlagent.telemetry.LogFormat;
+import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.Databases;
 import dev.sqlagent.lifecycle.Drain;
 import dev.sqlagent.metrics.MetricsVerticle;
@@ -47,11 +47,11 @@ public final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long t0 = System.nanoTime();
-    TelemetrySettings telemetry = TelemetrySettings.from(AppConfig.merged(System.getenv()));
-    LogFormat.apply(telemetry);  // before the first line
     AppConfig config = AppConfig.fromEnvironment();
-    ClusterSettings clustering = ClusterSettings.from(AppConfig.merged(System.getenv()));
-    long drainMs = drainSeconds(AppConfig.merged(System.getenv())) * 1000L;
+    TelemetrySettings telemetry = config.telemetry();
+    LogFormat.apply(telemetry);  // before the first line
+    ClusterSettings clustering = config.cluster();
+    long drainMs = config.drainSeconds() * 1000L;
     Role nodeRole = Role.parse(role);
     checkCluster(config, clustering, nodeRole);
     // before the slow part: seconds of PostgreSQL and models
@@ -107,19 +107,6 @@ public final class ServeCommand implements Callable<Integer> {
       LOG.info(stoppedLine(System.nanoTime() - readyAt, System.nanoTime() - t1));
     }, "sql-agent-shutdown"));
     return 0;
-  }
-
-  /** SQLAGENT_DRAIN_SECONDS: how long the questions in flight may take to finish once the process is told to stop. */
-  static int drainSeconds(java.util.Map<String, String> values) {
-    String v = values.get("SQLAGENT_DRAIN_SECONDS");
-    String s = v == null || v.isBlank() ? AppConfig.KEYS.get("SQLAGENT_DRAIN_SECONDS")[0] : v.trim();
-    try {
-      int n = Integer.parseInt(s);
-      if (n >= 0 && n <= 3_600) return n;
-    } catch (NumberFormatException ignored) {
-      // the message below says what is expected
-    }
-    throw new ConfigException("SQLAGENT_DRAIN_SECONDS=" + s + ": expected whole seconds from 0 to 3600");
   }
 
   /** Cluster mode needs what every node shares; without it, only the single process's role is meaningful. */

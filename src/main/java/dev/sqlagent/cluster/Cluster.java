@@ -6,6 +6,7 @@ import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
+import dev.sqlagent.config.ClusterSettings;
 import dev.sqlagent.config.ConfigException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,8 +20,9 @@ import java.util.Properties;
 
 /**
  * The service's settings, typed and checked once at start. Each comes from an environment variable, or
- * the same key in a properties file named by {@code SQLAGENT_CONFIG}; the environment wins. A bad value
- * stops the start with a message that names the key, the value and what is expected.
+ * the same key in a properties file named by {@code SQLAGENT_CONFIG}; the environment wins. Every key and its
+ * default is declared in {@link Settings}. A bad value stops the start with a message that names the key, the
+ * value and what is expected.
  */
 public record AppConfig(
     Optional<PgUrl> dbUrl,
@@ -55,19 +55,19 @@ public record AppConfig(
     int maxBodyBytes,
     int askPerClient,
     Optional<String> allowedOrigin,
-    // Limits against hostile input and heavy load (issue 17).
+    // Limits against hostile input and heavy load.
     long maxResultBytes,
     int askInFlight,
     int askQueue,
     int llmMaxConnections,
     int httpIdleTimeoutMs,
     int httpHeaderTimeoutMs,
-    // Several candidates voted by their results (issue 12).
+    // Several candidates voted by their results.
     int candidates,
     double candidateTemperature,
-    // Users and their rights (issue 14).
+    // Users and their rights.
     Users users,
-    // Conversations and verified queries (issue 13).
+    // Conversations and verified queries.
     int conversationDays,
     int conversationBudgetTokens,
     double verifiedThreshold,
@@ -95,7 +95,13 @@ public record AppConfig(
     int exportConnections,
     int exportStallMs,
     // A GGUF served by a child process when no model server is configured (SQLAGENT_LLM_MODEL_PATH, SQLAGENT_HOME/models).
-    Optional<Path> localModel) {
+    Optional<Path> localModel,
+    // Several nodes on one clustered event bus (SQLAGENT_CLUSTER*); disabled: one process.
+    ClusterSettings cluster,
+    // Traces and the log's format (SQLAGENT_OTLP_*, SQLAGENT_LOG_FORMAT).
+    TelemetrySettings telemetry,
+    // How long the questions in flight may take to finish once the process is told to stop (SQLAGENT_DRAIN_SECONDS).
+    int drainSeconds) {
 
   /** A function named {@code schema.name}, each part as the catalogue spells it (unquoted parts lower-cased). */
   public record FunctionName(String schema, String name) {
@@ -148,140 +154,6 @@ public record AppConfig(
     }
   }
 
-  /** Every key the service reads, with its default (null: unset) and meaning, for the log and --help. */
-  public static final Map<String, String[]> KEYS = keys();
-
-  private static Map<String, String[]> keys() {
-    Map<String, String[]> k = new LinkedHashMap<>();
-    k.put("SQLAGENT_DB_URL", new String[] {null, "the target: postgresql://user[:pass]@host:port/db of the database to answer "
-        + "questions about, normally as a read-only role; only ever read. Unset: the embedded demo shop"});
-    k.put("SQLAGENT_DB_POOLER", new String[] {"none", "what stands between sql-agent and the target: 'none' (or "
-        + "'session': a pooler in session mode), or 'transaction' for a pooler in transaction mode (PgBouncer, Supavisor, "
-        + "RDS Proxy), where each transaction may use another server connection: sql-agent then keeps no prepared "
-        + "statement or setting from one transaction to the next"});
-    k.put("SQLAGENT_STATE_URL", new String[] {null, "the state store (query log, snapshots, embedding cache, eval runs): "
-        + "postgresql://owner[:pass]@host:port/db of a database of the service's own; unset: the embedded PostgreSQL"});
-    k.put("SQLAGENT_STATE_POOL_SIZE", new String[] {String.valueOf(dev.sqlagent.state.StateDatabase.DEFAULT_SIZE),
-        "connections to the state store as its owner, shared by every feature (the query log writes through 2 more, "
-        + "as its INSERT-only role)"});
-    k.put("SQLAGENT_SCHEMAS", new String[] {null, "comma-separated schemas of the target to offer; unset: every readable non-system schema"});
-    k.put("SQLAGENT_NOTES", new String[] {null, "notes file (YAML or JSON): table and column descriptions, business terms, conventions"});
-    k.put("SQLAGENT_MODEL_SEES", new String[] {"results", "what of the database the model is sent: 'schema' (names, types, "
-        + "comments, notes), 'values' (+ stored values of low-cardinality and matched columns), 'samples' (+ sample rows), "
-        + "'results' (+ result rows, to word the answer; below it the answer is the plain summary)"});
-    k.put("SQLAGENT_ALLOW_FUNCTIONS", new String[] {null, "comma-separated schema.name of user functions a query may call "
-        + "(built-in functions and those of vetted extensions need no listing; escape-capable ones are never allowed)"});
-    k.put("SQLAGENT_ACCEPT_EXECUTABLE", new String[] {null, "comma-separated schema.name of functions the agent role may "
-        + "execute that the read-only proof accepts where EXECUTE cannot be revoked: the start goes on, the gate refuses "
-        + "every statement reaching them (an escape-capable extension's functions, dblink's, cannot be accepted)"});
-    k.put("SQLAGENT_ALLOW_WRITABLE_ROLE", new String[] {"false", "true: run even when the target role could write "
-        + "(a loud warning; the read-only transaction and the gate still apply)"});
-    k.put("SQLAGENT_PROMPT_BUDGET", new String[] {"6000", "most tokens of schema text in one prompt: the least relevant "
-        + "tables' column lists are shortened to fit, no chosen table is dropped"});
-    k.put("SQLAGENT_HOME", new String[] {null, "state directory (embedded PostgreSQL, role passwords); default ~/.sql-agent"});
-    k.put("SQLAGENT_HTTP_HOST", new String[] {"127.0.0.1", "interface the HTTP server binds to"});
-    k.put("SQLAGENT_HTTP_PORT", new String[] {"8080", "HTTP port (0: any free port)"});
-    k.put("SQLAGENT_LLM_BASE_URL", new String[] {"http://localhost:11434/v1", "OpenAI-compatible API base"});
-    k.put("SQLAGENT_LLM_MODEL", new String[] {"qwen2.5-coder:7b", "model name"});
-    k.put("SQLAGENT_LLM_API_KEY", new String[] {null, "API key; a second one for failover may follow a comma"});
-    k.put("SQLAGENT_LLM_MODEL_PATH", new String[] {null, "a GGUF model file served on loopback by a child process when "
-        + "SQLAGENT_LLM_BASE_URL is unset; unset: the first *.gguf under SQLAGENT_HOME/models, if any"});
-    k.put("SQLAGENT_ROW_CAP", new String[] {"200", "most rows a query returns"});
-    k.put("SQLAGENT_MAX_PLAN_COST", new String[] {"1000000", "largest planner cost the gate lets run"});
-    k.put("SQLAGENT_STATEMENT_TIMEOUT_MS", new String[] {"5000", "per-query statement_timeout"});
-    k.put("SQLAGENT_LOCK_TIMEOUT_MS", new String[] {"1000", "per-query lock_timeout"});
-    k.put("SQLAGENT_LLM_TIMEOUT_MS", new String[] {"60000", "deadline of one model call (a streamed reply that is still "
-        + "arriving goes on past it); unset with a model on loopback: " + LOCAL_LLM_TIMEOUT_MS + ", since a CPU model "
-        + "reads a long prompt for minutes before its first token"});
-    k.put("SQLAGENT_QUESTION_TIMEOUT_MS", new String[] {"180000", "deadline of one whole question; unset with a model on "
-        + "loopback: " + LOCAL_QUESTION_TIMEOUT_MS});
-    k.put("SQLAGENT_LLM_CONTEXT_TOKENS", new String[] {"0", "the model's context in tokens, used when its server does not "
-        + "say (llama.cpp's /props and /v1/models do); the schema text is then cut to fit it; 0: no limit but SQLAGENT_PROMPT_BUDGET"});
-    k.put("SQLAGENT_PROMPT_PRICE", new String[] {"0", "USD per million prompt tokens"});
-    k.put("SQLAGENT_COMPLETION_PRICE", new String[] {"0", "USD per million completion tokens"});
-    k.put("SQLAGENT_ANSWER_SUMMARY", new String[] {"model", "'model': a second model call words the answer; 'plain': a deterministic summary"});
-    k.put("SQLAGENT_API_TOKEN", new String[] {null, "bearer token required on /api, /ws, /eventbus and /mcp "
-        + "(Authorization: Bearer; browsers' WebSockets may pass ?token= on /ws and /eventbus); unset: no token, "
-        + "and watching every run is for loopback clients only"});
-    k.put("SQLAGENT_LOG_BUFFER_ROWS", new String[] {"5000", "query-log rows held in memory while the database is unavailable; "
-        + "beyond that a row is dropped, counted and reported"});
-    k.put("SQLAGENT_LOG_RETRY_MAX_MS", new String[] {"30000", "longest wait between query-log write retries (backoff from 250 ms)"});
-    k.put("SQLAGENT_HEALTH_TIMEOUT_MS", new String[] {"2000", "deadline of each readiness check; keep it below the probe's timeout and period"});
-    k.put("SQLAGENT_MAX_BODY_BYTES", new String[] {"65536", "largest request body accepted (413 above)"});
-    k.put("SQLAGENT_ASK_PER_CLIENT", new String[] {"2", "questions one client (address) may have in flight on POST /api/ask (429 above)"});
-    k.put("SQLAGENT_ALLOWED_ORIGIN", new String[] {null, "browser origin allowed on /api, /ws, /eventbus and /mcp (e.g. https://agent.example); unset: only the service's own origin"});
-    // Limits against hostile input and heavy load (issue 17).
-    k.put("SQLAGENT_MAX_RESULT_BYTES", new String[] {"4194304", "most bytes of rows one query returns, counted as they stream in (result_too_large above)"});
-    k.put("SQLAGENT_ASK_IN_FLIGHT", new String[] {"64", "questions the whole service answers at once; more wait in the queue"});
-    k.put("SQLAGENT_ASK_QUEUE", new String[] {"128", "questions that may wait for a slot (503 with Retry-After when full or after waiting 10 s)"});
-    k.put("SQLAGENT_LLM_MAX_CONNECTIONS", new String[] {"64", "concurrent connections to the model API"});
-    k.put("SQLAGENT_HTTP_IDLE_TIMEOUT_MS", new String[] {"60000", "an HTTP connection with no bytes either way for this long is closed"});
-    k.put("SQLAGENT_HTTP_HEADER_TIMEOUT_MS", new String[] {"10000", "a new connection must have sent a complete request head within this"});
-    k.put("SQLAGENT_CANDIDATES", new String[] {"1", "SQL candidates per attempt; above 1 each runs through the gate and the "
-        + "largest group of equal results wins (tokens and cost grow with it)"});
-    k.put("SQLAGENT_CANDIDATE_TEMPERATURE", new String[] {"0.7", "sampling temperature of the candidates when there are several"});
-    // Conversations and verified queries (issue 13).
-    k.put("SQLAGENT_CONVERSATION_DAYS", new String[] {"30", "days a conversation is kept after its last turn"});
-    k.put("SQLAGENT_CONVERSATION_BUDGET", new String[] {"1500", "most tokens of a conversation's earlier turns in a "
-        + "follow-up's prompt: the oldest turns are shortened first"});
-    // Measured (VerifiedBenchmark): two DIFFERENT questions of the demo's evaluation set came as close as 0.931
-    // (monthly revenue with a running total vs with the change from the previous month), so a direct answer needs
-    // more than that.
-    k.put("SQLAGENT_VERIFIED_THRESHOLD", new String[] {"0.94", "similarity (0-1) at or above which a verified query "
-        + "answers a question without the model"});
-    k.put("SQLAGENT_EXPORT_MAX_ROWS", new String[] {"100000", "most rows one export (CSV or XLSX) streams; past it the "
-        + "file ends with a line saying it was truncated"});
-    k.put("SQLAGENT_EXPORT_MAX_BYTES", new String[] {"268435456", "most bytes of cell data one export streams (counted as "
-        + "JSON, as the gate counts a result); past it the file ends with a line saying it was truncated"});
-    k.put("SQLAGENT_EXPORTS_PER_USER", new String[] {"2", "exports one user (without users: one client address) may "
-        + "have running at once; one more gets 429 with Retry-After"});
-    k.put("SQLAGENT_EXPORT_CONNECTIONS", new String[] {"2", "connections to the target for exports, beside the questions' "
-        + "own: exports running at once in the gate; one more gets 503 busy with Retry-After"});
-    k.put("SQLAGENT_EXPORT_STALL_MS", new String[] {"30000", "longest an export's client may take no bytes; past it the "
-        + "export ends and its connection is closed (a slow but steady reader is never cut)"});
-    // Cluster mode (issue 15): read by dev.sqlagent.cluster.ClusterSettings.
-    k.put("SQLAGENT_CLUSTER", new String[] {"false", "true: join other sql-agent nodes on a clustered event bus (needs SQLAGENT_STATE_URL)"});
-    k.put("SQLAGENT_CLUSTER_HOST", new String[] {"127.0.0.1", "address this node binds for the cluster (Hazelcast and the event bus)"});
-    k.put("SQLAGENT_CLUSTER_PORT", new String[] {"5701", "this node's Hazelcast port"});
-    k.put("SQLAGENT_CLUSTER_MEMBERS", new String[] {null, "comma-separated host:port of members to join over TCP/IP (never multicast)"});
-    k.put("SQLAGENT_CLUSTER_NAME", new String[] {"sql-agent", "the cluster's name: nodes join only a cluster of the same name"});
-    k.put("SQLAGENT_CLUSTER_DNS", new String[] {null, "instead of SQLAGENT_CLUSTER_MEMBERS: a DNS name whose addresses are "
-        + "the members, each on SQLAGENT_CLUSTER_PORT (Hazelcast's Kubernetes discovery in DNS lookup mode: a headless "
-        + "Service's name, e.g. sql-agent-cluster.default.svc.cluster.local)"});
-    // Rolling restarts: read by dev.sqlagent.cli.ServeCommand when the process is told to stop (SIGTERM).
-    k.put("SQLAGENT_DRAIN_SECONDS", new String[] {"20", "on SIGTERM: readiness turns 503 and new questions are refused "
-        + "(503, Retry-After) at once; questions in flight get this long to finish, then are cancelled, before the process exits"});
-    // Users and their rights (issue 14).
-    k.put("SQLAGENT_USERS", new String[] {null, "users file (YAML or JSON): per user a token's SHA-256, display name, admin, "
-        + "optional database role; unset: one optional shared token (SQLAGENT_API_TOKEN)"});
-    // The company's sign-on (OpenID Connect) and the proxies in front.
-    k.put("SQLAGENT_OIDC_ISSUER", new String[] {null, "OpenID Connect issuer URL (its /.well-known/openid-configuration "
-        + "names the keys): bearer tokens it signed are accepted on /api, /ws, /eventbus and /mcp; unset: no sign-on"});
-    k.put("SQLAGENT_OIDC_AUDIENCE", new String[] {null, "comma-separated audiences (aud) a token must name, one is enough; "
-        + "unset: SQLAGENT_OIDC_CLIENT_ID"});
-    k.put("SQLAGENT_OIDC_CLIENT_ID", new String[] {null, "the page's public client at the issuer: set, the page signs in "
-        + "with the authorization-code flow and PKCE"});
-    k.put("SQLAGENT_OIDC_SCOPES", new String[] {"openid profile", "scopes the page's sign-in asks for"});
-    k.put("SQLAGENT_OIDC_CLAIMS", new String[] {"name=preferred_username,display_name=name", "how claims make the user: "
-        + "name, display_name and role (database role) take a claim's text; admin and see_sensitive are claim:value "
-        + "(granted when the claim is or holds the value), e.g. admin=groups:sql-admins,role=db_role,see_sensitive=groups:pii"});
-    k.put("SQLAGENT_OIDC_CLOCK_SKEW_S", new String[] {"60", "seconds of clock difference tolerated on a token's exp and nbf"});
-    k.put("SQLAGENT_OIDC_KEYS_REFETCH_S", new String[] {"10", "least seconds between two fetches of the issuer's keys "
-        + "prompted by a token signed with an unknown key id (key rotation)"});
-    k.put("SQLAGENT_TRUSTED_PROXIES", new String[] {null, "comma-separated addresses or CIDR blocks (IPv4, IPv6) of proxies "
-        + "whose Forwarded / X-Forwarded-For / -Proto / -Host headers are believed, for per-client limits, origin checks "
-        + "and the client address; unset: those headers are ignored"});
-    // Traces and structured logs: read by dev.sqlagent.telemetry.TelemetrySettings.
-    k.put("SQLAGENT_OTLP_ENDPOINT", new String[] {null, "OpenTelemetry collector's OTLP/HTTP address (e.g. "
-        + "http://otel-collector:4318): one trace per question, a span per graph node, model call and SQL statement "
-        + "(its shape, never a literal); unset: no tracing at all"});
-    k.put("SQLAGENT_OTLP_PROMPTS", new String[] {"false", "true: a model call's span carries its prompt and reply "
-        + "(users' words and schema text: off unless your trace store may hold them)"});
-    k.put("SQLAGENT_LOG_FORMAT", new String[] {"text", "'text': human lines; 'json': one JSON object a line with "
-        + "run_id, trace_id, user and node of the run it belongs to"});
-    return java.util.Collections.unmodifiableMap(k);
-  }
-
   private static final List<String> SECRETS = List.of("SQLAGENT_LLM_API_KEY", "SQLAGENT_API_TOKEN");
 
   /** Reads the process environment (and SQLAGENT_CONFIG's file, if set). */
@@ -310,8 +182,8 @@ public record AppConfig(
       if (k.startsWith("SQLAGENT_")) values.put(k, v);
     });
     for (String k : values.keySet()) {
-      if (!KEYS.containsKey(k) && !k.equals("SQLAGENT_CONFIG")) {
-        throw new ConfigException(k + " is not a setting of sql-agent; known: " + String.join(", ", KEYS.keySet()));
+      if (!Settings.keys().contains(k)) {
+        throw new ConfigException(k + " is not a setting of sql-agent; known: " + String.join(", ", Settings.keys()));
       }
     }
     return values;
@@ -350,6 +222,7 @@ public record AppConfig(
         .map(s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList())
         .orElse(List.of());
     if (keys.size() > 2) throw new ConfigException("SQLAGENT_LLM_API_KEY: at most two keys (primary,failover)");
+    dev.sqlagent.notes.Notes notesRead = notes(notes);
     return new AppConfig(db, state, schemas, notes, writable.equals("true"),
         r.integer("SQLAGENT_PROMPT_BUDGET", 500, 200_000), home,
         r.string("SQLAGENT_HTTP_HOST"),
@@ -388,20 +261,23 @@ public record AppConfig(
         r.integer("SQLAGENT_CONVERSATION_DAYS", 1, 3_650),
         r.integer("SQLAGENT_CONVERSATION_BUDGET", 100, 100_000),
         r.decimal("SQLAGENT_VERIFIED_THRESHOLD", 0.5, 1.0),
-        allowFunctions(r, notes),
+        allowFunctions(r, notesRead),
         pooler(r),
         r.integer("SQLAGENT_STATE_POOL_SIZE", 1, 200),
         oidc(r),
         trustedProxies(r),
         modelSees(r),
-        notes(notes),
+        notesRead,
         r.integer("SQLAGENT_EXPORT_MAX_ROWS", 1, 10_000_000),
         r.integer("SQLAGENT_EXPORT_MAX_BYTES", 65_536, Integer.MAX_VALUE),
         functionNames(r, "SQLAGENT_ACCEPT_EXECUTABLE"),
         r.integer("SQLAGENT_EXPORTS_PER_USER", 1, 1_000),
         r.integer("SQLAGENT_EXPORT_CONNECTIONS", 1, 100),
         r.integer("SQLAGENT_EXPORT_STALL_MS", 1_000, 3_600_000),
-        localModel(v, home));
+        localModel(v, home),
+        ClusterSettings.from(v),
+        TelemetrySettings.from(v),
+        r.integer("SQLAGENT_DRAIN_SECONDS", 0, 3_600));
   }
 
   /** Whether SQLAGENT_ACCEPT_EXECUTABLE names the function {@code schema.name} (as the catalogue spells them). */
@@ -465,7 +341,7 @@ public record AppConfig(
         askInFlight, askQueue, llmMaxConnections, httpIdleTimeoutMs, httpHeaderTimeoutMs, candidates,
         candidateTemperature, users, conversationDays, conversationBudgetTokens, verifiedThreshold, allowFunctions,
         transactionPooler, statePoolSize, oidc, trustedProxies, modelSees, notes, exportMaxRows, exportMaxBytes,
-        acceptExecutable, exportsPerUser, exportConnections, exportStallMs, localModel);
+        acceptExecutable, exportsPerUser, exportConnections, exportStallMs, localModel, cluster, telemetry, drainSeconds);
   }
 
   /** SQLAGENT_OIDC_*: present when an issuer is set. */
@@ -521,7 +397,7 @@ public record AppConfig(
   }
 
   /** SQLAGENT_ALLOW_FUNCTIONS, then the notes file's allow_functions: each a schema.name the gate lets a query call. */
-  private static List<FunctionName> allowFunctions(Values r, Optional<Path> notes) {
+  private static List<FunctionName> allowFunctions(Values r, dev.sqlagent.notes.Notes notes) {
     List<FunctionName> out = new ArrayList<>();
     for (String item : r.optional("SQLAGENT_ALLOW_FUNCTIONS").map(s -> s.split(",")).orElse(new String[0])) {
       if (item.isBlank()) continue;
@@ -531,11 +407,11 @@ public record AppConfig(
         throw new ConfigException("SQLAGENT_ALLOW_FUNCTIONS: " + e.getMessage());
       }
     }
-    if (notes.isPresent()) {
+    for (String item : notes.allowFunctions()) {
       try {
-        for (String item : dev.sqlagent.notes.NotesFile.load(notes.get()).allowFunctions()) out.add(FunctionName.parse(item));
-      } catch (dev.sqlagent.notes.NotesException | IllegalArgumentException e) {
-        throw new ConfigException("SQLAGENT_NOTES=" + notes.get() + ": " + e.getMessage());
+        out.add(FunctionName.parse(item));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("SQLAGENT_NOTES=" + r.string("SQLAGENT_NOTES") + ": " + e.getMessage());
       }
     }
     return List.copyOf(out);
@@ -578,7 +454,6 @@ public record AppConfig(
     return Path.of(System.getProperty("user.home"), ".sql-agent");
   }
 
-  /** The settings as the log line shows them: secrets masked. */
   /**
    * Vert.x's options for these databases: a Unix-socket URL needs Netty's native transport (epoll), which the
    * reactive client requires for domain sockets; TCP-only configurations keep the default transport.
@@ -589,6 +464,7 @@ public record AppConfig(
     return new io.vertx.core.VertxOptions().setPreferNativeTransport(socket);
   }
 
+  /** The settings as the log line shows them: secrets masked. */
   public String describe() {
     List<String> parts = new ArrayList<>();
     parts.add("target=" + dbUrl.map(PgUrl::toString).orElse("embedded demo"));
@@ -625,6 +501,8 @@ public record AppConfig(
         + " verifiedThreshold=" + verifiedThreshold);
     parts.add("exportMaxRows=" + exportMaxRows + " exportMaxBytes=" + exportMaxBytes + " exportsPerUser=" + exportsPerUser
         + " exportConnections=" + exportConnections + " exportStallMs=" + exportStallMs);
+    if (cluster.enabled()) parts.add(cluster.describe());
+    parts.add("drainSeconds=" + drainSeconds);
     return String.join(", ", parts);
   }
 
@@ -677,7 +555,7 @@ public record AppConfig(
 
     Optional<String> optional(String key) {
       String v = values.get(key);
-      if (v == null || v.isBlank()) v = KEYS.get(key)[0];
+      if (v == null || v.isBlank()) v = Settings.fallback(key);
       return Optional.ofNullable(v).map(String::trim);
     }
 

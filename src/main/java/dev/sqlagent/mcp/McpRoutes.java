@@ -1,7 +1,7 @@
 package dev.sqlagent.mcp;
 
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.tools.DatabaseTools;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
 import io.vertx.core.Future;
@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /mcp}: the shop tools over MCP Streamable HTTP on the running service. Routes are added where this
+ * {@code /mcp}: the database tools over MCP Streamable HTTP on the running service. Routes are added where this
  * is called, so the access guard's origin and bearer-token checks, mounted on {@code /mcp} before it, guard
  * every method. The SDK's deadline for a tool call is {@code Deadlines.outerMs()}: past the agent's.
  */
@@ -31,16 +31,16 @@ public final class McpRoutes {
   private McpRoutes() {}
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
-    ShopTools tools = new ShopTools(vertx, config.deadlines(),
+    DatabaseTools tools = new DatabaseTools(vertx, config.deadlines(),
         new dev.sqlagent.export.ExportStream.Limits(config.exportMaxRows(), config.exportMaxBytes()),
         dev.sqlagent.export.ExportSlots.of(vertx, config.exportsPerUser()));
     // Building the SDK server loads Jackson 3, reactor and the schema validator: seconds of class loading,
     // so on a worker. Requests that arrive meanwhile wait for it.
     Future<VertxStreamableHttpTransport> ready = vertx.executeBlocking(() -> {
-      VertxStreamableHttpTransport transport = new VertxStreamableHttpTransport(ShopMcpServer.jsonMapper(), MAX_SESSIONS);
-      McpAsyncServer server = ShopMcpServer.build(McpServer.async(transport), tools,
+      VertxStreamableHttpTransport transport = new VertxStreamableHttpTransport(DatabaseMcpServer.jsonMapper(), MAX_SESSIONS);
+      McpAsyncServer server = DatabaseMcpServer.build(McpServer.async(transport), vertx, tools,
           Duration.ofMillis(config.deadlines().outerMs()));
-      ShopMcpServer.warmUp();
+      DatabaseMcpServer.warmUp();
       LOG.debug("MCP Streamable HTTP at {} ({} {})", PATH, server.getServerInfo().name(), server.getServerInfo().version());
       return transport;
     }, false);

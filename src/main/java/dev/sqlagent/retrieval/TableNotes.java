@@ -3,17 +3,16 @@ package dev.sqlagent.retrieval;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
+import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.notes.KnownTables;
 import dev.sqlagent.notes.Notes;
 import dev.sqlagent.notes.NotesFile;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -40,11 +39,11 @@ public final class TableNotes {
   }
 
   /**
-   * The notes for a target: the file given, else the ones its builder handed in ({@code notesResource}, the demo's
-   * for the demo), else none. Blocking.
+   * The notes for a target: the notes file as {@code config} read it at start, else the ones the target's builder
+   * handed in ({@code notesResource}, the demo's for the demo), else none. Blocking (a resource is read).
    */
-  public static TableNotes forTarget(Optional<Path> file, String notesResource) {
-    if (file.isPresent()) return new TableNotes(NotesFile.load(file.get()));
+  public static TableNotes forTarget(AppConfig config, String notesResource) {
+    if (config.notesFile().isPresent()) return new TableNotes(config.notes());
     return notesResource != null ? fromResource(notesResource) : EMPTY;
   }
 

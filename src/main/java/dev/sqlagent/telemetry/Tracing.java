@@ -1,5 +1,6 @@
 package dev.sqlagent.telemetry;
 
+import dev.sqlagent.config.TelemetrySettings;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;

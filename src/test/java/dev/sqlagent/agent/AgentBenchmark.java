@@ -181,7 +181,7 @@ class AgentBenchmark {
       off.deployVerticle(new MainVerticle(db.config(env), db.target(), db.state(), false)).await(180, TimeUnit.SECONDS);
       env.put("SQLAGENT_OTLP_ENDPOINT", sink.endpoint());
       dev.sqlagent.telemetry.Tracing tracing = dev.sqlagent.telemetry.Tracing.start(
-          dev.sqlagent.telemetry.TelemetrySettings.from(env), null);
+          dev.sqlagent.config.TelemetrySettings.from(env), null);
       on = tracing.attach(tracing.install(Vertx.builder()).build());
       on.deployVerticle(new MainVerticle(db.config(env), db.target(), db.state(), false)).await(180, TimeUnit.SECONDS);
       StoredValuesReady.await(off);

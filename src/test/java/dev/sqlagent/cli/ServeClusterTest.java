@@ -3,7 +3,7 @@ package dev.sqlagent.cli;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sqlagent.cluster.ClusterSettings;
+import dev.sqlagent.config.ClusterSettings;
 import dev.sqlagent.cluster.Role;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.config.ConfigException;

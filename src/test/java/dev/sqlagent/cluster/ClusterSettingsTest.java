@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.config.ClusterSettings;
 import dev.sqlagent.config.ConfigException;
+import dev.sqlagent.config.Settings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -74,9 +76,11 @@ class ClusterSettingsTest {
 
   @Test
   void theClusterKeysAreSettingsOfTheService() {
-    assertThat(AppConfig.KEYS).containsKeys("SQLAGENT_CLUSTER", "SQLAGENT_CLUSTER_HOST", "SQLAGENT_CLUSTER_PORT",
-        "SQLAGENT_CLUSTER_MEMBERS", "SQLAGENT_CLUSTER_NAME");
-    assertThat(AppConfig.load(Map.of("SQLAGENT_CLUSTER", "true"))).isNotNull();
+    assertThat(Settings.keys()).contains("SQLAGENT_CLUSTER", "SQLAGENT_CLUSTER_HOST", "SQLAGENT_CLUSTER_PORT",
+        "SQLAGENT_CLUSTER_MEMBERS", "SQLAGENT_CLUSTER_NAME", "SQLAGENT_CLUSTER_DNS");
+    assertThat(AppConfig.load(Map.of("SQLAGENT_CLUSTER", "true")).cluster().enabled()).isTrue();
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_CLUSTER_PORT", "5702")))
+        .hasMessageContaining("SQLAGENT_CLUSTER_PORT is set but SQLAGENT_CLUSTER is not true");
   }
 
   @Test

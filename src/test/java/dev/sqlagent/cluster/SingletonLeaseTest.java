@@ -2,6 +2,7 @@ package dev.sqlagent.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.config.ClusterSettings;
 import dev.sqlagent.testing.FreePorts;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;

@@ -169,4 +169,29 @@ class AppConfigTest {
         "SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:9/v1")))
         .isInstanceOf(ConfigException.class).hasMessageContaining("not both");
   }
+  @Test
+  void clusterTelemetryAndDrainAreReadWithEveryOtherSetting(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    AppConfig defaults = AppConfig.load(Map.of());
+    assertThat(defaults.cluster().enabled()).isFalse();
+    assertThat(defaults.telemetry()).isEqualTo(TelemetrySettings.OFF);
+    assertThat(defaults.drainSeconds()).isEqualTo(20);
+    // The properties file reaches them as it reaches the rest; the environment wins.
+    Path file = Files.writeString(dir.resolve("sql-agent.properties"),
+        "SQLAGENT_DRAIN_SECONDS=7\nSQLAGENT_LOG_FORMAT=json\nSQLAGENT_CLUSTER=true\nSQLAGENT_CLUSTER_NAME=from-file\n");
+    AppConfig c = AppConfig.load(Map.of("SQLAGENT_CONFIG", file.toString(), "SQLAGENT_CLUSTER_NAME", "from-env",
+        "SQLAGENT_OTLP_ENDPOINT", "http://collector:4318"));
+    assertThat(c.drainSeconds()).isEqualTo(7);
+    assertThat(c.telemetry().json()).isTrue();
+    assertThat(c.telemetry().endpoint()).contains(java.net.URI.create("http://collector:4318/v1/traces"));
+    assertThat(c.cluster().enabled()).isTrue();
+    assertThat(c.cluster().name()).isEqualTo("from-env");
+    assertThat(c.withModelServer("http://127.0.0.1:4242/v1", "m").cluster()).isEqualTo(c.cluster());
+    // A bad value of theirs stops the start like any other.
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_DRAIN_SECONDS", "-1")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SQLAGENT_DRAIN_SECONDS=-1");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_LOG_FORMAT", "xml")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SQLAGENT_LOG_FORMAT=xml");
+    assertThatThrownBy(() -> AppConfig.load(Map.of("SQLAGENT_CLUSTER", "yes")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SQLAGENT_CLUSTER=yes");
+  }
 }

@@ -16,7 +16,7 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
-import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.tools.DatabaseTools;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
@@ -202,7 +202,7 @@ class ConversationFlowTest {
     assertThat(viaBridge.getString("source")).isEqualTo("eventbus");
 
     // the MCP ask tool (the tools the MCP server registers)
-    JsonObject viaMcp = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(ShopTools.ASK, new JsonObject()
+    JsonObject viaMcp = new DatabaseTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(DatabaseTools.ASK, new JsonObject()
         .put("question", "and how many employees?").put("conversation_id", id)).await(60, TimeUnit.SECONDS).data();
     assertThat(viaMcp.getString("conversation_id")).isEqualTo(id);
 

@@ -2,7 +2,8 @@ package dev.sqlagent.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.cluster.ClusterSettings;
+import dev.sqlagent.config.ClusterSettings;
+import dev.sqlagent.config.Settings;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.testing.RunningService;
 import io.vertx.core.buffer.Buffer;
@@ -67,13 +68,12 @@ class DeploymentExamplesTest {
       names.add(name);
       if (e.get("value") != null) literal.put(name, String.valueOf(e.get("value")));
     }
-    assertThat(names).isNotEmpty().allSatisfy(n -> assertThat(AppConfig.KEYS).as("a setting").containsKey(n));
+    assertThat(names).isNotEmpty().allSatisfy(n -> assertThat(Settings.keys()).as("a setting").contains(n));
     assertThat(names).contains("SQLAGENT_DB_URL", "SQLAGENT_STATE_URL", "SQLAGENT_CLUSTER", "SQLAGENT_CLUSTER_HOST",
         "SQLAGENT_CLUSTER_DNS", "SQLAGENT_DRAIN_SECONDS").doesNotHaveDuplicates();
     Map<String, String> asRead = new LinkedHashMap<>(literal);
     asRead.put("SQLAGENT_CLUSTER_HOST", "127.0.0.1");  // the pod's address, from the downward API
-    AppConfig.load(asRead);
-    ClusterSettings cluster = ClusterSettings.from(asRead);
+    ClusterSettings cluster = AppConfig.load(asRead).cluster();
     assertThat(cluster.enabled()).isTrue();
 
     // The members are found through the headless Service of these pods, on the port they listen on.
@@ -127,7 +127,7 @@ class DeploymentExamplesTest {
     assertThat(file).isNotEmpty();
     Map<String, String> all = new LinkedHashMap<>(env);
     all.putAll(file);
-    assertThat(all.keySet()).allSatisfy(k -> assertThat(AppConfig.KEYS).as("a setting").containsKey(k));
+    assertThat(all.keySet()).allSatisfy(k -> assertThat(Settings.keys()).as("a setting").contains(k));
     AppConfig.load(all);
     Matcher exec = Pattern.compile("(?m)^ExecStart=(.*)$").matcher(unit);
     assertThat(exec.find()).isTrue();
@@ -144,7 +144,7 @@ class DeploymentExamplesTest {
     Matcher m = Pattern.compile("(SQLAGENT_\\w+)=").matcher(dockerfile);
     List<String> set = new ArrayList<>();
     while (m.find()) set.add(m.group(1));
-    assertThat(set).isNotEmpty().allSatisfy(k -> assertThat(AppConfig.KEYS).as("a setting").containsKey(k));
+    assertThat(set).isNotEmpty().allSatisfy(k -> assertThat(Settings.keys()).as("a setting").contains(k));
     assertThat(dockerfile).containsPattern("(?m)^ENTRYPOINT \\[.*\"-XX:MaxRAMPercentage=\\d+\".*\"serve\"\\]$");
   }
 

@@ -13,7 +13,7 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
-import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.tools.DatabaseTools;
 import dev.sqlagent.tools.ToolResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -213,14 +213,14 @@ class ClarificationScenarioTest {
   @Test
   void overMcpTheAskResultListsTheReadingsAndChooseReadingAnswersFromOne() throws Exception {
     model.honourN(true).enqueue(Reply.sql(ALL), Reply.sql(PAID), Reply.sql(OPEN));
-    ShopTools tools = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(Map.of("SQLAGENT_CANDIDATES", "3")).deadlines());
+    DatabaseTools tools = new DatabaseTools(vertx, dev.sqlagent.config.AppConfig.load(Map.of("SQLAGENT_CANDIDATES", "3")).deadlines());
     // The MCP ask asks with the configured candidates; here the service's are 1, so the bus request names 3.
     JsonObject asked = ask("How many bills are on file?", 3);
-    ToolResult bad = tools.call(ShopTools.CHOOSE_READING, new JsonObject().put("run_id", asked.getString("run_id"))
+    ToolResult bad = tools.call(DatabaseTools.CHOOSE_READING, new JsonObject().put("run_id", asked.getString("run_id"))
         .put("reading", 0), null, null).await(60, TimeUnit.SECONDS);
     assertThat(bad.errorType()).isEqualTo("bad_request");
     int before = model.requestCount();
-    ToolResult chosen = tools.call(ShopTools.CHOOSE_READING, new JsonObject().put("run_id", asked.getString("run_id"))
+    ToolResult chosen = tools.call(DatabaseTools.CHOOSE_READING, new JsonObject().put("run_id", asked.getString("run_id"))
         .put("reading", 2), null, null).await(60, TimeUnit.SECONDS);
     assertThat(chosen.error()).as(chosen.text()).isFalse();
     assertThat(chosen.data().getString("source")).isEqualTo("mcp");

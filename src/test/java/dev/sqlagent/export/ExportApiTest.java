@@ -168,10 +168,10 @@ class ExportApiTest {
   /** The MCP export's own cap (what one reply holds) is the one its truncation line names, not a setting above it. */
   @Test
   void anMcpExportCutByItsOwnCapSaysSo() throws Exception {
-    var tools = new dev.sqlagent.tools.ShopTools(service.vertx, AppConfig.load(Map.of()).deadlines(),
+    var tools = new dev.sqlagent.tools.DatabaseTools(service.vertx, AppConfig.load(Map.of()).deadlines(),
         new ExportStream.Limits(100_000, 64L * 1024 * 1024));
-    var result = tools.call(dev.sqlagent.tools.ShopTools.EXPORT, new JsonObject()
-        .put("sql", "SELECT g FROM generate_series(1, " + (dev.sqlagent.tools.ShopTools.MCP_EXPORT_MAX_ROWS + 5) + ") g"),
+    var result = tools.call(dev.sqlagent.tools.DatabaseTools.EXPORT, new JsonObject()
+        .put("sql", "SELECT g FROM generate_series(1, " + (dev.sqlagent.tools.DatabaseTools.MCP_EXPORT_MAX_ROWS + 5) + ") g"),
         null, null).await(120, TimeUnit.SECONDS);
     assertThat(result.error()).as(String.valueOf(result.data())).isFalse();
     assertThat(result.data().getBoolean("truncated")).isTrue();

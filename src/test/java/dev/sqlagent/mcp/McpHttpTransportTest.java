@@ -8,6 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.MainVerticle;
 import dev.sqlagent.testing.FakeModelServer;
+import dev.sqlagent.contract.AgentClient;
+import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.RunRequest;
+import dev.sqlagent.display.StepLine;
+import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -80,7 +85,7 @@ class McpHttpTransportTest {
   }
 
   @Test
-  void theSdkClientListsTheFiveToolsAndGetsToolErrorsForBadArguments() {
+  void theSdkClientListsTheNineToolsAndGetsToolErrorsForBadArguments() {
     McpSyncClient client = sdkClient(main.httpPort(), HttpRequest.newBuilder());
     try {
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
@@ -109,13 +114,23 @@ class McpHttpTransportTest {
   }
 
   @Test
-  void everyToolAnswersOverHttpAndTheGateHolds() {
-    McpSyncClient client = sdkClient(main.httpPort(), HttpRequest.newBuilder());
+  void everyToolAnswersOverHttpAndTheGateHolds() throws Exception {
+    McpToolScenario.Notices notices = new McpToolScenario.Notices();
+    McpAsyncClient client = notices.client(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + main.httpPort())
+        .endpoint("/mcp").build());
+    McpToolScenario scenario = new McpToolScenario(client, notices);
     try {
-      new McpToolScenario(client).runAll();
+      client.initialize().block(McpToolScenario.TIMEOUT);
+      scenario.runAll();
     } finally {
-      client.closeGracefully();
+      client.closeGracefully().block(McpToolScenario.TIMEOUT);
     }
+    // Every step the run published, and nothing else, reached the client: its events (without the model's
+    // streamed tokens) worded as the progress messages were.
+    var events = new AgentClient(vertx, 10_000).events(RunRequest.events(scenario.lastRunId, 0, null))
+        .await(10, TimeUnit.SECONDS).events();
+    assertThat(scenario.lastRunSteps).containsExactlyElementsOf(events.stream()
+        .filter(e -> !e.status().equals(GraphEvent.PROGRESS)).map(StepLine::of).toList());
   }
 
   @Test

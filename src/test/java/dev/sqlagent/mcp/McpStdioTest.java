@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.TestDatabase;
-import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -62,25 +61,26 @@ class McpStdioTest {
   void theSdkClientUsesEveryToolOverStdio() {
     List<String> cmd = command();
     ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(env()).build();
-    StdioClientTransport transport = new StdioClientTransport(params, ShopMcpServer.jsonMapper());
+    StdioClientTransport transport = new StdioClientTransport(params, DatabaseMcpServer.jsonMapper());
     ConcurrentLinkedQueue<String> stderr = new ConcurrentLinkedQueue<>();
     transport.setStdErrorHandler(stderr::add);
-    McpSyncClient client = McpClient.sync(transport).initializationTimeout(Duration.ofSeconds(120))
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    McpToolScenario.Notices notices = new McpToolScenario.Notices();
+    McpAsyncClient client = notices.client(transport);
     try {
-      client.initialize();
+      client.initialize().block(Duration.ofSeconds(120));
       assertThat(client.getServerInfo().name()).isEqualTo("sql-agent");
-      assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
+      assertThat(client.listTools().block(McpToolScenario.TIMEOUT).tools()).extracting(McpSchema.Tool::name)
           .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading",
             "export");
 
-      var bad = client.callTool(new McpSchema.CallToolRequest("ask", Map.of("question", "x".repeat(2_001))));
+      var bad = client.callTool(new McpSchema.CallToolRequest("ask", Map.of("question", "x".repeat(2_001))))
+          .block(McpToolScenario.TIMEOUT);
       assertThat(bad.isError()).isTrue();
       assertThat(((McpSchema.TextContent) bad.content().get(0)).text()).contains("the limit is 2000");
 
-      new McpToolScenario(client).runAll();
+      new McpToolScenario(client, notices).runAll();
     } finally {
-      client.closeGracefully();
+      client.closeGracefully().block(Duration.ofSeconds(30));
     }
     assertThat(String.join("\n", stderr)).contains("MCP server on stdio ready");
   }

@@ -3,28 +3,55 @@ package dev.sqlagent.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.testing.FakeModelServer;
-import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import reactor.core.publisher.Mono;
 
 /**
- * What an MCP client sees of the five tools on the real pipeline (gate, retrieval, agent on the test
+ * What an MCP client sees of the nine tools on the real pipeline (gate, retrieval, agent on the test
  * database, the model faked), the same over every transport: each tool answers, every attack through
- * run_query is refused as it is through the HTTP API, and the query log and the system catalogues are
- * invisible.
+ * run_query is refused as it is through the HTTP API, the query log and the system catalogues are
+ * invisible, and ask sends each step of its run as it happens. The SDK's async client: its notification consumers
+ * run in the order the notifications arrive (the sync client's run on a pool, in any order).
  */
 final class McpToolScenario {
 
   static final String COUNT_BILLS = "SELECT count(*) AS n FROM bills";
+  static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-  private final McpSyncClient client;
+  private final McpAsyncClient client;
+  private final Notices notices;
 
-  McpToolScenario(McpSyncClient client) {
+  McpToolScenario(McpAsyncClient client, Notices notices) {
     this.client = client;
+    this.notices = notices;
+  }
+
+  /** What the server sent besides replies: progress and log notifications, in the order they arrived. */
+  static final class Notices {
+    final List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
+    final List<McpSchema.LoggingMessageNotification> logs = new CopyOnWriteArrayList<>();
+
+    /** An async client for {@code transport} that records them. */
+    McpAsyncClient client(io.modelcontextprotocol.spec.McpClientTransport transport) {
+      return McpClient.async(transport).initializationTimeout(Duration.ofSeconds(120)).requestTimeout(TIMEOUT)
+          .progressConsumer(n -> Mono.fromRunnable(() -> progress.add(n)))
+          .loggingConsumer(n -> Mono.fromRunnable(() -> logs.add(n)))
+          .build();
+    }
+
+    void clear() {
+      progress.clear();
+      logs.clear();
+    }
   }
 
   /** The model answers every question with {@link #COUNT_BILLS}. */
@@ -33,24 +60,25 @@ final class McpToolScenario {
   }
 
   void runAll() {
-    listsTheFiveTools();
-    listTablesShowsTheShopOnly();
+    listsTheNineTools();
+    listTablesShowsTheDatabaseTablesOnly();
     describeTableWritesCreateTable();
     sampleRowsShowsRealRows();
     runQueryRunsOneSelect();
     runQueryRefusesAttacksAsRejected();
     theQueryLogAndTheCataloguesAreInvisible();
     askAnswersWithTheSqlAndHistory();
+    askSendsEachStepAsProgressWhenGivenAToken();
     exportGivesTheWholeResultAsCsv();
   }
 
-  void listsTheFiveTools() {
-    assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
+  void listsTheNineTools() {
+    assertThat(client.listTools().block(TIMEOUT).tools()).extracting(McpSchema.Tool::name)
         .containsExactly("list_tables", "describe_table", "sample_rows", "run_query", "ask", "feedback", "verify", "choose_reading",
             "export");
   }
 
-  void listTablesShowsTheShopOnly() {
+  void listTablesShowsTheDatabaseTablesOnly() {
     JsonObject tables = ok("list_tables", Map.of());
     List<String> names = names(tables.getJsonArray("tables"));
     assertThat(names).contains("bills", "bill_items", "customers", "products", "payments");
@@ -124,6 +152,47 @@ final class McpToolScenario {
     assertThat(answer.getInteger("attempts")).isEqualTo(1);
   }
 
+  /**
+   * With a progress token, each step of the run arrives while it runs, before the answer: a progress notification
+   * (progress 1, 2, 3, ...) whose message is the step's one-line summary, and the same line as an info log message.
+   * Without one, the log messages only.
+   */
+  void askSendsEachStepAsProgressWhenGivenAToken() {
+    notices.clear();
+    CallToolResult r = client.callTool(McpSchema.CallToolRequest.builder().name("ask")
+        .arguments(Map.of("question", "How many bills are there?")).progressToken("ask-1").build()).block(TIMEOUT);
+    assertThat(r.isError()).as(text(r)).isFalse();
+
+    List<String> steps = notices.progress.stream().map(McpSchema.ProgressNotification::message).toList();
+    assertThat(notices.progress).allSatisfy(n -> assertThat(n.progressToken()).isEqualTo("ask-1"));
+    assertThat(notices.progress).extracting(McpSchema.ProgressNotification::progress)
+        .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, steps.size()).mapToObj(i -> (double) i).toList());
+    assertThat(steps).as("the run's steps in order").containsSubsequence(
+        "select_schema started", "generate_sql started", "validate_sql started", "validate_sql finished: passed the gate's checks",
+        "execute_sql started");
+    assertThat(steps).anySatisfy(s -> assertThat(s).startsWith("select_schema finished: tables ").contains("bills"));
+    assertThat(steps).anySatisfy(s -> assertThat(s).isEqualToIgnoringCase("generate_sql finished: " + COUNT_BILLS));
+    assertThat(steps).anySatisfy(s -> assertThat(s).matches("execute_sql finished: 1 row in \\d+ ms"));
+    assertThat(steps.get(steps.size() - 1)).as("the last step, sent before the result").startsWith("answer finished: ");
+    assertThat(notices.logs).allSatisfy(n -> {
+      assertThat(n.level()).isEqualTo(McpSchema.LoggingLevel.INFO);
+      assertThat(n.logger()).isEqualTo("sql-agent");
+    });
+    assertThat(notices.logs).extracting(McpSchema.LoggingMessageNotification::data).containsExactlyElementsOf(steps);
+    lastRunSteps = steps;
+    lastRunId = structured(r).getString("run_id");
+
+    notices.clear();
+    ok("ask", Map.of("question", "How many bills are there?"));
+    assertThat(notices.progress).as("no progress token, no progress").isEmpty();
+    assertThat(notices.logs).extracting(McpSchema.LoggingMessageNotification::data).last().asString()
+        .startsWith("answer finished: ");
+  }
+
+  /** The steps the progress notifications of the last ask with a token named, and its run. */
+  List<String> lastRunSteps;
+  String lastRunId;
+
   void exportGivesTheWholeResultAsCsv() {
     JsonObject csv = ok("export", Map.of("sql", "SELECT cat_name FROM categories ORDER BY 1"));
     assertThat(csv.getString("format")).isEqualTo("csv");
@@ -139,7 +208,7 @@ final class McpToolScenario {
   }
 
   CallToolResult call(String tool, Map<String, Object> args) {
-    return client.callTool(new McpSchema.CallToolRequest(tool, args));
+    return client.callTool(new McpSchema.CallToolRequest(tool, args)).block(TIMEOUT);
   }
 
   /** A result: not an error, its structured content as JSON (and the text says the same, or is the DDL). */

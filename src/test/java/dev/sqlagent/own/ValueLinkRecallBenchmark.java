@@ -5,7 +5,7 @@ import dev.sqlagent.catalogue.Discovery;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.db.Target;
 import dev.sqlagent.retrieval.JoinPaths;
-import dev.sqlagent.retrieval.RetrievalVerticle;
+import dev.sqlagent.retrieval.TableChoice;
 import dev.sqlagent.retrieval.TableSelector;
 import dev.sqlagent.retrieval.ValueLinks;
 import dev.sqlagent.testing.TestDatabase;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * demo ({@link OwnDatabase} with {@link OwnDatabase#addPeopleAndSpending}). For each question, whether the needed
  * table is chosen before (the top k by similarity and the join paths: a value is only matched in tables already
  * chosen) and after (the tables the question's whole values link added, {@link ValueLinks}), through the same
- * choice the retrieval verticle makes ({@link RetrievalVerticle#choice}). Measures, asserts nothing. Run:
+ * choice the retrieval verticle makes ({@link TableChoice#choice}). Measures, asserts nothing. Run:
  * {@code mvn -B test -Dtest=ValueLinkRecallBenchmark -Dgroups=benchmark -Dtest.excludedGroups=}; prints the table and
  * writes it to target/benchmarks/value-link-recall.txt.
  */
@@ -163,7 +163,7 @@ class ValueLinkRecallBenchmark {
       TableSelector selector = new TableSelector();
       selector.index(cat);
       Map<String, Set<String>> graph = JoinPaths.graph(cat);
-      int k = RetrievalVerticle.topK(cat.tables().size(), false);
+      int k = TableChoice.topK(cat.tables().size(), false);
       List<String> lines = new ArrayList<>();
       lines.add("");
       lines.add(String.format(Locale.ROOT, "%s: %d tables, k = %d, %d questions, %s", name, cat.tables().size(), k,
@@ -179,9 +179,9 @@ class ValueLinkRecallBenchmark {
         List<ScoredTable> ranked = selector.rank(cat, c.question());
         Map<String, String> links = ValueLinks.tables(values.wholeValues(values.prepare(c.question(), cat), cat),
             t -> cat.find(t).isPresent());
-        List<String> was = RetrievalVerticle.choice(graph, ranked, k, cat.tables().size(), Map.of()).stream()
+        List<String> was = TableChoice.choice(graph, ranked, k, cat.tables().size(), Map.of()).stream()
             .map(ScoredTable::name).toList();
-        List<String> is = RetrievalVerticle.choice(graph, ranked, k, cat.tables().size(), links).stream()
+        List<String> is = TableChoice.choice(graph, ranked, k, cat.tables().size(), links).stream()
             .map(ScoredTable::name).toList();
         int kind = c.written().equals("as stored") ? 0 : c.written().equals("lower case") ? 1 : 2;
         total[kind]++;

@@ -132,22 +132,22 @@ class JoinPathsTest {
 
   @Test
   void theNumberOfTablesGrowsSlowlyWithTheSchema() {
-    assertThat(RetrievalVerticle.topK(12, false)).isEqualTo(5);
-    assertThat(RetrievalVerticle.topK(30, false)).isEqualTo(5);
-    assertThat(RetrievalVerticle.topK(30, true)).isEqualTo(9);
-    assertThat(RetrievalVerticle.topK(60, false)).isEqualTo(7);
-    assertThat(RetrievalVerticle.topK(100, false)).isEqualTo(8);
-    assertThat(RetrievalVerticle.topK(300, false)).isEqualTo(12);
-    assertThat(RetrievalVerticle.topK(1000, false)).isEqualTo(12);
-    assertThat(RetrievalVerticle.topK(50_000, false)).isEqualTo(12);
-    assertThat(RetrievalVerticle.topK(1000, true)).isEqualTo(16);
+    assertThat(TableChoice.topK(12, false)).isEqualTo(5);
+    assertThat(TableChoice.topK(30, false)).isEqualTo(5);
+    assertThat(TableChoice.topK(30, true)).isEqualTo(9);
+    assertThat(TableChoice.topK(60, false)).isEqualTo(7);
+    assertThat(TableChoice.topK(100, false)).isEqualTo(8);
+    assertThat(TableChoice.topK(300, false)).isEqualTo(12);
+    assertThat(TableChoice.topK(1000, false)).isEqualTo(12);
+    assertThat(TableChoice.topK(50_000, false)).isEqualTo(12);
+    assertThat(TableChoice.topK(1000, true)).isEqualTo(16);
     for (int n = 1; n < 5000; n++) {
-      assertThat(RetrievalVerticle.topK(n + 1, false)).isGreaterThanOrEqualTo(RetrievalVerticle.topK(n, false));
+      assertThat(TableChoice.topK(n + 1, false)).isGreaterThanOrEqualTo(TableChoice.topK(n, false));
     }
     assertThat(JoinPaths.maxAdded(5)).isEqualTo(2);
-    assertThat(RetrievalVerticle.joinTables(15, 5)).isZero();  // the demo's size: the top 5 hold the joins
-    assertThat(RetrievalVerticle.joinTables(31, 5)).isEqualTo(2);
-    assertThat(RetrievalVerticle.joinTables(1000, 12)).isEqualTo(6);
+    assertThat(TableChoice.joinTables(15, 5)).isZero();  // the demo's size: the top 5 hold the joins
+    assertThat(TableChoice.joinTables(31, 5)).isEqualTo(2);
+    assertThat(TableChoice.joinTables(1000, 12)).isEqualTo(6);
     assertThat(JoinPaths.maxAdded(12)).isEqualTo(6);
   }
 

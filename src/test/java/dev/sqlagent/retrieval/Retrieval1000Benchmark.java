@@ -361,7 +361,7 @@ public class Retrieval1000Benchmark {
           .put("found_in_top_k_only", foundTopK).put("recall_top_k_only", round(1.0 * foundTopK / needed))
           .put("found_widened", foundWide).put("recall_widened", round(1.0 * foundWide / needed))
           .put("questions_complete", complete).put("questions", QUESTIONS.size())
-          .put("k", RetrievalVerticle.topK(TABLES, false))
+          .put("k", TableChoice.topK(TABLES, false))
           .put("join_tables_added", joinAdded).put("questions_with_join_tables", questionsWithJoins)
           .put("tables_offered", stats(offered)));
       report.put("tokens", new JsonObject()
@@ -422,8 +422,8 @@ public class Retrieval1000Benchmark {
     try {
       TableSelector selector = new TableSelector(new EmbeddingRepository(StateDatabase.open(vertx, db.state(), 2).owner()));
       selector.index(bare);
-      int k = RetrievalVerticle.topK(bare.tables().size(), false);
-      int joinTables = RetrievalVerticle.joinTables(bare.tables().size(), k);
+      int k = TableChoice.topK(bare.tables().size(), false);
+      int joinTables = TableChoice.joinTables(bare.tables().size(), k);
       Map<String, List<ScoredTable>> ranked = new LinkedHashMap<>();
       for (String q : QUESTIONS.keySet()) ranked.put(q, selector.rank(bare, q));
 

@@ -141,7 +141,7 @@ class RetrievalBenchmark {
           if (withNotes) ranked = notes.rerank(ranked, q, TODAY);
           order.put(q, ranked.stream().map(ScoredTable::name).toList());
         }
-        for (int k : new int[] {3, RetrievalVerticle.TOP_K, RetrievalVerticle.WIDE_TOP_K}) {
+        for (int k : new int[] {3, TableChoice.TOP_K, TableChoice.WIDE_TOP_K}) {
           int found = 0;
           int needed = 0;
           int complete = 0;
@@ -153,7 +153,7 @@ class RetrievalBenchmark {
             found += (int) hit;
             needed += e.getValue().size();
             if (hit == e.getValue().size()) complete++;
-            else if (k == RetrievalVerticle.TOP_K) misses.add(how + ": " + e.getKey() + " -> " + top);
+            else if (k == TableChoice.TOP_K) misses.add(how + ": " + e.getKey() + " -> " + top);
             if (top.contains("store_settings") || top.contains("tbl_prod_master_old")) distractors++;
           }
           out.add(String.format("top %d, %s: recall %d/%d needed tables; %d/%d questions have all they need;"
@@ -204,7 +204,7 @@ class RetrievalBenchmark {
       }
       List<SampleRows> allSamples = new ArrayList<>();
       for (TableInfo t : catalogue.tables()) {
-        allSamples.add(client.sample(new RetrievalMessages.SampleRequest(t.name(), RetrievalVerticle.PROMPT_SAMPLE_ROWS, null)).await(30, TimeUnit.SECONDS));
+        allSamples.add(client.sample(new RetrievalMessages.SampleRequest(t.name(), Samples.PROMPT_SAMPLE_ROWS, null)).await(30, TimeUnit.SECONDS));
       }
       int allChars = block(SchemaText.ddl(catalogue.tables()), SampleRows.text(allSamples),
           notes.conventionsFor(catalogue.names())).length();

@@ -37,4 +37,19 @@ class TableNotesTest {
         .anyMatch(c -> c.contains("LEFT JOIN customers"));
     assertThat(notes.conventionsFor(List.of("my_orders"))).isEmpty();
   }
+  @Test
+  void aNotesFileIsTheOneReadAtStartNotReadAgain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("notes.yaml"),
+        "tables:\n  bills: Every bill, paid or not.\n");
+    dev.sqlagent.config.AppConfig config = dev.sqlagent.config.AppConfig.load(java.util.Map.of("SQLAGENT_NOTES", file.toString()));
+    // Changed (here: broken) after the start, the file is not what the service goes by.
+    java.nio.file.Files.writeString(file, "tables: [not a map\n");
+    TableNotes notes = TableNotes.forTarget(config, null);
+    assertThat(notes.notes()).isSameAs(config.notes());
+    assertThat(notes.annotate(SHOP).find("bills").orElseThrow().note()).isEqualTo("Every bill, paid or not.");
+    // Without a file, the target's own notes (the demo's), else none.
+    dev.sqlagent.config.AppConfig none = dev.sqlagent.config.AppConfig.load(java.util.Map.of());
+    assertThat(TableNotes.forTarget(none, null).isEmpty()).isTrue();
+    assertThat(TableNotes.forTarget(none, DemoShop.NOTES_RESOURCE).isEmpty()).isFalse();
+  }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.config.ConfigException;
+import dev.sqlagent.config.TelemetrySettings;
 import dev.sqlagent.execution.SqlShape;
 import java.net.URI;
 import java.util.Map;

@@ -8,7 +8,7 @@ import dev.sqlagent.testing.UsersFiles;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.TestDatabase;
-import dev.sqlagent.tools.ShopTools;
+import dev.sqlagent.tools.DatabaseTools;
 import dev.sqlagent.tools.ToolResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -114,7 +114,7 @@ class ConversationOwnershipTest {
         .put("conversation_id", id));
     assertThat(cont.statusCode()).as(cont.bodyAsString()).isEqualTo(404);
     assertThat(cont.bodyAsJsonObject().getString("message")).contains("no conversation");
-    ToolResult viaMcp = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(ShopTools.ASK, new JsonObject()
+    ToolResult viaMcp = new DatabaseTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(DatabaseTools.ASK, new JsonObject()
         .put("question", "and how many products?").put("conversation_id", id), BOB_USER, null).await(60, TimeUnit.SECONDS);
     assertThat(viaMcp.errorType()).isEqualTo("not_found");
     assertThat(model.requestCount()).isEqualTo(before);
@@ -135,7 +135,7 @@ class ConversationOwnershipTest {
     HttpResponse<Buffer> bobRates = post(BOB, "/api/runs/" + run + "/feedback", new JsonObject().put("rating", "down"));
     assertThat(bobRates.statusCode()).as(bobRates.bodyAsString()).isEqualTo(403);
     assertThat(bobRates.bodyAsJsonObject().getString("error_type")).isEqualTo("forbidden");
-    ToolResult bobViaMcp = new ShopTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(ShopTools.FEEDBACK, new JsonObject()
+    ToolResult bobViaMcp = new DatabaseTools(vertx, dev.sqlagent.config.AppConfig.load(java.util.Map.of()).deadlines()).call(DatabaseTools.FEEDBACK, new JsonObject()
         .put("run_id", run).put("rating", "down"), BOB_USER, null).await(30, TimeUnit.SECONDS);
     assertThat(bobViaMcp.errorType()).isEqualTo("forbidden");
     assertThat(feedbackRow(run)).isNull();

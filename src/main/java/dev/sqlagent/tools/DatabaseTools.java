@@ -35,12 +35,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The five shop tools as plain functions over the event bus: the MCP server registers them, tests call them
+ * The nine tools over the database as plain functions over the event bus: the MCP server registers them, tests call them
  * directly. Each validates its arguments, calls the service that owns the work (retrieval for the schema,
  * the gate for SQL, the agent for questions; there is no other route to the database) and returns a
  * {@link ToolResult}. The returned future never fails: every failure becomes a tool error with a message.
  */
-public final class ShopTools {
+public final class DatabaseTools {
 
   public static final String LIST_TABLES = "list_tables";
   public static final String DESCRIBE_TABLE = "describe_table";
@@ -91,12 +91,12 @@ public final class ShopTools {
   private final boolean ownByteCap;
 
   /** @param deadlines how long the quick tools and {@code ask} wait, as every edge waits */
-  public ShopTools(Vertx vertx, Deadlines deadlines) {
+  public DatabaseTools(Vertx vertx, Deadlines deadlines) {
     this(vertx, deadlines, new ExportStream.Limits(MCP_EXPORT_MAX_ROWS, MCP_EXPORT_MAX_BYTES));
   }
 
   /** @param exportLimits the export's cap, the process's exports per user at their default */
-  public ShopTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits) {
+  public DatabaseTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits) {
     this(vertx, deadlines, exportLimits, ExportSlots.of(vertx, AppConfig.load(Map.of()).exportsPerUser()));
   }
 
@@ -104,7 +104,7 @@ public final class ShopTools {
    * @param exportLimits the export's cap ({@code SQLAGENT_EXPORT_MAX_ROWS}), lowered to what one reply holds
    * @param exportSlots the exports each user has running, counted with the HTTP exports' ({@link ExportSlots#of})
    */
-  public ShopTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits, ExportSlots exportSlots) {
+  public DatabaseTools(Vertx vertx, Deadlines deadlines, ExportStream.Limits exportLimits, ExportSlots exportSlots) {
     this.vertx = vertx;
     this.exportSlots = exportSlots;
     this.exportLimits = new ExportStream.Limits(Math.min(exportLimits.maxRows(), MCP_EXPORT_MAX_ROWS),
@@ -157,7 +157,7 @@ public final class ShopTools {
     };
   }
 
-  /** Every visible shop table with its one-line note and approximate row count. */
+  /** Every visible table with its one-line note and approximate row count. */
   public Future<ToolResult> listTables() {
     return listTables(null);
   }
@@ -175,7 +175,7 @@ public final class ShopTools {
           }
           return ToolResult.ok(new JsonObject().put("tables", tables));
         })
-        .otherwise(ShopTools::failure);
+        .otherwise(DatabaseTools::failure);
   }
 
   /** One table as CREATE TABLE: columns, types, nullability, keys and comments. */
@@ -188,7 +188,7 @@ public final class ShopTools {
     if (problem != null) return Future.succeededFuture(badArgument(problem));
     return catalogue.describe(new RetrievalMessages.DescribeRequest((String) name, dbRole))
         .map(reply -> ToolResult.ok(reply.toJson(), reply.ddl()))
-        .otherwise(ShopTools::tableFailure);
+        .otherwise(DatabaseTools::tableFailure);
   }
 
   /** A few real rows of one table (values clipped), so value formats are learned rather than guessed. */
@@ -203,7 +203,7 @@ public final class ShopTools {
     int rows = n == null ? DEFAULT_SAMPLE_ROWS : ((Number) n).intValue();
     return catalogue.sample(new RetrievalMessages.SampleRequest((String) name, rows, dbRole))
         .map(reply -> ToolResult.ok(reply.toJson()))
-        .otherwise(ShopTools::tableFailure);
+        .otherwise(DatabaseTools::tableFailure);
   }
 
   /**
@@ -222,7 +222,7 @@ public final class ShopTools {
     return gate.execute(GateRequest.by(user, s, true, null, null, null))
         .map(GateReply::toJson)
         .map(reply -> GateReply.fromJson(reply).ok() ? ToolResult.ok(reply, ResultText.query(reply)) : ToolResult.error(reply))
-        .otherwise(ShopTools::failure);
+        .otherwise(DatabaseTools::failure);
   }
 
   /**
@@ -309,7 +309,7 @@ public final class ShopTools {
           JsonObject answer = reply.toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));
         })
-        .otherwise(ShopTools::failure);
+        .otherwise(DatabaseTools::failure);
   }
 
   /**
@@ -325,7 +325,7 @@ public final class ShopTools {
           JsonObject answer = reply.toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));
         })
-        .otherwise(ShopTools::failure);
+        .otherwise(DatabaseTools::failure);
   }
 
   /** 👍 or 👎 on an answer, by its run id, with an optional comment, given by {@code user} (its owner or an admin). */
@@ -334,7 +334,7 @@ public final class ShopTools {
     if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
     return state.feedback(new FeedbackRequest(runId, rating, comment, user))
         .map(f -> ToolResult.ok(f.toJson()))
-        .otherwise(ShopTools::failure);
+        .otherwise(DatabaseTools::failure);
   }
 
   /** Promotes an answer rated up to a verified query, once the gate passes its SQL again (its owner or an admin). */
@@ -343,7 +343,7 @@ public final class ShopTools {
     if (badId != null) return Future.succeededFuture(ToolResult.error(badId.toJson()));
     return state.promote(new VerifiedPromote(runId, question, user))
         .map(ToolResult::ok)
-        .otherwise(ShopTools::failure);
+        .otherwise(DatabaseTools::failure);
   }
 
   static String tableNameProblem(Object name) {
@@ -371,7 +371,7 @@ public final class ShopTools {
     return ToolResult.error(BusError.of(err, "the service").toJson());
   }
 
-  /** The same, except that the catalogue's "not found" is a table the shop does not have. */
+  /** The same, except that the catalogue's "not found" is a table the database does not show. */
   private static ToolResult tableFailure(Throwable err) {
     BusError e = BusError.of(err, "the service");
     return e.failure() == BusFailure.NOT_FOUND ? ToolResult.error("unknown_table", e.getMessage()) : failure(e);

@@ -25,11 +25,11 @@ import org.junit.jupiter.api.Test;
  * corpus is refused through run_query with the type the gate gives it, the query log and the system
  * catalogues stay invisible to every tool, and ask runs the whole agent.
  */
-class ShopToolsGuardrailTest {
+class DatabaseToolsGuardrailTest {
 
   static Vertx vertx;
   static FakeModelServer model;
-  static ShopTools tools;
+  static DatabaseTools tools;
 
   @BeforeAll
   static void start() throws Exception {
@@ -41,7 +41,7 @@ class ShopToolsGuardrailTest {
     env.put("SQLAGENT_ANSWER_SUMMARY", "plain");
     var config = db.config(env);
     vertx.deployVerticle(new MainVerticle(config, db.target(), TestDatabase.get().state(), false)).await(120, TimeUnit.SECONDS);
-    tools = new ShopTools(vertx, config.deadlines());
+    tools = new DatabaseTools(vertx, config.deadlines());
   }
 
   @AfterAll
@@ -69,7 +69,7 @@ class ShopToolsGuardrailTest {
   @Test
   void everyAttackOfTheGateCorpusIsRefusedThroughRunQuery() throws Exception {
     List<JsonObject> attacks = new ArrayList<>();
-    try (var in = ShopToolsGuardrailTest.class.getResourceAsStream("/gate/attacks.jsonl")) {
+    try (var in = DatabaseToolsGuardrailTest.class.getResourceAsStream("/gate/attacks.jsonl")) {
       assertThat(in).as("the gate's attack corpus on the test classpath").isNotNull();
       new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines()
           .filter(l -> !l.isBlank() && !l.startsWith("#")).forEach(l -> attacks.add(new JsonObject(l)));

@@ -14,15 +14,15 @@ import org.junit.jupiter.api.Test;
  * Bad arguments are tool errors with a message that says what to send instead, found before anything is
  * asked of a service (no consumer is registered here: a call that reached the bus would say "unavailable").
  */
-class ShopToolsArgumentsTest {
+class DatabaseToolsArgumentsTest {
 
   static Vertx vertx;
-  static ShopTools tools;
+  static DatabaseTools tools;
 
   @BeforeAll
   static void start() {
     vertx = Vertx.vertx();
-    tools = new ShopTools(vertx, new Deadlines(1_000, 1_000, 1_000, 1_000));
+    tools = new DatabaseTools(vertx, new Deadlines(1_000, 1_000, 1_000, 1_000));
   }
 
   @AfterAll
@@ -61,13 +61,13 @@ class ShopToolsArgumentsTest {
 
   @Test
   void sampleRowsAcceptsWholeNumbersInRange() {
-    assertThat(ShopTools.rowCountProblem(null)).isNull();
-    assertThat(ShopTools.rowCountProblem(1)).isNull();
-    assertThat(ShopTools.rowCountProblem(10L)).isNull();
-    assertThat(ShopTools.rowCountProblem(4.0)).isNull();
+    assertThat(DatabaseTools.rowCountProblem(null)).isNull();
+    assertThat(DatabaseTools.rowCountProblem(1)).isNull();
+    assertThat(DatabaseTools.rowCountProblem(10L)).isNull();
+    assertThat(DatabaseTools.rowCountProblem(4.0)).isNull();
   }
 
-  /** A string, even a blank one, is the gate's to judge (ShopToolsGuardrailTest); anything else is refused here. */
+  /** A string, even a blank one, is the gate's to judge (DatabaseToolsGuardrailTest); anything else is refused here. */
   @Test
   void runQueryNeedsSqlAsAString() throws Exception {
     assertBadArgument(call("run_query", new JsonObject()), "sql must be one SELECT statement, as a string");

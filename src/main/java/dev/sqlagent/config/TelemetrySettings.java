@@ -1,6 +1,5 @@
-package dev.sqlagent.telemetry;
+package dev.sqlagent.config;
 
-import dev.sqlagent.config.ConfigException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
@@ -8,7 +7,7 @@ import java.util.Optional;
 
 /**
  * What an operator chose for traces and the log's format ({@code SQLAGENT_OTLP_ENDPOINT}, {@code SQLAGENT_OTLP_PROMPTS},
- * {@code SQLAGENT_LOG_FORMAT}; declared with their help text in {@code AppConfig.KEYS}), checked once at start.
+ * {@code SQLAGENT_LOG_FORMAT}; declared in {@link Settings}), checked once at start by {@link AppConfig}.
  *
  * @param endpoint the OTLP/HTTP collector the spans are exported to ({@code .../v1/traces}); empty: tracing off
  * @param prompts the model call's span carries the prompt and the reply (off by default: they hold users' words)
@@ -21,8 +20,8 @@ public record TelemetrySettings(Optional<URI> endpoint, boolean prompts, boolean
 
   /** From the settings as {@code AppConfig.merged} reads them (the environment over the file). */
   public static TelemetrySettings from(Map<String, String> values) {
-    return new TelemetrySettings(endpoint(values.get("SQLAGENT_OTLP_ENDPOINT")),
-        flag(values, "SQLAGENT_OTLP_PROMPTS"), format(values.get("SQLAGENT_LOG_FORMAT")));
+    return new TelemetrySettings(endpoint(value(values, "SQLAGENT_OTLP_ENDPOINT")),
+        flag(value(values, "SQLAGENT_OTLP_PROMPTS"), "SQLAGENT_OTLP_PROMPTS"), format(value(values, "SQLAGENT_LOG_FORMAT")));
   }
 
   public boolean tracing() {
@@ -72,8 +71,13 @@ public record TelemetrySettings(Optional<URI> endpoint, boolean prompts, boolean
     return v.replaceAll("//[^/@]*@", "//****@").replaceAll("\\?.*", "?****");
   }
 
-  private static boolean flag(Map<String, String> values, String key) {
+  /** The key's value, or its default as {@link Settings} declares it (null for none). */
+  private static String value(Map<String, String> values, String key) {
     String v = values.get(key);
+    return v == null || v.isBlank() ? Settings.fallback(key) : v;
+  }
+
+  private static boolean flag(String v, String key) {
     if (v == null || v.isBlank()) return false;
     String s = v.strip().toLowerCase(Locale.ROOT);
     if (!s.equals("true") && !s.equals("false")) throw new ConfigException(key + "=" + v + ": expected true or false");

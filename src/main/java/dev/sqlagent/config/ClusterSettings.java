@@ -1,7 +1,5 @@
-package dev.sqlagent.cluster;
+package dev.sqlagent.config;
 
-import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.config.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,20 +10,20 @@ import java.util.Map;
  * ({@code SQLAGENT_CLUSTER_HOST}, {@code SQLAGENT_CLUSTER_PORT}), the members it joins over TCP/IP
  * ({@code SQLAGENT_CLUSTER_MEMBERS}; never multicast), or a DNS name whose addresses are the members
  * ({@code SQLAGENT_CLUSTER_DNS}: Hazelcast's Kubernetes discovery in DNS lookup mode, a headless Service's name),
- * and the cluster's name ({@code SQLAGENT_CLUSTER_NAME}). Disabled, the service is the single process it always was.
+ * and the cluster's name ({@code SQLAGENT_CLUSTER_NAME}). Disabled, the service is one process.
  *
  * @param dns the DNS name the members are found under (each on {@code port}); null when they are listed
  */
 public record ClusterSettings(boolean enabled, String host, int port, List<String> members, String name, String dns) {
 
-  /** SQLAGENT_CLUSTER_PORT's default, as {@link AppConfig#KEYS} declares it (every default is declared there once). */
-  public static final int DEFAULT_PORT = Integer.parseInt(AppConfig.KEYS.get("SQLAGENT_CLUSTER_PORT")[0]);
+  /** SQLAGENT_CLUSTER_PORT's default, as {@link Settings} declares it. */
+  public static final int DEFAULT_PORT = Integer.parseInt(Settings.fallback("SQLAGENT_CLUSTER_PORT"));
 
   public static ClusterSettings disabled() {
     return new ClusterSettings(false, null, DEFAULT_PORT, List.of(), null, null);
   }
 
-  /** From the service's merged settings (environment over the config file). */
+  /** From the service's merged settings (environment over the config file), as {@link AppConfig} reads them. */
   public static ClusterSettings from(Map<String, String> values) {
     String on = value(values, "SQLAGENT_CLUSTER").toLowerCase(Locale.ROOT);
     if (!on.equals("true") && !on.equals("false")) {
@@ -77,11 +75,11 @@ public record ClusterSettings(boolean enabled, String host, int port, List<Strin
         + (dns != null ? "found by DNS as " + dns + " (port " + port + ")" : String.join(",", members));
   }
 
-  /** The key's value, or its default as {@link AppConfig#KEYS} declares it ("" for none). */
+  /** The key's value, or its default as {@link Settings} declares it ("" for none). */
   private static String value(Map<String, String> values, String key) {
     String v = values.get(key);
     if (v != null && !v.isBlank()) return v.trim();
-    String fallback = AppConfig.KEYS.get(key)[0];
+    String fallback = Settings.fallback(key);
     return fallback == null ? "" : fallback;
   }
 
