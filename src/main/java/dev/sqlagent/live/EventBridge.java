@@ -77,8 +77,10 @@ final class EventBridge {
           User user = identityRequired ? userOf(ev.socket(), users) : null;
           if (ev.type() == BridgeEventType.SOCKET_CREATED) sessions.opened(ev.socket(), user);
           if (ev.type() == BridgeEventType.SOCKET_CLOSED) sessions.closed(ev.socket(), user);
-          handle(vertx, agent, ev, user, asked.computeIfAbsent(ev.socket(), s -> intake.owner(user)), intake);
-          if (ev.type() == BridgeEventType.SOCKET_CLOSED) asked.remove(ev.socket());
+          // The socket as the intake knows it: made when it first asks, let go when it closes.
+          Owner owner = ev.type() == BridgeEventType.SOCKET_CLOSED ? asked.remove(ev.socket())
+              : ev.type() == BridgeEventType.SEND ? asked.computeIfAbsent(ev.socket(), s -> intake.owner(user)) : null;
+          handle(vertx, agent, ev, user, owner, intake);
         });
   }
 
@@ -118,13 +120,14 @@ final class EventBridge {
     return user != null ? user : users.userOf(socket.headers().get("Authorization"), socket.uri());
   }
 
+  /** @param owner the socket as the intake knows it, on a send and a close; null otherwise */
   private static void handle(Vertx vertx, AgentClient agent, BridgeEvent ev, User user, Owner owner, Intake intake) {
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {
       case SOCKET_CLOSED:
         // The runs this socket asked are not wanted any more (a run already answered ignores the stop).
-        owner.gone();
+        if (owner != null) owner.gone();
         vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new OpsMessages.LiveClients(OpsMessages.LiveClients.EVENTBUS, -1).toJson());
         ev.complete(true);
         return;
