@@ -7,7 +7,6 @@ import dev.sqlagent.users.OidcVerifier;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.core.shareddata.Shareable;
@@ -37,8 +36,9 @@ import java.util.regex.Pattern;
  *       token is looked up in the users file. A refused token is 401 with its reason (expired, wrong audience, …).</li>
  *   <li><b>Watching every run.</b> Without a token configured, only loopback clients may watch all runs;
  *       the live edges ask {@link #mayWatchAll(RoutingContext)} before subscribing anyone to every event.</li>
- *   <li><b>Sizes.</b> A body larger than {@code maxBodyBytes} is refused (413) before it is read; a question
- *       the {@link AskRules} refuse (too long, a bad mode) is refused at the edge, as on every other edge.</li>
+ *   <li><b>Sizes.</b> A body larger than {@code maxBodyBytes} is refused (413) before it is read (a question's body
+ *       at most {@link AskRules#MAX_ASK_BODY_BYTES}); the question itself is checked by the intake, as on every other
+ *       door.</li>
  *   <li><b>Browser-borne requests.</b> A POST to {@code /api} must say {@code Content-Type: application/json}
  *       (415 otherwise); it, {@code /ws}, {@code /eventbus} and {@code /mcp} must not come from another site's
  *       page ({@link OriginGuard}, 403): a form or a {@code text/plain} fetch that a browser sends without a
@@ -103,7 +103,7 @@ public final class AccessGuard {
     router.routeWithRegex(GUARDED.pattern()).handler(g::authenticate);
     // A question needs far less than the general limit; the agent's own route uses the same.
     router.post("/api/ask").handler(BodyHandler.create(false).setBodyLimit(Math.min(g.maxBodyBytes, ASK_BODY_BYTES)))
-        .handler(AccessGuard::checkAsk).handler(g::admitAsk);
+        .handler(g::admitAsk);
     router.get("/api/access").handler(g::describe);
     router.get("/api/runs").handler(g::mayListRuns);
   }
@@ -271,22 +271,6 @@ public final class AccessGuard {
   private static void admit(RoutingContext ctx, User user) {
     ctx.put(Users.CONTEXT_KEY, user);
     ctx.put(WATCH_ALL, user.admin());
-    ctx.next();
-  }
-
-  /** The agent applies the same rules; here a refusal comes before the question takes a slot. */
-  private static void checkAsk(RoutingContext ctx) {
-    JsonObject body = null;
-    try {
-      body = ctx.body().asJsonObject();
-    } catch (DecodeException | ClassCastException e) {
-      // Not JSON: the agent's route says what it expects.
-    }
-    AskRules.Refusal refused = body == null ? null : AskRules.ask(body);
-    if (refused != null) {
-      JsonErrors.send(ctx, 400, refused.toJson());
-      return;
-    }
     ctx.next();
   }
 

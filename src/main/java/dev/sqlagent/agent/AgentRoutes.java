@@ -3,25 +3,23 @@ package dev.sqlagent.agent;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.network.TrustedProxies;
 import dev.sqlagent.contract.AgentClient;
-import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunMessages;
-import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.contract.RunRequest;
-import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
+import dev.sqlagent.intake.Door;
+import dev.sqlagent.intake.Intake;
+import dev.sqlagent.intake.Taken;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -30,16 +28,19 @@ import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * {@code POST /api/ask}, {@code GET /api/runs/:id/events}, {@code DELETE /api/runs/:id} and {@code GET /api/runs}:
- * thin adapters onto the agent's addresses; a failure is rendered as on every edge ({@link JsonErrors}).
+ * thin adapters onto the agent's addresses, a question through the {@link Intake}; a failure is rendered as on
+ * every edge ({@link JsonErrors}).
  */
 public final class AgentRoutes {
 
   static final String AGENT = AgentClient.AGENT;
 
   private final AgentClient agent;
+  private final Intake intake;
 
   private AgentRoutes(Vertx vertx, AppConfig config) {
     this.agent = new AgentClient(vertx, config.deadlines().askMs());
+    this.intake = new Intake(agent);
   }
 
   public static void mount(Router router, Vertx vertx, AppConfig config) {
@@ -71,27 +72,14 @@ public final class AgentRoutes {
     User user = Users.of(ctx);
     // A client may name its run (as over SockJS): one that loses its connection, to a restart or to a killed edge
     // behind a load balancer, can still read how the run ended (GET /api/runs/{run_id}/events), on any edge.
-    Object chosen = body.getValue("run_id");
-    AskRules.Refusal badId = chosen == null ? null : AskRules.runId(chosen);
-    if (badId != null) {
-      JsonErrors.send(ctx, 400, badId.toJson());
+    Taken taken = intake.take(body, new Door("http", user, TrustedProxies.clientAddress(ctx)),
+        intake.owner(user, ctx.response()));
+    if (taken.refused()) {
+      JsonErrors.send(ctx, 400, taken.refusal().toJson());
       return;
     }
-    String runId = chosen == null ? java.util.UUID.randomUUID().toString() : (String) chosen;
-    // Refused here as the agent refuses it, so that the request is typed from here on.
-    AskRules.Refusal refused = AskRules.ask(body);
-    if (refused != null) {
-      JsonErrors.send(ctx, 400, "bad_request", refused.message());
-      return;
-    }
-    AskRequest request = new AskRequest(body.getString("question"), body.getString("mode"), "http", runId, user,
-        body.getValue("conversation_id"), RunOptions.ASKED, TrustedProxies.clientAddress(ctx));
-    // A client that hangs up before its answer does not want it: its run is stopped, statement and all.
-    ctx.response().closeHandler(v -> {
-      if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
-    });
-    ctx.response().putHeader("X-Run-Id", runId);
-    agent.ask(request)
+    ctx.response().putHeader("X-Run-Id", taken.runId());
+    intake.ask(taken)
         .onSuccess(answer -> {
           if (!ctx.response().closed()) ctx.json(answer.toJson());
         })
@@ -122,9 +110,7 @@ public final class AgentRoutes {
     RerunRequest request = choose ? RerunRequest.chosen(from, body.getValue("reading"), runId, "http", user)
         : RerunRequest.edited(from, body.getValue("sql"), runId, "http", user);
     request = request.withClient(TrustedProxies.clientAddress(ctx));
-    ctx.response().closeHandler(v -> {
-      if (!ctx.response().ended()) cancel(runId, user, "its client, which disconnected");
-    });
+    intake.owner(user, ctx.response()).hold(runId);
     ctx.response().putHeader("X-Run-Id", runId);
     agent.rerun(request)
         .onSuccess(answer -> {

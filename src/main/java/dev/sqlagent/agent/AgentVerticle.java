@@ -1,12 +1,11 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.OpsMessages;
-import dev.sqlagent.contract.GraphEvent;
-import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.access.AskRules;
+import dev.sqlagent.intake.Intake;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
@@ -16,7 +15,6 @@ import dev.sqlagent.contract.Clarification;
 import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.contract.StateMessages;
-import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.users.User;
 import dev.sqlagent.conversation.ConversationContext;
@@ -34,11 +32,8 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -47,14 +42,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The graph's owner: takes questions on {@link Addresses#ASK}, runs each through {@link AgentRun}, replies
- * with the answer JSON and publishes it on {@link Addresses#ANSWERS}. Keeps the events of recent runs so a
- * client that joined late or missed some can fetch them ({@link Addresses#RUN_EVENTS}).
+ * with the answer JSON and publishes it on {@link Addresses#ANSWERS}. Who may run now is {@link Admission}'s to say,
+ * the recent runs (their events, cancel, the list) are the {@link RunRegistry}'s, stopping is the {@link Drain}'s and
+ * runs a stopped process cut short are {@link InterruptedRuns}'.
  */
 public final class AgentVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgentVerticle.class);
-
-  private static final int KEPT_RUNS = 500;
 
   private final FirstSqlMutator mutator;
   private final StateDatabase state;
@@ -72,68 +66,19 @@ public final class AgentVerticle extends VerticleBase {
    * does not look for interrupted runs (a command-line tool beside a service).
    */
   private final Supplier<Set<String>> liveNodes;
-  private long sweepTimer = -1;
-  /** Has the query-log writer keep the rows of interrupted runs. */
-  private AnswerKeeper sweepKeeper;
+  private InterruptedRuns interrupted;
   /** Runs answered whose turn and finish are still being written: a stop waits for them (briefly). */
   private final Set<Future<Void>> finishing = new java.util.HashSet<>();
   static final long STOP_WAIT_MS = 5_000;
-  /** Clustered, another worker's runs may be cut short at any time: their claims are looked for this often. */
-  static final long SWEEP_EVERY_MS = 60_000;
   /** Clustered: has the query-log writer keep every answer's row; null on a single node (the log reads the answers). */
   private AnswerKeeper keeper;
 
-  /** Questions running now, and those waiting for a slot; touched only on this verticle's context. */
-  private int running;
   private final int maxRunning;
   private final int maxWaiting;
   private final long maxWaitMs;
-  private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
-
-  /** Questions taken and not yet answered (the reply not sent), by run id: what a drain waits for. */
-  private final Map<String, KeptRun> unanswered = new java.util.HashMap<>();
-  /** The process is stopping: the drain request to reply to once {@link #unanswered} is empty, else null. */
-  private Message<JsonObject> drain;
-  private long drainTimer = -1;
-  private int drainAtStart;
-  private int drainCancelled;
-  /** Who a run cancelled at the drain's deadline was stopped by, as its answer and log say. */
-  static final String STOPPED_BY = "the service stopping (its drain time ran out)";
-
-  /**
-   * A question waiting for a slot, refused when it has waited too long.
-   *
-   * @param parent the trace context it arrived in (its run's span is a child)
-   */
-  private record Waiting(Message<JsonObject> msg, AskRequest ask, RunContext.Chosen chosen, long timer, Context parent) {}
-
-  /** Runs' events and owners, oldest dropped first (never one still running); touched only on this verticle's context. */
-  private final Map<String, KeptRun> runs = new LinkedHashMap<>(64, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, KeptRun> eldest) {
-      return size() > KEPT_RUNS && eldest.getValue().active == null;
-    }
-  };
-
-  /** A recent run: its events, who asked, and the run itself while it is running. */
-  private static final class KeptRun {
-    final JsonArray events = new JsonArray();
-    final String owner;
-    final String question;
-    final long startedAt;
-    AgentRun active;
-    String state = "running";
-
-    KeptRun(String owner, String question) {
-      this(owner, question, System.currentTimeMillis());
-    }
-
-    KeptRun(String owner, String question, long startedAt) {
-      this.owner = owner;
-      this.question = question;
-      this.startedAt = startedAt;
-    }
-  }
+  private Admission admission;
+  private final RunRegistry registry = new RunRegistry();
+  private Drain drain;
 
   /**
    * @param clusterNode clustered: this worker's node id (questions come on its own address); null on a single node
@@ -159,10 +104,12 @@ public final class AgentVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     claims = new RunClaimsRepository(state.owner(), state.spans());
+    admission = new Admission(vertx, maxRunning, maxWaiting, maxWaitMs);
+    drain = new Drain(vertx);
     return consumers().onSuccess(v -> {
       if (liveNodes == null) return;
-      sweep();
-      if (clusterNode != null) sweepTimer = vertx.setPeriodic(SWEEP_EVERY_MS, t -> sweep());
+      interrupted = new InterruptedRuns(vertx, claims, node, liveNodes, settings.model(), registry);
+      interrupted.start(clusterNode != null);
     });
   }
 
@@ -175,64 +122,27 @@ public final class AgentVerticle extends VerticleBase {
       return Future.all(
           vertx.eventBus().localConsumer(Addresses.DRAIN_AGENT, this::drain).completion(),
           vertx.eventBus().consumer(Addresses.askOn(clusterNode), this::ask).completion(),
-          vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), this::cancel).completion(),
-          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), this::listRuns).completion(),
+          vertx.eventBus().consumer(Addresses.cancelOn(clusterNode), registry::cancel).completion(),
+          vertx.eventBus().consumer(Addresses.runsOn(clusterNode), registry::list).completion(),
           vertx.eventBus().consumer(Addresses.RERUN, this::rerun).completion());
     }
     return Future.all(
         vertx.eventBus().localConsumer(Addresses.DRAIN_AGENT, this::drain).completion(),
         vertx.eventBus().consumer(Addresses.ASK, this::ask).completion(),
-        vertx.eventBus().consumer(Addresses.RUN_EVENTS, this::runEvents).completion(),
-        vertx.eventBus().consumer(Addresses.CANCEL, this::cancel).completion(),
-        vertx.eventBus().consumer(Addresses.RUNS, this::listRuns).completion(),
+        vertx.eventBus().consumer(Addresses.RUN_EVENTS, registry::events).completion(),
+        vertx.eventBus().consumer(Addresses.CANCEL, registry::cancel).completion(),
+        vertx.eventBus().consumer(Addresses.RUNS, registry::list).completion(),
         vertx.eventBus().consumer(Addresses.RERUN, this::rerun).completion());
   }
 
   @Override
   public Future<?> stop() {
-    if (sweepTimer != -1) vertx.cancelTimer(sweepTimer);
+    if (interrupted != null) interrupted.stop();
     // A run answered just before the stop (the command line stops right after its answer) gets its turn and its claim's
     // finish written before the state store's pools close (the service closes them after every verticle).
     if (finishing.isEmpty()) return Future.succeededFuture();
     return Future.join(List.copyOf(finishing)).timeout(STOP_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)
         .otherwiseEmpty();
-  }
-
-  // --- runs whose process stopped before they answered ---------------------------------------------
-
-  /**
-   * Every run claimed by a process that is gone and never marked finished becomes an interrupted run: its log row,
-   * its conversation turn and its place in the list of runs. A store that does not answer leaves them for the next
-   * sweep (clustered) or start.
-   */
-  private void sweep() {
-    Set<String> live = new java.util.HashSet<>(liveNodes.get());
-    live.add(node);
-    claims.sweep(live)
-        .onFailure(e -> LOG.warn("runs cut short by a stopped process could not be looked for: {}", e.toString()))
-        .onSuccess(found -> found.forEach(this::interrupted));
-  }
-
-  private void interrupted(RunClaimsRepository.Claim claim) {
-    if (claim.turned()) return;  // it answered: its turn is written after its answer, and only then is it finished
-    Answer answer = Interrupted.answer(claim, java.time.Instant.now(), settings.model());
-    LOG.warn("run {} was interrupted: the process that ran it ({}) stopped before it answered; recorded as interrupted",
-        claim.runId(), claim.node());
-    if (!runs.containsKey(claim.runId())) {
-      KeptRun kept = new KeptRun(claim.user(), claim.question(), claim.claimedAt().toEpochMilli());
-      kept.state = Interrupted.STATE;
-      runs.put(claim.runId(), kept);
-    }
-    // Straight to the log writer, not published as an answer: the question was asked of the process that is gone (its
-    // metrics went with it), and nobody is waiting for it.
-    if (!claim.logged()) {
-      if (sweepKeeper == null) sweepKeeper = new AnswerKeeper(vertx, "the agent, for an interrupted run");
-      sweepKeeper.keep(answer.toJson());
-    }
-    if (claim.conversationId() != null) {
-      User asker = claim.user() == null ? null : new User(claim.user(), claim.user(), false, null);
-      Conversations.record(vertx, claim.conversationId(), answer, asker);
-    }
   }
 
   /** Clustered: the run's events are in the state store before its answer goes out. */
@@ -244,9 +154,9 @@ public final class AgentVerticle extends VerticleBase {
 
   private void ask(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String problem = AskRequest.problem(body);
-    if (problem != null) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), problem);
+    AskRules.Refusal refused = Intake.check(body);
+    if (refused != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
     if (Lifecycle.isStopping(vertx)) {
@@ -282,7 +192,7 @@ public final class AgentVerticle extends VerticleBase {
       msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
-    KeptRun source = runs.get(from);
+    KeptRun source = registry.get(from);
     if (source != null && source.active != null) {
       // Its answer is not written yet: the store would not know it; say what is true instead.
       if (!User.mayReach(request.user(), source.owner)) {
@@ -325,39 +235,7 @@ public final class AgentVerticle extends VerticleBase {
       start(msg, request, chosen, parent);  // evaluation paces itself
       return;
     }
-    if (running < maxRunning) {
-      running++;
-      start(msg, request, chosen, parent);
-      return;
-    }
-    if (waiting.size() >= maxWaiting) {
-      msg.fail(BusFailure.BUSY.code(), "the service is answering " + running + " questions and " + waiting.size()
-          + " are waiting; try again in a few seconds");
-      return;
-    }
-    long[] timer = new long[1];
-    Waiting w = new Waiting(msg, request, chosen, vertx.setTimer(maxWaitMs, t -> giveUpWaiting(timer[0])), parent);
-    timer[0] = w.timer();
-    waiting.addLast(w);
-  }
-
-  private void giveUpWaiting(long timer) {
-    waiting.removeIf(w -> {
-      if (w.timer() != timer) return false;
-      w.msg().fail(BusFailure.BUSY.code(), "the service stayed busy for " + maxWaitMs / 1000 + " s; try again in a few seconds");
-      return true;
-    });
-  }
-
-  /** A run ended: its slot goes to the longest-waiting question. */
-  private void finished() {
-    Waiting next = waiting.pollFirst();
-    if (next == null) {
-      running--;
-      return;
-    }
-    vertx.cancelTimer(next.timer());
-    start(next.msg(), next.ask(), next.chosen(), next.parent());
+    admission.admit(msg, () -> start(msg, request, chosen, parent));
   }
 
   /**
@@ -391,17 +269,16 @@ public final class AgentVerticle extends VerticleBase {
     RunOptions options = ask.options();
     boolean counted = !options.selfPaced();
     String question = ask.question();
-    if (runs.containsKey(runId)) {
+    if (registry.contains(runId)) {
       // A client-chosen id must not graft a second run onto another run's events.
       msg.fail(BusFailure.BAD_REQUEST.code(), "run_id " + runId + " is already in use");
       span.setStatus(StatusCode.ERROR, "run_id already in use").end();
-      if (counted) finished();
+      if (counted) admission.finished();
       return;
     }
     User user = ask.user();
-    KeptRun kept = new KeptRun(user == null ? null : user.name(), question);
-    runs.put(runId, kept);
-    unanswered.put(runId, kept);
+    KeptRun kept = registry.start(runId, user == null ? null : user.name(), question);
+    drain.taken(runId, kept);
     RunEvents events = new RunEvents(vertx.eventBus(), runId, kept.events, kept.owner);
     AgentRun agentRun = new AgentRun(vertx, settings, events, runId, question, ask.mode(), ask.source(), options,
         mutator, user).tracedIn(traced).chosen(chosen);
@@ -414,13 +291,12 @@ public final class AgentVerticle extends VerticleBase {
                 conversation.conversationId(), ask.source(), ask.mode()).map(conversation))
         : Future.succeededFuture(Conversations.Opened.NONE);
     opened.onFailure(err -> {
-      runs.remove(runId);
-      kept.active = null;
-      replied(runId);
+      registry.forget(runId);
+      drain.replied(runId);
       // The conversation store's refusal (an unknown or another user's conversation), or the id's, as it was said.
       BusError.of(err, Conversations.STORE).failOn(msg);
       span.setStatus(StatusCode.ERROR, String.valueOf(err.getMessage())).end();
-      finished();
+      if (counted) admission.finished();
     });
     opened.onSuccess(conversation -> run(msg, runId, counted, agentRun, events, conversation, kept, user, span,
         ask.client(), !options.standalone()));
@@ -440,7 +316,7 @@ public final class AgentVerticle extends VerticleBase {
     Future<Answer> recorded = answered.compose(answer -> Conversations.record(vertx, conversation.conversationId(), answer, user)
         .map(answer));
     recorded.onComplete(done -> {
-      if (counted) finished();  // the slot is held until the turn is written
+      if (counted) admission.finished();  // the slot is held until the turn is written
     });
     // The answer does not wait for its turn to be written: the write is on its way to the conversation store
     // before the answer goes out, and the store holds back any later request about that conversation or run
@@ -461,7 +337,7 @@ public final class AgentVerticle extends VerticleBase {
           if (keeper != null) keeper.keep(json);
           msg.reply(json);
           vertx.eventBus().publish(Addresses.ANSWERS, json);
-          replied(runId);
+          drain.replied(runId);
           LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
               answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
               + answer.history().stream().map(Attempt::errorType).toList());
@@ -473,114 +349,16 @@ public final class AgentVerticle extends VerticleBase {
           span.setStatus(StatusCode.ERROR, "the agent failed unexpectedly").end();
           LOG.error("run {} failed unexpectedly", runId, err);
           msg.fail(BusFailure.FAILED.code(), "the agent failed unexpectedly; run " + runId);
-          replied(runId);
+          drain.replied(runId);
         });
   }
 
-  // --- stopping: the runs in flight finish or are cancelled, none is cut off --------------------
-
   /**
    * {@link Addresses#DRAIN_AGENT}: the process is stopping. Questions waiting for a slot are refused at once (they
-   * never started: another instance takes them); the runs in flight may finish until the deadline, when those
-   * still running are cancelled (statement and model call stopped, answered as cancelled, logged). Replied once
-   * every one has its answer out.
+   * never started: another instance takes them); the runs in flight may finish until the deadline ({@link Drain}).
    */
   private void drain(Message<JsonObject> msg) {
-    long deadline = OpsMessages.Drain.fromJson(msg.body()).deadlineMs();
-    for (Waiting w = waiting.pollFirst(); w != null; w = waiting.pollFirst()) {
-      vertx.cancelTimer(w.timer());
-      w.msg().fail(BusFailure.STOPPING.code(), Lifecycle.refusal());
-    }
-    if (drain != null) drain.fail(BusFailure.STOPPING.code(), "a newer drain request took over");
-    drain = msg;
-    drainAtStart = unanswered.size();
-    drainCancelled = 0;
-    LOG.info("stopping: {} question(s) in flight may finish within {} ms", drainAtStart,
-        Math.max(0, deadline - System.currentTimeMillis()));
-    drainTimer = vertx.setTimer(Math.max(1, deadline - System.currentTimeMillis()), t -> {
-      drainTimer = -1;
-      for (Map.Entry<String, KeptRun> e : List.copyOf(unanswered.entrySet())) {
-        AgentRun active = e.getValue().active;
-        if (active != null && active.cancel(STOPPED_BY)) {
-          drainCancelled++;
-          LOG.info("run {} cancelled by {}", e.getKey(), STOPPED_BY);
-        }
-      }
-    });
-    drained();
-  }
-
-  /** The run's answer (or failure) went out. */
-  private void replied(String runId) {
-    unanswered.remove(runId);
-    drained();
-  }
-
-  /** Replies to the drain once nothing is in flight. */
-  private void drained() {
-    if (drain == null || !unanswered.isEmpty()) return;
-    if (drainTimer != -1) vertx.cancelTimer(drainTimer);
-    drainTimer = -1;
-    drain.reply(new OpsMessages.Drained(drainAtStart - drainCancelled, drainCancelled).toJson());
-    drain = null;
-  }
-
-
-  /** The run a request names, when the caller may reach it; otherwise the request is failed (404 or 403) and null. */
-  private KeptRun reachable(Message<JsonObject> msg, RunRequest request) {
-    String runId = AskRules.runIdOf(msg, request.runId());
-    if (runId == null) return null;
-    KeptRun kept = runs.get(runId);
-    if (kept == null) {
-      msg.fail(BusFailure.NOT_FOUND.code(), "no run " + runId + " (only the last " + KEPT_RUNS + " runs are kept)");
-      return null;
-    }
-    if (!User.mayReach(request.user(), kept.owner)) {
-      msg.fail(BusFailure.FORBIDDEN.code(), "run " + runId + " is another user's");
-      return null;
-    }
-    return kept;
-  }
-
-  /** Request {run_id, user?, by?}: stops the run if the caller may (its owner or an admin). */
-  private void cancel(Message<JsonObject> msg) {
-    RunRequest request = RunRequest.read(msg);
-    if (request == null) return;
-    KeptRun kept = reachable(msg, request);
-    if (kept == null) return;
-    String runId = request.runId();
-    if (kept.active == null) {
-      msg.fail(BusFailure.CONFLICT.code(), "run " + runId + " is no longer running (it " + kept.state.replace('_', ' ') + ")");
-      return;
-    }
-    boolean first = kept.active.cancel(request.by());
-    if (first) LOG.info("run {} cancelled by {}", runId, request.by() == null ? "a client" : request.by());
-    msg.reply(new RunMessages.Cancelled(runId, true).toJson());
-  }
-
-  /** Request {user?}: the recent runs the caller may see, newest first. */
-  private void listRuns(Message<JsonObject> msg) {
-    User caller = RunRequest.fromJson(msg.body()).user();
-    List<RunMessages.Run> mine = new java.util.ArrayList<>();
-    runs.forEach((id, r) -> {
-      if (User.mayReach(caller, r.owner)) {
-        mine.add(new RunMessages.Run(id, r.owner, r.question, r.state, java.time.Instant.ofEpochMilli(r.startedAt).toString()));
-      }
-    });
-    java.util.Collections.reverse(mine);
-    msg.reply(new RunMessages.Runs(mine).toJson());
-  }
-
-  private void runEvents(Message<JsonObject> msg) {
-    RunRequest request = RunRequest.read(msg);
-    if (request == null) return;
-    KeptRun kept = reachable(msg, request);
-    if (kept == null) return;
-    List<GraphEvent> out = new java.util.ArrayList<>();
-    for (Object e : kept.events) {
-      GraphEvent event = GraphEvent.fromJson((JsonObject) e);
-      if (event.seq() > request.afterSeq()) out.add(event);
-    }
-    msg.reply(new RunMessages.Events(request.runId(), out).toJson());
+    admission.refuseWaiting(BusFailure.STOPPING.code(), Lifecycle.refusal());
+    drain.start(msg, OpsMessages.Drain.fromJson(msg.body()).deadlineMs());
   }
 }

@@ -65,6 +65,11 @@ public final class Addresses {
    * run asked back with), reply the new run's answer; fails 400 (no SQL, no such reading), 404 (no such run), 403.
    */
   public static final String RERUN = "sqlagent.agent.rerun";
+  /**
+   * Where the SockJS bridge sends a question the intake refused, so that its client is answered as the agent would
+   * answer it: a failed reply (400) whose message is the {@code refusal} header. Fails whatever comes to it.
+   */
+  public static final String BRIDGE_REFUSED = "sqlagent.bridge.refused";
   /** A run's events so far: request {run_id, after_seq}. */
   public static final String RUN_EVENTS = "sqlagent.agent.events";
   /**

@@ -1,11 +1,12 @@
 package dev.sqlagent.cli;
 
 import dev.sqlagent.contract.AgentClient;
-import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RerunRequest;
-import dev.sqlagent.contract.RunOptions;
-import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.MainVerticle;
+import dev.sqlagent.intake.Door;
+import dev.sqlagent.intake.Intake;
+import dev.sqlagent.intake.Owner;
+import dev.sqlagent.intake.Taken;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
@@ -104,12 +105,15 @@ public final class AskCommand implements Callable<Integer> {
         if (!shape.equals("json")) {
           vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> printEvent(progress, GraphEvent.fromJson(m.body())));
         }
-        String runId = java.util.UUID.randomUUID().toString();
         AgentClient agent = new AgentClient(vertx, config.deadlines().askMs());
-        AskRequest request = new AskRequest(question, baseline ? "baseline" : "agent", "cli", runId, null, null,
-            RunOptions.ASKED);
-        io.vertx.core.Future<Answer> asked = agent.ask(request);
-        Thread stop = new Thread(() -> cancelOnInterrupt(agent, runId, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
+        Intake intake = new Intake(agent);
+        // This process is the connection that asks: Ctrl-C (its end) stops its run.
+        Owner process = intake.owner(null);
+        Taken taken = intake.take(new JsonObject().put("question", question).put("mode", baseline ? "baseline" : "agent"),
+            new Door("cli", null, null), process);
+        String runId = taken.runId();
+        io.vertx.core.Future<Answer> asked = intake.ask(taken);
+        Thread stop = new Thread(() -> cancelOnInterrupt(process, asked, spec.commandLine().getErr()), "sql-agent-ask-stop");
         Runtime.getRuntime().addShutdownHook(stop);
         Answer answer;
         try {
@@ -190,13 +194,12 @@ public final class AskCommand implements Callable<Integer> {
    * Ctrl-C while the question runs: the run is cancelled (its model call aborted, its statement cancelled in the
    * database) and its end awaited briefly, so nothing is left running when the command exits.
    */
-  static void cancelOnInterrupt(AgentClient agent, String runId, io.vertx.core.Future<?> asked, PrintWriter err) {
+  static void cancelOnInterrupt(Owner process, io.vertx.core.Future<?> asked, PrintWriter err) {
     if (asked.isComplete()) return;
     err.println("sql-agent ask: stopping the question...");
     err.flush();
     try {
-      agent.cancel(RunRequest.cancel(runId, null, "Ctrl-C"))
-          .transform(v -> asked).await(5, TimeUnit.SECONDS);
+      process.gone("Ctrl-C").transform(v -> asked).await(5, TimeUnit.SECONDS);
       err.println("sql-agent ask: stopped; nothing is left running.");
     } catch (Exception e) {
       err.println("sql-agent ask: the question could not be confirmed stopped: " + e.getMessage());

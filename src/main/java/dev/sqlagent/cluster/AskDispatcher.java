@@ -6,6 +6,7 @@ import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.RunMessages;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.access.AskRules;
+import dev.sqlagent.intake.Intake;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
@@ -98,9 +99,9 @@ public final class AskDispatcher extends VerticleBase {
 
   private void ask(Message<JsonObject> msg) {
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
-    String problem = AskRequest.problem(body);
-    if (problem != null) {
-      msg.fail(BusFailure.BAD_REQUEST.code(), problem);
+    AskRules.Refusal refused = Intake.check(body);
+    if (refused != null) {
+      msg.fail(BusFailure.BAD_REQUEST.code(), refused.message());
       return;
     }
     if (Lifecycle.isStopping(vertx)) {

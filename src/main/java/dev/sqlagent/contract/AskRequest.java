@@ -1,16 +1,14 @@
 package dev.sqlagent.contract;
 
-import dev.sqlagent.access.AskRules;
 import dev.sqlagent.users.User;
 import io.vertx.core.json.JsonObject;
-import java.util.List;
 import java.util.Set;
 
 /**
  * A question for the agent ({@code Addresses.ASK}): {@code {question, mode, source, run_id?, user?,
  * conversation_id?, client?}} and the {@link RunOptions} as top-level keys when not their default ({@code
- * lookup_verified, standalone, self_paced, candidates, inject_fault + fault_key}). The agent checks a request
- * ({@link #problem}) before it reads it; reading is lenient.
+ * lookup_verified, standalone, self_paced, candidates, inject_fault + fault_key}). Every door's intake and the agent's
+ * address check a request ({@code intake.Intake#check}) before it is read; reading is lenient.
  *
  * @param mode "agent" or "baseline"
  * @param source which entry it came through (http, ws, eventbus, cli, mcp, eval): a label for the answer,
@@ -87,31 +85,5 @@ public record AskRequest(String question, String mode, String source, String run
         j.getValue("source") instanceof String s ? s : null, j.getValue("run_id") instanceof String r ? r : null,
         j.getValue("user") instanceof JsonObject u ? User.fromJson(u) : null, j.getValue("conversation_id"), options,
         j.getValue("client") instanceof String c ? c : null);
-  }
-
-  /** What is wrong with a request as it arrives, in words, or null when it is fine: checked before it is read. */
-  public static String problem(JsonObject body) {
-    AskRules.Refusal refused = AskRules.ask(body);
-    if (refused == null && body.getValue("run_id") != null) refused = AskRules.runId(body.getValue("run_id"));
-    if (refused != null) return refused.message();
-    Object source = body.getValue("source");
-    if (source != null && !SOURCES.contains(source)) return "source must be one of " + SOURCES;
-    if (body.getValue("inject_fault") != null && !(body.getValue("inject_fault") instanceof Boolean)) {
-      return "inject_fault must be true or false";
-    }
-    if (body.getValue("fault_key") != null && !(body.getValue("fault_key") instanceof String)) return "fault_key must be a string";
-    for (String flag : List.of("lookup_verified", "standalone", "self_paced")) {
-      if (body.getValue(flag) != null && !(body.getValue(flag) instanceof Boolean)) return flag + " must be true or false";
-    }
-    Object candidates = body.getValue("candidates");
-    if (candidates != null && !((candidates instanceof Integer || candidates instanceof Long)
-        && ((Number) candidates).intValue() >= 1 && ((Number) candidates).intValue() <= ChatRequest.MAX_N)) {
-      return "candidates must be a whole number from 1 to " + ChatRequest.MAX_N;
-    }
-    Object user = body.getValue("user");
-    if (user != null && !(user instanceof JsonObject u && u.getValue("name") instanceof String)) {
-      return "user must be an object with a name";
-    }
-    return null;
   }
 }

@@ -6,6 +6,7 @@ import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.intake.Intake;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -120,7 +121,7 @@ public final class EvalRunner {
   private final Grader grader;
   private final Options options;
   private final RunStore store;
-  private final AgentClient agent;
+  private final Intake intake;
 
   /** @param sql the gate's grading mode ({@link GradingGate}): gold SQL and truncated answers run through it */
   public EvalRunner(Vertx vertx, Grader.SqlRunner sql, RunStore store, Options options) {
@@ -128,7 +129,7 @@ public final class EvalRunner {
     this.grader = new Grader(sql, vertx);
     this.options = options;
     this.store = Objects.requireNonNull(store, "store");
-    this.agent = new AgentClient(vertx, options.askTimeoutMs(), options.askAddress());
+    this.intake = new Intake(new AgentClient(vertx, options.askTimeoutMs(), options.askAddress()));
   }
 
   /** Where one run is being written: its rows in the state store and, when exported, its directory. */
@@ -266,7 +267,7 @@ public final class EvalRunner {
     AskRequest request = new AskRequest(t.question().question(), t.mode(), "eval", null, null, null,
         RunOptions.evaluation(t.candidates() > 1 ? t.candidates() : null, inject ? t.question().id() : null));
     long t0 = System.nanoTime();
-    return agent.ask(request)
+    return intake.ask(request, null)
         .map(answer -> new Sample(t.question().id(), t.label(), t.sample(), inject, answer.toJson(), null,
             (System.nanoTime() - t0) / 1_000_000))
         .recover(err -> Future.succeededFuture(new Sample(t.question().id(), t.label(), t.sample(), inject, null,

@@ -4,8 +4,6 @@ import dev.sqlagent.access.TokenExpiry;
 import dev.sqlagent.network.TrustedProxies;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.AgentClient;
-import dev.sqlagent.contract.AskRequest;
-import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.access.AccessGuard;
@@ -27,10 +25,12 @@ import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSSocket;
 import dev.sqlagent.users.User;
 import dev.sqlagent.users.Users;
+import dev.sqlagent.intake.Door;
+import dev.sqlagent.intake.Intake;
+import dev.sqlagent.intake.Owner;
+import dev.sqlagent.intake.Taken;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.List;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The SockJS event-bus bridge at {@code /eventbus}. Deny-all, then exactly: out, the event addresses
  * ({@code sqlagent.events} and {@code sqlagent.events.<run_id>}); in, {@code sqlagent.agent.ask} by
- * request only, its {@code source} forced to "eventbus". Replies to a client's own requests always pass.
+ * request only, through the {@link Intake} (its {@code source} "eventbus", its user the socket's), and the cancels and
+ * reruns of runs. Replies to a client's own requests always pass.
  */
 final class EventBridge {
 
@@ -46,9 +47,6 @@ final class EventBridge {
 
   /** The per-run event addresses, exactly as the agent accepts run ids. */
   static final String RUN_EVENTS_REGEX = Pattern.quote(Addresses.EVENTS + ".") + AskRules.RUN_ID_REGEX;
-
-  /** The ask fields a bridge client may set (not, e.g., the evaluation's fault injection). */
-  static final List<String> ASK_FIELDS = List.of("question", "mode", "run_id", "conversation_id");
 
   private EventBridge() {}
 
@@ -59,28 +57,35 @@ final class EventBridge {
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.ASK))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.CANCEL))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.RERUN))
+        .addInboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_REFUSED))
         .setReplyTimeout(askTimeoutMs)
         .setMaxHandlersPerSocket(64);
     SockJSHandlerOptions sockjs = new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false);
     config.allowedOrigin().ifPresent(sockjs::setOrigin);
     Users users = config.users();
     boolean identityRequired = config.identityRequired();
-    Map<SockJSSocket, Set<String>> asked = new ConcurrentHashMap<>();
+    Map<SockJSSocket, Owner> asked = new ConcurrentHashMap<>();
     Map<SockJSSocket, Long> expiries = new ConcurrentHashMap<>();
     AgentClient agent = new AgentClient(vertx, askTimeoutMs);
-    SessionOwners owners = SessionOwners.of(vertx);
+    Intake intake = new Intake(agent);
+    SessionOwners sessions = SessionOwners.of(vertx);
+    vertx.eventBus().localConsumer(Addresses.BRIDGE_REFUSED, m -> m.fail(BusFailure.BAD_REQUEST.code(),
+        m.headers().get(REFUSAL) != null ? m.headers().get(REFUSAL) : "nothing is asked at " + Addresses.BRIDGE_REFUSED));
     return SockJSHandler.create(vertx, sockjs).bridge(options,
         ev -> {
           expire(vertx, ev, expiries);
           User user = identityRequired ? userOf(ev.socket(), users) : null;
-          if (ev.type() == BridgeEventType.SOCKET_CREATED) owners.opened(ev.socket(), user);
-          if (ev.type() == BridgeEventType.SOCKET_CLOSED) owners.closed(ev.socket(), user);
-          handle(vertx, agent, ev, user, asked);
+          if (ev.type() == BridgeEventType.SOCKET_CREATED) sessions.opened(ev.socket(), user);
+          if (ev.type() == BridgeEventType.SOCKET_CLOSED) sessions.closed(ev.socket(), user);
+          // The socket as the intake knows it: made when it first asks, let go when it closes.
+          Owner owner = ev.type() == BridgeEventType.SOCKET_CLOSED ? asked.remove(ev.socket())
+              : ev.type() == BridgeEventType.SEND ? asked.computeIfAbsent(ev.socket(), s -> intake.owner(user)) : null;
+          handle(vertx, agent, ev, user, owner, intake);
         });
   }
 
-  /** At most this many runs per socket are remembered (to stop them when it closes). */
-  static final int REMEMBERED_RUNS = 64;
+  /** The header that carries a refusal's message to {@link Addresses#BRIDGE_REFUSED}. */
+  static final String REFUSAL = "refusal";
 
   /**
    * A session opened with a sign-on token is closed when the token stops being accepted (on the raw WebSocket
@@ -115,19 +120,14 @@ final class EventBridge {
     return user != null ? user : users.userOf(socket.headers().get("Authorization"), socket.uri());
   }
 
-  private static void handle(Vertx vertx, AgentClient agent, BridgeEvent ev, User user,
-      Map<SockJSSocket, Set<String>> asked) {
+  /** @param owner the socket as the intake knows it, on a send and a close; null otherwise */
+  private static void handle(Vertx vertx, AgentClient agent, BridgeEvent ev, User user, Owner owner, Intake intake) {
     BridgeEventType type = ev.type();
     JsonObject raw = ev.getRawMessage();
     switch (type) {
       case SOCKET_CLOSED:
-        // The runs this socket asked are not wanted any more (a run already answered ignores the cancel).
-        Set<String> runs = asked.remove(ev.socket());
-        if (runs != null) {
-          for (String runId : runs) {
-            agent.cancel(RunRequest.cancel(runId, user, "its client, which disconnected"));
-          }
-        }
+        // The runs this socket asked are not wanted any more (a run already answered ignores the stop).
+        if (owner != null) owner.gone();
         vertx.eventBus().publish(Addresses.LIVE_CLIENTS, new OpsMessages.LiveClients(OpsMessages.LiveClients.EVENTBUS, -1).toJson());
         ev.complete(true);
         return;
@@ -165,23 +165,27 @@ final class EventBridge {
           String newId = body.getValue("new_run_id") instanceof String n ? n : java.util.UUID.randomUUID().toString();
           JsonObject rerun = new RerunRequest(body.getValue("run_id") instanceof String r ? r : null, body.getValue("sql"),
               body.getValue("reading"), newId, "eventbus", user, clientOf(ev.socket())).toJson();
-          Set<String> mine = asked.computeIfAbsent(ev.socket(), k -> ConcurrentHashMap.newKeySet());
-          if (mine.size() < REMEMBERED_RUNS) mine.add(newId);
+          owner.hold(newId);
           ev.setRawMessage(raw.copy().put("body", rerun));
           ev.complete(true);
           return;
         }
-        // Only what a person may ask passes; the source is the bridge and the user the socket's, whatever the client claims.
-        String askedId = body.getValue("run_id") instanceof String r ? r : java.util.UUID.randomUUID().toString();
-        JsonObject ask = new AskRequest(null, null, "eventbus", askedId, user, body.getValue("conversation_id"),
-            RunOptions.ASKED, clientOf(ev.socket())).toJson();
-        // The question and mode as the client sent them: the agent checks them and says what is wrong.
-        for (String field : ASK_FIELDS) {
-          if (body.containsKey(field) && !"run_id".equals(field)) ask.put(field, body.getValue(field));
+        if (!Addresses.ASK.equals(raw.getString("address"))) {
+          ev.complete(true);  // refused by the bridge's permissions
+          return;
         }
-        Set<String> mine = asked.computeIfAbsent(ev.socket(), k -> ConcurrentHashMap.newKeySet());
-        if (mine.size() < REMEMBERED_RUNS) mine.add(askedId);
-        ev.setRawMessage(raw.copy().put("body", ask));
+        // Only what a person may ask passes; the source is the bridge and the user the socket's, whatever the client
+        // claims. A run id only a string names (else the intake names one).
+        JsonObject fields = body.copy();
+        if (!(fields.getValue("run_id") instanceof String)) fields.remove("run_id");
+        Taken taken = intake.take(fields, new Door("eventbus", user, clientOf(ev.socket())), owner);
+        if (taken.refused()) {
+          // Answered as the agent answers a bad request: a failed reply, 400 and the refusal's message.
+          ev.setRawMessage(raw.copy().put("address", Addresses.BRIDGE_REFUSED).put("body", new JsonObject())
+              .put("headers", new JsonObject().put(REFUSAL, taken.refusal().message())));
+        } else {
+          ev.setRawMessage(raw.copy().put("body", taken.request().toJson()));
+        }
         ev.complete(true);
         return;
       case REGISTER:

@@ -5,19 +5,21 @@ import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.Answer;
-import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.RunMessages;
-import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.contract.StateMessages;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.users.User;
+import dev.sqlagent.intake.Door;
+import dev.sqlagent.intake.Intake;
+import dev.sqlagent.intake.Owner;
+import dev.sqlagent.intake.Taken;
+import java.util.function.Supplier;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -25,14 +27,12 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * One client of {@code /ws}. Client → server: {@code ask}, {@code watch}, {@code unwatch}, {@code replay}.
  * Server → client: {@code accepted}, {@code event}, {@code answer}, {@code watching}, {@code replay_end},
  * {@code cancelling}, {@code error} ({@code {type, error_type, message, run_id?}}, the same error_type and message
- * as the HTTP edge's for the same refusal or failure). The socket only ever holds bus consumers for what it asked or watches, and gives them all
- * back when it closes; the runs themselves live in the agent and are not touched by a client leaving.
+ * as the HTTP edge's for the same refusal or failure). A question goes through the {@link Intake}; the socket only
+ * ever holds bus consumers for what it asked or watches, and gives them all back when it closes, when the runs it
+ * asked and that have not answered are stopped (a watcher leaving stops nothing).
  */
 final class LiveSocket {
 
@@ -68,6 +69,9 @@ final class LiveSocket {
   private final WatchHub hub;
   private final boolean mayWatch;
   private final AgentClient agent;
+  private final Intake intake;
+  /** This socket as the intake knows it: the runs it asked, stopped when it closes. */
+  private final Owner owner;
   /** Who this socket authenticated as (null without a users file). */
   private final User user;
   /** The client's address as the access guard saw it when the socket opened (for the query log). */
@@ -90,6 +94,8 @@ final class LiveSocket {
     this.hub = hub;
     this.mayWatch = mayWatch;
     this.agent = new AgentClient(vertx, askTimeoutMs);
+    this.intake = new Intake(agent);
+    this.owner = intake.owner(user);
   }
 
   /** Serves the socket opened by {@code opened}: with a sign-on token, until the token expires. */
@@ -152,16 +158,15 @@ final class LiveSocket {
   }
 
   private void ask(JsonObject msg) {
-    AskRules.Refusal refused = AskRules.ask(msg);
-    if (refused != null) {
-      error(null, refused.toJson());
+    JsonObject fields = msg.copy();
+    fields.remove("run_id");  // a socket's runs are named by the server
+    Taken taken = intake.take(fields, new Door("ws", user, client), owner);
+    if (taken.refused()) {
+      error(null, taken.refusal().toJson());
       return;
     }
-    String question = msg.getString("question");
-    Object mode = msg.getValue("mode", "agent");
-    start(new JsonObject().put("question", question).put("mode", mode),
-        runId -> agent.ask(new AskRequest(question, (String) mode, "ws", runId, user, msg.getValue("conversation_id"),
-            RunOptions.ASKED, client)));
+    start(taken.runId(), new JsonObject().put("question", msg.getString("question")).put("mode", msg.getValue("mode", "agent")),
+        () -> intake.ask(taken));
   }
 
   /**
@@ -178,8 +183,11 @@ final class LiveSocket {
     String from = msg.getString("run_id");
     JsonObject accepted = new JsonObject().put("mode", "agent").put(choose ? "chosen_from" : "edited_from", from);
     if (choose) accepted.put("reading", msg.getValue("reading"));
-    Runnable go = () -> start(accepted, runId -> agent.rerun((choose ? RerunRequest.chosen(from, msg.getValue("reading"),
-        runId, "ws", user) : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)).withClient(client)));
+    Runnable go = () -> {
+      String runId = owner.nameRun();
+      start(runId, accepted, () -> agent.rerun((choose ? RerunRequest.chosen(from, msg.getValue("reading"), runId, "ws", user)
+          : RerunRequest.edited(from, msg.getValue("sql"), runId, "ws", user)).withClient(client)));
+    };
     if (user == null || user.admin()) {
       go.run();
       return;
@@ -203,15 +211,18 @@ final class LiveSocket {
     return BusError.of(err, from).failure() == BusFailure.FORBIDDEN;
   }
 
-  /** A new run of this connection: accepted (with {@code accepted}'s keys) once its events are subscribed, then {@code call}. */
-  private void start(JsonObject accepted, java.util.function.Function<String, Future<Answer>> call) {
+  /**
+   * A new run of this connection, named and held by its owner: accepted (with {@code accepted}'s keys) once its events
+   * are subscribed, then {@code call}.
+   */
+  private void start(String runId, JsonObject accepted, Supplier<Future<Answer>> call) {
     if (runs.size() >= MAX_RUNS_IN_FLIGHT) {
+      owner.release(runId);
       error(null, new JsonObject().put("error_type", "too_many_requests")
           .put("message", "this connection already has " + runs.size() + " runs in progress; wait for an answer first"));
       return;
     }
-    // The run id is made here so the run's address is subscribed BEFORE the agent publishes anything.
-    String runId = UUID.randomUUID().toString();
+    // Subscribed to the run's address BEFORE the agent publishes anything.
     RunStream run = new RunStream(runId);
     runs.put(runId, run);
     run.consumer = vertx.eventBus().consumer(Addresses.events(runId), m -> run.offer(GraphEvent.fromJson(m.body())));
@@ -219,7 +230,7 @@ final class LiveSocket {
         .onSuccess(v -> {
           if (closed) return;
           sendFrame(new JsonObject().put("type", "accepted").put("run_id", runId).mergeIn(accepted).encode());
-          call.apply(runId)
+          call.get()
               .onSuccess(run::finish)
               .onFailure(err -> run.fail(err));
         })
@@ -360,9 +371,7 @@ final class LiveSocket {
     if (watching) hub.remove(this);
     watching = false;
     // The runs this socket asked and not yet answered are not wanted any more: they are stopped.
-    for (String runId : runs.keySet()) {
-      agent.cancel(RunRequest.cancel(runId, user, "its client, which disconnected"));
-    }
+    owner.gone();
     for (RunStream r : List.copyOf(runs.values())) r.close();
     runs.clear();
   }
@@ -443,6 +452,7 @@ final class LiveSocket {
     void close() {
       if (consumer != null) consumer.unregister();
       runs.remove(runId);
+      owner.release(runId);
     }
   }
 }

@@ -2,10 +2,10 @@ package dev.sqlagent.mcp;
 
 import dev.sqlagent.access.TokenExpiry;
 import io.vertx.core.eventbus.DeliveryOptions;
-import dev.sqlagent.contract.RunRequest;
-import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.users.User;
+import dev.sqlagent.intake.Intake;
+import dev.sqlagent.intake.Owner;
 import dev.sqlagent.users.Users;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -84,10 +84,13 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     final AtomicInteger openStreams = new AtomicInteger();
     /** The run id each request in flight would ask as, by JSON-RPC id: what notifications/cancelled stops. */
     final Map<String, String> runs = new ConcurrentHashMap<>();
+    /** The session as the intake knows it: the runs its requests asked, stopped when it ends. */
+    final Owner asker;
 
-    Live(McpStreamableServerSession session, String owner) {
+    Live(McpStreamableServerSession session, String owner, Owner asker) {
       this.session = session;
       this.owner = owner;
+      this.asker = asker;
     }
   }
 
@@ -139,6 +142,7 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     sessions.forEach((id, live) -> {
       if (live.openStreams.get() == 0 && live.lastSeen - cutoff < 0 && sessions.remove(id, live)) {
         LOG.info("MCP session {} expired after {} idle", id, idle);
+        live.asker.gone();
         live.session.closeGracefully().onErrorResume(e -> Mono.empty()).subscribe();
       }
     });
@@ -197,11 +201,18 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     Live live = session(ctx);
     if (live == null) return;
     if (message instanceof JSONRPCRequest request) {
-      String runId = java.util.UUID.randomUUID().toString();
+      String runId = live.asker.nameRun();
       String key = String.valueOf(request.id());
       live.runs.put(key, runId);
-      ctx.response().endHandler(v -> live.runs.remove(key, runId));
-      ctx.response().closeHandler(v -> live.runs.remove(key, runId));
+      ctx.response().endHandler(v -> {
+        live.runs.remove(key, runId);
+        live.asker.release(runId);
+      });
+      // A client that hangs up before its reply cannot read it (this transport keeps no stream to resume): its run stops.
+      ctx.response().closeHandler(v -> {
+        live.runs.remove(key, runId);
+        if (!ctx.response().ended()) live.asker.stop(runId, Intake.DISCONNECTED);
+      });
       McpTransportContext transportContext = transportContext(ctx, runId);
       ResponseStream stream = new ResponseStream(ctx.response(), Vertx.currentContext(), sse, live, request.id());
       live.session.responseStream(request, stream)
@@ -246,7 +257,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     var started = sessionFactory.startSession(init);
     String id = started.session().getId();
     User opener = Users.of(ctx);
-    sessions.put(id, new Live(started.session(), opener == null ? null : opener.name()));
+    sessions.put(id, new Live(started.session(), opener == null ? null : opener.name(),
+        new Intake(ctx.vertx(), DeliveryOptions.DEFAULT_TIMEOUT).owner(opener)));
     Context context = Vertx.currentContext();
     started.initResult().subscribe(
         result -> context.runOnContext(v -> {
@@ -296,6 +308,8 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
       error(ctx, 404, ErrorCodes.INVALID_REQUEST, "no MCP session " + id);
       return;
     }
+    // The session ended: the runs its requests asked are not wanted any more.
+    live.asker.gone();
     Context context = Vertx.currentContext();
     live.session.delete().subscribe(null,
         err -> context.runOnContext(v -> ctx.response().setStatusCode(200).end()),
@@ -353,8 +367,7 @@ public final class VertxStreamableHttpTransport implements McpStreamableServerTr
     String runId = requestId == null ? null : live.runs.get(String.valueOf(requestId));
     if (runId == null) return;
     User user = Users.of(ctx);
-    new AgentClient(ctx.vertx(), DeliveryOptions.DEFAULT_TIMEOUT)
-        .cancel(RunRequest.cancel(runId, user, user == null ? "an MCP client" : user.displayName()))
+    live.asker.stop(runId, user == null ? "an MCP client" : user.displayName())
         .onFailure(e -> LOG.debug("MCP cancel of request {}: {}", requestId, e.getMessage()));
   }
 

@@ -5,7 +5,6 @@ import dev.sqlagent.contract.StateMessages.FeedbackRequest;
 import dev.sqlagent.contract.StateMessages.VerifiedPromote;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.contract.AgentClient;
-import dev.sqlagent.contract.AskRequest;
 import dev.sqlagent.contract.GateClient;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.export.ExportFormat;
@@ -15,7 +14,6 @@ import dev.sqlagent.export.ExportStream;
 import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.RetrievalMessages;
-import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.access.AskRules;
 import dev.sqlagent.contract.Answer;
@@ -25,6 +23,9 @@ import dev.sqlagent.config.Deadlines;
 import dev.sqlagent.display.ResultText;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.users.User;
+import dev.sqlagent.intake.Door;
+import dev.sqlagent.intake.Intake;
+import dev.sqlagent.intake.Taken;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -80,6 +81,7 @@ public final class DatabaseTools {
   private final RetrievalClient catalogue;
   private final GateClient gate;
   private final AgentClient agent;
+  private final Intake intake;
   private final StateClient state;
   private final Vertx vertx;
   private final ExportStream.Limits exportLimits;
@@ -112,6 +114,7 @@ public final class DatabaseTools {
     this.catalogue = new RetrievalClient(vertx, deadlines.queryMs());
     this.gate = new GateClient(vertx, deadlines.queryMs());
     this.agent = new AgentClient(vertx, deadlines.askMs());
+    this.intake = new Intake(agent);
     this.state = new StateClient(vertx, deadlines.queryMs());
   }
 
@@ -294,13 +297,14 @@ public final class DatabaseTools {
   }
 
   private Future<ToolResult> ask(Object question, Object conversationId, User user, String runId, String client) {
-    // The question's rules and refusals are every edge's (AskRules), not the tools' own argument errors.
-    AskRules.Refusal refused = AskRules.question(question);
-    if (refused == null && conversationId != null) refused = AskRules.conversationId(conversationId);
-    if (refused != null) return Future.succeededFuture(ToolResult.error(refused.toJson()));
-    AskRequest request = new AskRequest((String) question, "agent", "mcp", runId, user, conversationId, RunOptions.ASKED,
-        client);
-    return agent.ask(request)
+    // The question's rules and refusals are every door's (the intake's), not the tools' own argument errors. The run
+    // is named by the MCP session that asked, which stops it when it ends.
+    JsonObject fields = new JsonObject().put("question", question);
+    if (conversationId != null) fields.put("conversation_id", conversationId);
+    if (runId != null) fields.put("run_id", runId);
+    Taken taken = intake.take(fields, new Door("mcp", user, client), null);
+    if (taken.refused()) return Future.succeededFuture(ToolResult.error(taken.refusal().toJson()));
+    return intake.ask(taken)
         .map(reply -> {
           JsonObject answer = reply.toJson();
           return ToolResult.ok(answer, ResultText.answer(answer));

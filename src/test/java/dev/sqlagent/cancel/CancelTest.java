@@ -274,6 +274,71 @@ class CancelTest {
     assertRunState(runId, "cancelled");
   }
 
+  /**
+   * The intake ties every run to the connection that asked: a SockJS session, an MCP session ended by its client and
+   * an MCP request whose client hangs up each stop their run, statement and all.
+   */
+  @Test
+  void everyDoorHoldingAConnectionStopsItsRunWhenTheConnectionGoes() throws Exception {
+    WebSocket bridge = service.vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setPort(service.port())
+        .setHost("127.0.0.1").setURI("/eventbus/websocket")).await(10, TimeUnit.SECONDS);
+    bridge.writeTextMessage(new JsonObject().put("type", "send").put("address", "sqlagent.agent.ask")
+        .put("replyAddress", java.util.UUID.randomUUID().toString())
+        .put("body", new JsonObject().put("question", "Pairs over the bridge, then the session ends")).encode());
+    // The bridge closes a client that sends no ping for 10 s: this one stays until it closes.
+    long pings = service.vertx.setPeriodic(2_000, t -> bridge.writeTextMessage(new JsonObject().put("type", "ping").encode()));
+    String overBridge = runningRun();
+    awaitActive(1, STARTS_WITHIN_MS);
+    service.vertx.cancelTimer(pings);
+    bridge.close().await(10, TimeUnit.SECONDS);
+    awaitActive(0, 3_000);
+    assertRunState(overBridge, "cancelled");
+
+    io.vertx.ext.web.client.WebClient mcp = io.vertx.ext.web.client.WebClient.create(service.vertx);
+    String session = mcpSession(mcp);
+    mcpAsk(mcp, session, "Pairs over MCP, then the session ends");
+    String overMcp = runningRun();
+    awaitActive(1, STARTS_WITHIN_MS);
+    HttpResponse<Buffer> ended = mcp.delete(service.port(), "127.0.0.1", "/mcp").putHeader("Mcp-Session-Id", session).send()
+        .await(10, TimeUnit.SECONDS);
+    assertThat(ended.statusCode()).isEqualTo(200);
+    awaitActive(0, 3_000);
+    assertRunState(overMcp, "cancelled");
+
+    io.vertx.ext.web.client.WebClient hangsUp = io.vertx.ext.web.client.WebClient.create(service.vertx);
+    mcpAsk(hangsUp, mcpSession(hangsUp), "Pairs over MCP, then the client hangs up");
+    String abandoned = runningRun();
+    awaitActive(1, STARTS_WITHIN_MS);
+    hangsUp.close();
+    awaitActive(0, 3_000);
+    assertRunState(abandoned, "cancelled");
+    mcp.close();
+  }
+
+  /** A new MCP session's id, initialized. */
+  static String mcpSession(io.vertx.ext.web.client.WebClient client) throws Exception {
+    HttpResponse<Buffer> init = client.post(service.port(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
+        .sendJsonObject(new JsonObject().put("jsonrpc", "2.0").put("id", 1).put("method", "initialize")
+            .put("params", new JsonObject().put("protocolVersion", "2025-06-18").put("capabilities", new JsonObject())
+                .put("clientInfo", new JsonObject().put("name", "cancel-test").put("version", "1"))))
+        .await(30, TimeUnit.SECONDS);
+    assertThat(init.statusCode()).as(init.bodyAsString()).isEqualTo(200);
+    String session = init.getHeader("Mcp-Session-Id");
+    client.post(service.port(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
+        .putHeader("Mcp-Session-Id", session)
+        .sendJsonObject(new JsonObject().put("jsonrpc", "2.0").put("method", "notifications/initialized"))
+        .await(10, TimeUnit.SECONDS);
+    return session;
+  }
+
+  /** Calls the ask tool in {@code session} without waiting for its reply. */
+  static void mcpAsk(io.vertx.ext.web.client.WebClient client, String session, String question) {
+    client.post(service.port(), "127.0.0.1", "/mcp").putHeader("Accept", "application/json")
+        .putHeader("Mcp-Session-Id", session)
+        .sendJsonObject(new JsonObject().put("jsonrpc", "2.0").put("id", 2).put("method", "tools/call")
+            .put("params", new JsonObject().put("name", "ask").put("arguments", new JsonObject().put("question", question))));
+  }
+
   void awaitModelCalled() throws Exception {
     long until = System.currentTimeMillis() + 10_000;
     while (model.requests().isEmpty() && System.currentTimeMillis() < until) Thread.sleep(10);

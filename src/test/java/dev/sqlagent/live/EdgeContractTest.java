@@ -79,6 +79,36 @@ class EdgeContractTest {
     }
   }
 
+  /**
+   * What the SockJS bridge answered an ask with: a failed reply, its failure code (the HTTP status the same refusal
+   * has) and message; the bridge's envelope has no error_type.
+   */
+  static Reported overSockJs(JsonObject body) throws Exception {
+    try (LiveClient c = LiveClient.connect(vertx, new WebSocketConnectOptions().setHost("127.0.0.1")
+        .setPort(http.actualPort()).setURI("/eventbus/websocket").addHeader("Origin", ALLOWED))) {
+      String reply = java.util.UUID.randomUUID().toString();
+      c.send(new JsonObject().put("type", "send").put("address", Addresses.ASK).put("replyAddress", reply).put("body", body));
+      JsonObject f = c.next(30);
+      assertThat(f.getString("address")).as(f.encode()).isEqualTo(reply);
+      assertThat(f.getString("type")).as(f.encode()).isEqualTo("err");
+      return new Reported(f.getInteger("failureCode"), null, f.getString("message"));
+    }
+  }
+
+  /**
+   * A question refused by the intake, the same on every door: HTTP, /ws, the SockJS bridge and MCP (nothing answers
+   * the agent's address here, so no door could have left it to the agent).
+   */
+  static void refusedOnEveryDoor(JsonObject asked, String errorType, String message) throws Exception {
+    assertThat(overHttp(asked)).as("HTTP").isEqualTo(new Reported(400, errorType, message));
+    assertThat(overWebSocket(asked.copy().put("type", "ask"))).as("/ws").isEqualTo(new Reported(0, errorType, message));
+    assertThat(overSockJs(asked)).as("SockJS").isEqualTo(new Reported(400, null, message));
+    if (!asked.containsKey("mode")) {  // MCP's ask takes no mode
+      java.util.Map<String, Object> arguments = new java.util.HashMap<>(asked.getMap());
+      assertThat(overMcp("ask", arguments)).as("MCP").isEqualTo(new Reported(0, errorType, message));
+    }
+  }
+
   static Reported overMcp(String question) {
     return overMcp("ask", Map.of("question", question));
   }
@@ -161,6 +191,20 @@ class EdgeContractTest {
         events.bodyAsJsonObject().getString("message"))).isEqualTo(new Reported(400, "bad_request", badRunId));
     assertThat(overWebSocket(new JsonObject().put("type", "replay").put("run_id", "no..such")))
         .isEqualTo(new Reported(0, "bad_request", badRunId));
+  }
+
+  @Test
+  void theIntakeRefusesABadQuestionAlikeOnEveryDoor() throws Exception {
+    String long_ = "why ".repeat(600);
+    refusedOnEveryDoor(new JsonObject().put("question", long_), "question_too_long", AskRules.question(long_).message());
+    refusedOnEveryDoor(new JsonObject().put("question", "  "), "bad_request", "question must be a non-empty string");
+    refusedOnEveryDoor(new JsonObject().put("question", 42), "bad_request", "question must be a non-empty string");
+    refusedOnEveryDoor(new JsonObject().put("question", "How many\u0000?"), "bad_request",
+        AskRules.noNul("the question", "\u0000").message());
+    refusedOnEveryDoor(new JsonObject().put("question", "How many?").put("mode", "fast"), "bad_request",
+        "mode must be \"agent\" or \"baseline\"");
+    refusedOnEveryDoor(new JsonObject().put("question", "And in 2024?").put("conversation_id", "x"), "bad_request",
+        AskRules.conversationId("x").message());
   }
 
   @Test
