@@ -30,7 +30,7 @@ final class ExecuteSql extends Step {
         c.report = report;
       });
       if (s.verifiedDirect == null) return ran;
-      if (!o.ok()) return LookupVerified.fallBack(run, ran, reply, o, report);
+      if (!o.ok()) return LookupVerified.fallBack(run, ran, reply, o).with(c -> c.report = report);
       return ran.with(c -> {
         c.verifiedUsed = s.verifiedDirect;
         c.verifiedDirect = null;

@@ -46,10 +46,9 @@ final class LookupVerified extends Step {
 
   /**
    * A verified query the gate did not pass: when a check refused it (not a gate that did not answer, nor an execution
-   * that failed) the schema moved under it and it is retired. The model answers instead, from select_schema;
-   * {@code report} is the event of the node that failed it.
+   * that failed) the schema moved under it and it is retired. The model answers instead, from select_schema.
    */
-  static RunState fallBack(RunContext run, RunState s, GateReply reply, Outcome o, RunState.Report report) {
+  static RunState fallBack(RunContext run, RunState s, GateReply reply, Outcome o) {
     if (!reply.passedChecks() && reply.failedStage().isPresent()) {
       run.services().retireVerified(s.verifiedDirect.verifiedId(), o.errorType() + ": " + o.message());
     }
@@ -57,7 +56,6 @@ final class LookupVerified extends Step {
       c.attempt = 0;
       c.verifiedDirect = null;
       c.needsTables = true;
-      c.report = report;
     });
   }
 }

@@ -33,7 +33,7 @@ final class ValidateSql extends Step {
         c.outcome = o;
         c.report = RunState.Report.failed(o.errorData());
       });
-      return s.verifiedDirect == null ? refused : LookupVerified.fallBack(run, refused, reply, o, refused.report);
+      return s.verifiedDirect == null ? refused : LookupVerified.fallBack(run, refused, reply, o).with(c -> c.report = refused.report);
     });
   }
 
