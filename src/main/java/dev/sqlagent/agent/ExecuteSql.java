@@ -1,9 +1,8 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /**
  * execute_sql: the statement validate_sql's check passed, sent to the gate to run (announced before it is sent, so a
@@ -18,8 +17,8 @@ final class ExecuteSql extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return new JsonObject().put("sql", s.sql);
+  StepData started(RunState s) {
+    return new StepData.SqlStarted(s.sql);
   }
 
   @Override
@@ -30,7 +29,6 @@ final class ExecuteSql extends Step {
       RunState ran = s.with(c -> {
         c.checkedSql = null;
         c.outcome = o;
-        c.next = Node.INSPECT_RESULT;
         c.report = report;
       });
       if (s.verifiedDirect == null) return ran;
@@ -38,15 +36,13 @@ final class ExecuteSql extends Step {
       return ran.with(c -> {
         c.verifiedUsed = s.verifiedDirect;
         c.verifiedDirect = null;
-        c.next = Node.ANSWER;
         c.report = report;
       });
     });
   }
 
-  private static JsonObject resultData(GateReply reply) {
+  private static StepData resultData(GateReply reply) {
     GateReply.Result r = reply.result();
-    return new JsonObject().put("sql", reply.sql()).put("row_count", r.rowCount()).put("truncated", r.truncated())
-        .put("elapsed_ms", r.elapsedMs()).put("columns", r.columns());
+    return new StepData.SqlRan(reply.sql(), r.rowCount(), r.truncated(), r.elapsedMs(), r.columns());
   }
 }

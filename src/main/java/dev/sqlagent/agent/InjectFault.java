@@ -1,8 +1,7 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,10 +23,9 @@ final class InjectFault extends Step {
   Future<RunState> apply(RunState s) {
     boolean voting = s.candidates != null;
     String original = voting ? s.candidates.get(0).sql() : s.sql;
-    Node next = voting ? Node.VOTE : Node.VALIDATE_SQL;
-    if (original == null) return Future.succeededFuture(s.then(next, null));
+    if (original == null) return Future.succeededFuture(s.reported(null));
     return Future.succeededFuture(run.mutator().mutate(original, run.faultKey()).map(m -> {
-      JsonObject fault = new JsonObject().put("fault", m.fault()).put("original_sql", original).put("mutated_sql", m.sql());
+      StepData.FaultInjected fault = new StepData.FaultInjected(m.fault(), original, m.sql());
       return s.with(c -> {
         c.injectedFault = fault;
         if (voting) {
@@ -37,9 +35,8 @@ final class InjectFault extends Step {
         } else {
           c.sql = m.sql();
         }
-        c.next = next;
-        c.report = RunState.Report.finished(fault.copy());
+        c.report = RunState.Report.finished(fault);
       });
-    }).orElse(s.then(next, null)));
+    }).orElse(s.reported(null)));
   }
 }

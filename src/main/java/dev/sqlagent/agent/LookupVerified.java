@@ -1,11 +1,9 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.GateReply;
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonArray;
 import dev.sqlagent.contract.VerifiedMessages;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.List;
 
 /**
@@ -25,31 +23,25 @@ final class LookupVerified extends Step {
   Future<RunState> apply(RunState s) {
     return run.services().lookupVerified(run.question())
         .map(reply -> {
-          if (reply.candidates() == 0) return s.then(Node.SELECT_SCHEMA, null);
+          if (reply.candidates() == 0) return s.reported(null);
           List<VerifiedMessages.Match> matches = reply.ranked();
           VerifiedMessages.Match direct = reply.directMatch();
-          JsonArray scores = new JsonArray();
-          for (VerifiedMessages.Match m : matches) {
-            scores.add(new JsonObject().put("verified_id", m.verifiedId()).put("question", m.question())
-                .put("score", m.score()).put("same_values", m.sameValues()));
-          }
-          RunState.Report report = RunState.Report.announced(new JsonObject().put("question", run.question()),
-              new JsonObject().put("threshold", reply.threshold()).put("candidates", reply.candidates())
-                  .put("matches", scores).put("direct", direct == null ? null : direct.verifiedId()));
+          List<StepData.VerifiedScore> scores = matches.stream()
+              .map(m -> new StepData.VerifiedScore(m.verifiedId(), m.question(), m.score(), m.sameValues())).toList();
+          RunState.Report report = RunState.Report.announced(new StepData.VerifiedAsked(run.question()),
+              new StepData.VerifiedFound(reply.threshold(), reply.candidates(), scores,
+                  direct == null ? null : direct.verifiedId()));
           return s.with(c -> {
             c.verifiedMatches = matches;
             c.report = report;
-            if (direct == null) {
-              c.next = Node.SELECT_SCHEMA;
-            } else {
-              c.next = Node.VALIDATE_SQL;
+            if (direct != null) {
               c.attempt = 1;
               c.sql = direct.sql();
               c.verifiedDirect = direct;
             }
           });
         })
-        .otherwise(err -> s.then(Node.SELECT_SCHEMA, null));  // no library (or it failed): the model answers, as before
+        .otherwise(err -> s.reported(null));  // no library (or it failed): the model answers
   }
 
   /**
@@ -63,7 +55,7 @@ final class LookupVerified extends Step {
     return s.with(c -> {
       c.attempt = 0;
       c.verifiedDirect = null;
-      c.next = Node.SELECT_SCHEMA;
+      c.needsTables = true;
     });
   }
 }

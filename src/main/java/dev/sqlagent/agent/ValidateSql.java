@@ -1,8 +1,7 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /**
  * validate_sql: the gate's check of the statement (static check, row cap, plan check; nothing runs), one request and
@@ -17,8 +16,8 @@ final class ValidateSql extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return new JsonObject().put("sql", s.sql);
+  StepData started(RunState s) {
+    return new StepData.SqlStarted(s.sql);
   }
 
   @Override
@@ -29,7 +28,6 @@ final class ValidateSql extends Step {
       Outcome o = Outcome.fromGate(reply);
       RunState refused = sent.with(c -> {
         c.outcome = o;
-        c.next = Node.INSPECT_RESULT;
         c.report = RunState.Report.failed(o.errorData());
       });
       return s.verifiedDirect == null ? refused : LookupVerified.fallBack(run, refused, reply, o).with(c -> c.report = refused.report);
@@ -40,8 +38,7 @@ final class ValidateSql extends Step {
     return s.with(c -> {
       c.checkedSql = checked;
       c.sql = boundedSql;
-      c.next = Node.EXECUTE_SQL;
-      c.report = RunState.Report.finished(new JsonObject().put("sql", boundedSql).put("static_check", staticCheck));
+      c.report = RunState.Report.finished(new StepData.SqlChecked(boundedSql, staticCheck));
     });
   }
 }

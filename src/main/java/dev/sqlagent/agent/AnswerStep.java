@@ -7,7 +7,7 @@ import dev.sqlagent.contract.Node;
 import dev.sqlagent.explain.SqlExplanation;
 import io.vertx.core.Future;
 import io.vertx.core.json.Json;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -15,19 +15,19 @@ import java.util.regex.Pattern;
  * answer: the result in words (the model's, when configured and prose, else a deterministic summary) with the SQL that
  * produced it; or a refusal (the model's, or a write the gate refused), which announces nothing before it.
  */
-final class Respond extends Step {
+final class AnswerStep extends Step {
 
   private static final Pattern SQL_START = Pattern.compile(
       "(?is)^(select\\b|with\\s+(recursive\\s+)?\\S+\\s*(\\([^)]*\\)\\s*)?as\\s*(not\\s+)?(materialized\\s*)?\\()");
 
 
-  Respond(RunContext run) {
+  AnswerStep(RunContext run) {
     super(run);
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return s.refusal != null ? null : new JsonObject();
+  StepData started(RunState s) {
+    return s.refusal != null ? null : new StepData.AnswerStarted();
   }
 
   @Override
@@ -56,7 +56,7 @@ final class Respond extends Step {
   }
 
   private static RunState ended(RunState s, Answer answer) {
-    return s.ended(answer, RunState.Report.finished(answer.toJson()));
+    return s.ended(answer, RunState.Report.finished(answer));
   }
 
   private Future<String> wordAnswer(String sql, GateReply.Result r) {
