@@ -9,7 +9,7 @@ import { loadSchema } from './schema.js';
 import { loadEval } from './evaluation.js';
 import { showStatus } from './status.js';
 import { setupConsole } from './console.js';
-import { loadGraph } from './nodes.js';
+import { loadGraph } from './graph.js';
 import { startRunsWith, startRun } from './start.js';
 
 // Every run on the page starts the same way: its card in the thread, then its message over the socket.
@@ -64,9 +64,9 @@ form.addEventListener('submit', e => {
 $('#new-conversation').addEventListener('click', () => Thread.reset());
 
 await loadSchema();          // first: it asks for a token when one is needed
+await loadGraph(api);        // before any event: the steps are drawn and labelled from it
 await Thread.restore();      // a reload keeps the conversation
 connect();
-loadGraph(api);
 loadVerified();
 loadEval();
 showStatus();
