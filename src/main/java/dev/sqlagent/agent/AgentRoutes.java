@@ -13,7 +13,6 @@ import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.conversation.ConversationRoutes;
 import dev.sqlagent.contract.RunRequest;
 import dev.sqlagent.bus.Addresses;
-import dev.sqlagent.contract.Node;
 import dev.sqlagent.bus.BusClient;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.errors.JsonErrors;
@@ -53,8 +52,8 @@ public final class AgentRoutes {
         .handler(ctx -> r.rerun(ctx, false));
     router.post("/api/runs/:id/choose").handler(BodyHandler.create(false).setBodyLimit(16 * 1024))
         .handler(ctx -> r.rerun(ctx, true));
-    // The graph's nodes, as every run's events name them: the page labels its steps from this list.
-    router.get("/api/graph").handler(ctx -> ctx.json(new io.vertx.core.json.JsonObject().put("nodes", Node.toJson())));
+    // The graph as declared (AgentGraph): its nodes as every run's events name them, its edges, starts and cap.
+    router.get("/api/graph").handler(ctx -> ctx.json(AgentGraph.shape().toJson()));
   }
 
   private void ask(RoutingContext ctx) {

@@ -12,19 +12,16 @@ import io.vertx.core.json.JsonObject;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
-import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The driver of one question through the graph ({@link Node}): runs one node at a time ({@link Step}), each from the
- * state the last one left ({@link RunState}), and publishes each node's started event before it runs and the event it
- * ends with after. It holds the attempt cap and the run's end: a cancel, the deadline or a failure outside the agent's
- * control (the model down, retrieval failing) ends in an honest give-up or a cancelled answer, never an exception.
+ * The driver of one question through the graph ({@link AgentGraph}): runs one node at a time ({@link Step}), each from
+ * the state the last one left ({@link RunState}), publishes each node's started event before it runs and the event it
+ * ends with after, and asks the graph for the next node. It keeps the attempt cap at each new attempt and holds the
+ * run's end: a cancel, the deadline or a failure outside the agent's control (the model down, retrieval failing) ends
+ * in an honest give-up or a cancelled answer, never an exception.
  */
 final class AgentRun {
-
-  /** At most this many attempts per question; then an honest give-up. */
-  static final int MAX_ATTEMPTS = 3;
 
   private final Vertx vertx;
   private final AgentSettings settings;
@@ -48,6 +45,9 @@ final class AgentRun {
   private RunContext.Chosen chosen;
   /** The last state the run reached: where a cancel, the deadline or a failure finds it. */
   private RunState current;
+  /** The run's context and its steps, one per node, once it runs. */
+  private RunContext context;
+  private Map<Node, Step> steps;
 
   /** @param mutator evaluation's fault injection, applied when the options name a fault key; else null */
   AgentRun(Vertx vertx, AgentSettings settings, RunEvents events, String runId, String question, String mode,
@@ -97,63 +97,47 @@ final class AgentRun {
     RunContext run = new RunContext(vertx, settings, events, control, services, runId, question, user, source, agentMode,
         lookupVerified, candidates, mutator, faultKey, conversationId, conversationText, startedAt,
         Tracing.traceId(traced), chosen);
-    Map<Node, Step> steps = steps(run);
+    this.context = run;
+    this.steps = AgentGraph.steps(run);
     long deadlineTimer = vertx.setTimer(settings.questionTimeoutMs(), t -> control.deadline());
     // The tables are retrieved while the verified queries are looked up, not after: select_schema's events still
     // come after lookup_verified's, and a question a verified query answers leaves the retrieval unused.
     RunState first = chosen != null
-        ? RunState.start(Node.VALIDATE_SQL, settings.model()).with(c -> {
+        ? RunState.start(settings.model()).with(c -> {
           c.sql = chosen.sql();
           c.attempt = 1;
         })
-        : RunState.start(lookupVerified ? Node.LOOKUP_VERIFIED : Node.SELECT_SCHEMA, settings.model())
+        : RunState.start(settings.model())
             .with(c -> c.retrievalAsked = lookupVerified ? services.retrieve(question, false) : null);
-    return walk(steps, first)
-        .recover(err -> ended(run, steps, err))
+    return walk(AgentGraph.start(run), first)
+        .recover(err -> ended(err))
         .onComplete(done -> vertx.cancelTimer(deadlineTimer));
   }
 
-  private Map<Node, Step> steps(RunContext run) {
-    Map<Node, Step> steps = new EnumMap<>(Node.class);
-    steps.put(Node.LOOKUP_VERIFIED, new LookupVerified(run));
-    steps.put(Node.SELECT_SCHEMA, new SelectSchema(run));
-    steps.put(Node.GENERATE_SQL, candidates > 1 && agentMode ? new GenerateCandidates(run) : new GenerateSql(run));
-    steps.put(Node.INJECT_FAULT, new InjectFault(run));
-    steps.put(Node.VOTE, new Vote(run));
-    steps.put(Node.VALIDATE_SQL, new ValidateSql(run));
-    steps.put(Node.EXECUTE_SQL, new ExecuteSql(run));
-    steps.put(Node.INSPECT_RESULT, new InspectResult(run));
-    steps.put(Node.DECIDE, new Decide(run));
-    steps.put(Node.PREPARE_REPAIR, new PrepareRepair(run));
-    steps.put(Node.ANSWER, new Respond(run));
-    steps.put(Node.GIVE_UP, new GiveUp(run));
-    steps.put(Node.CLARIFY, new Clarify(run));
-    return steps;
-  }
-
-  /** One node, then the next, until a node ends the run with an answer. */
-  private Future<Answer> walk(Map<Node, Step> steps, RunState state) {
+  /** {@code node}, then the node the graph picks after it, until a node ends the run with an answer. */
+  private Future<Answer> walk(Node node, RunState state) {
     current = state;
-    if (state.answer != null) return Future.succeededFuture(state.answer);
     RunState s;
     try {
-      s = state.next == Node.GENERATE_SQL ? nextAttempt(state) : state;
+      s = node == Node.GENERATE_SQL ? nextAttempt(state) : state;
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
     current = s;
-    Step step = steps.get(s.next);
-    Context node = nodeContext(s.next, s.attempt);
+    Step step = steps.get(node);
+    Context nodeTrace = nodeContext(node, s.attempt);
     JsonObject started = step.started(s);
-    if (started != null) events.started(s.next, s.attempt, started);
-    return Tracing.ending(Span.fromContext(node), Tracing.during(node, () -> step.apply(s)))
+    if (started != null) events.started(node, s.attempt, started);
+    return Tracing.ending(Span.fromContext(nodeTrace), Tracing.during(nodeTrace, () -> step.apply(s)))
         .recover(err -> {
-          if (err instanceof Infrastructure infra && infra.eventData != null) events.failed(s.next, s.attempt, infra.eventData);
+          if (err instanceof InfrastructureFailure infra && infra.eventData != null) events.failed(node, s.attempt, infra.eventData);
           return Future.failedFuture(err);
         })
         .compose(after -> {
-          publish(s.next, after);
-          return walk(steps, after);
+          current = after;
+          publish(node, after);
+          if (after.answer != null) return Future.succeededFuture(after.answer);
+          return walk(AgentGraph.next(node, context, after).to(), after);
         });
   }
 
@@ -174,9 +158,9 @@ final class AgentRun {
 
   /** A new attempt starts with generate_sql: never past the cap, never past the question's deadline. */
   private RunState nextAttempt(RunState s) {
-    if (s.attempt >= MAX_ATTEMPTS) throw new IllegalStateException("attempt " + (s.attempt + 1) + " past the cap");
+    if (s.attempt >= AgentGraph.MAX_ATTEMPTS) throw new IllegalStateException("attempt " + (s.attempt + 1) + " past the cap");
     if (System.currentTimeMillis() > startedAt + settings.questionTimeoutMs() || control.deadlinePassed()) {
-      throw new Infrastructure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed");
+      throw new InfrastructureFailure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed");
     }
     return s.with(c -> c.attempt = s.attempt + 1);
   }
@@ -192,8 +176,9 @@ final class AgentRun {
   }
 
   /** A run that did not end at a node: cancelled, past its deadline, or failed outside the agent's control. */
-  private Future<Answer> ended(RunContext run, Map<Node, Step> steps, Throwable err) {
+  private Future<Answer> ended(Throwable err) {
     RunState s = current;
+    RunContext run = context;
     if (control.cancelled()) {
       String text = "The question was cancelled" + (control.cancelledBy() == null ? "" : " by " + control.cancelledBy())
           + " before it was answered; nothing is left running.";
@@ -205,15 +190,12 @@ final class AgentRun {
     if (err instanceof RunControl.Stopped || control.deadlinePassed()) {
       last = Outcome.failure("timeout", "the question's deadline of " + settings.questionTimeoutMs() + " ms passed",
           null, null, s.lastSql);
-    } else if (err instanceof Infrastructure infra) {
+    } else if (err instanceof InfrastructureFailure infra) {
       last = Outcome.failure(infra.errorType, infra.getMessage(), null, null, null);
     } else {
       last = Outcome.failure("unknown", "internal error: " + err.getClass().getSimpleName(), null, null, null);
     }
-    RunState givingUp = s.with(c -> {
-      c.outcome = last;
-      c.next = Node.GIVE_UP;
-    });
+    RunState givingUp = s.with(c -> c.outcome = last);
     return steps.get(Node.GIVE_UP).apply(givingUp).map(after -> {
       publish(Node.GIVE_UP, after);
       return after.answer;

@@ -1,23 +1,23 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.ErrorType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.Locale;
 
-/** decide: what follows an inspected result ({@link Decision}), with the attempts the driver still allows. */
+/** decide: what follows an inspected result ({@link Decision}), within the attempt cap the graph hands it. */
 final class Decide extends Step {
 
   /** The words of a refused write. */
   static final String WRITE_REFUSED =
       "This service only reads data; the request needs a change to the database, so it was not run.";
 
+  private final int maxAttempts;
 
-  Decide(RunContext run) {
+  Decide(RunContext run, int maxAttempts) {
     super(run);
+    this.maxAttempts = maxAttempts;
   }
-
 
   @Override
   Future<RunState> apply(RunState s) {
@@ -25,21 +25,18 @@ final class Decide extends Step {
     Outcome o = s.outcome;
     ErrorType type = o.ok() ? null : ErrorType.fromWireName(o.errorType());
     boolean refusal = !o.ok() && o.writeRefused();
-    int left = AgentRun.MAX_ATTEMPTS - s.attempt;
+    int left = maxAttempts - s.attempt;
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, left > 0,
         run.agentMode() && !run.personChose());
     RunState.Report report = RunState.Report.finished(new JsonObject().put("next", next.name().toLowerCase(Locale.ROOT))
         .put("error_type", o.errorType()).put("attempts_left", left));
-    return Future.succeededFuture(switch (next) {
-      case ANSWER -> s.then(Node.ANSWER, report);
-      case REFUSE -> s.with(c -> {
+    return Future.succeededFuture(s.with(c -> {
+      if (next == Decision.Next.REFUSE) {
         c.record(o.attempt(s.attempt, null));
         c.refusal = WRITE_REFUSED;
-        c.next = Node.ANSWER;
-        c.report = report;
-      });
-      case REPAIR -> s.then(Node.PREPARE_REPAIR, report);
-      case GIVE_UP -> s.then(Node.GIVE_UP, report);
-    });
+      }
+      c.decision = next;
+      c.report = report;
+    }));
   }
 }

@@ -11,7 +11,7 @@ public final class Decision {
    * @param succeeded the query ran and its result stands as the answer (rows, or an honest empty result)
    * @param repairable the failure's error type has a repair strategy
    * @param refusal the failure means the request itself is not allowed (a write); it is refused, not retried
-   * @param attemptsLeft the driver allows another attempt ({@link AgentRun#MAX_ATTEMPTS})
+   * @param attemptsLeft the attempt cap allows another attempt ({@link AgentGraph#MAX_ATTEMPTS})
    * @param repairAllowed false in baseline mode: one attempt, no repair
    */
   public static Next decide(boolean succeeded, boolean repairable, boolean refusal, boolean attemptsLeft,

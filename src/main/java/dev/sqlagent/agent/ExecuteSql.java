@@ -1,6 +1,5 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -28,15 +27,13 @@ final class ExecuteSql extends Step {
       RunState ran = s.with(c -> {
         c.gateCall = null;
         c.outcome = o;
-        c.next = Node.INSPECT_RESULT;
         c.report = report;
       });
       if (s.verifiedDirect == null) return ran;
-      if (!o.ok()) return LookupVerified.fallBack(run, ran, reply, o).with(c -> c.report = report);
+      if (!o.ok()) return LookupVerified.fallBack(run, ran, reply, o, report);
       return ran.with(c -> {
         c.verifiedUsed = s.verifiedDirect;
         c.verifiedDirect = null;
-        c.next = Node.ANSWER;
         c.report = report;
       });
     });

@@ -3,7 +3,6 @@ package dev.sqlagent.agent;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.ChatRequest;
-import dev.sqlagent.contract.Node;
 import dev.sqlagent.generation.ModelReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -62,7 +61,6 @@ final class GenerateCandidates extends Step {
         c.outcome = null;
         c.refusal = null;
         c.candidates = parsed;
-        c.next = InjectFault.applies(run, s) ? Node.INJECT_FAULT : Node.VOTE;
         c.report = RunState.Report.finished(new JsonObject().put("candidates", new JsonArray(
             parsed.stream().map(p -> new JsonObject().put("index", p.index()).put("sql", p.sql())).toList())));
       });

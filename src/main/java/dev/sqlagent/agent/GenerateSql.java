@@ -99,7 +99,6 @@ final class GenerateSql extends Step {
       if (parsed.refused()) {
         return s.with(c -> {
           c.refusal = parsed.explanation() == null ? "" : parsed.explanation();
-          c.next = Node.ANSWER;
           c.report = report;
         });
       }
@@ -114,21 +113,18 @@ final class GenerateSql extends Step {
         return s.with(c -> {
           c.candidates = candidates;
           c.modelReadings = true;
-          c.next = Node.VOTE;
           c.report = RunState.Report.finished(report.data().put("readings", readings.size()));
         });
       }
       return s.with(c -> {
         c.sql = parsed.sql();
         c.modelReadings = false;
-        c.next = InjectFault.applies(run, s) ? Node.INJECT_FAULT : Node.VALIDATE_SQL;
         c.report = report;
       });
     } catch (ModelReply.InvalidModelOutput invalid) {
       return s.with(c -> {
         c.outcome = Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), invalid.reason(), null, null,
             content.length() <= 2_000 ? content : content.substring(0, 2_000) + "…");
-        c.next = Node.DECIDE;
         c.report = RunState.Report.failed(data.put("error_type", invalid.errorType()).put("message", invalid.reason()));
       });
     }

@@ -1,6 +1,5 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -24,8 +23,7 @@ final class InjectFault extends Step {
   Future<RunState> apply(RunState s) {
     boolean voting = s.candidates != null;
     String original = voting ? s.candidates.get(0).sql() : s.sql;
-    Node next = voting ? Node.VOTE : Node.VALIDATE_SQL;
-    if (original == null) return Future.succeededFuture(s.then(next, null));
+    if (original == null) return Future.succeededFuture(s.reported(null));
     return Future.succeededFuture(run.mutator().mutate(original, run.faultKey()).map(m -> {
       JsonObject fault = new JsonObject().put("fault", m.fault()).put("original_sql", original).put("mutated_sql", m.sql());
       return s.with(c -> {
@@ -37,9 +35,8 @@ final class InjectFault extends Step {
         } else {
           c.sql = m.sql();
         }
-        c.next = next;
         c.report = RunState.Report.finished(fault.copy());
       });
-    }).orElse(s.then(next, null)));
+    }).orElse(s.reported(null)));
   }
 }

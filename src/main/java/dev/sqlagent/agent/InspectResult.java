@@ -38,7 +38,7 @@ final class InspectResult extends Step {
 
   private static RunState inspected(RunState s) {
     Outcome o = s.outcome;
-    return s.then(Node.DECIDE, RunState.Report.finished(new JsonObject().put("ok", o.ok())
+    return s.reported(RunState.Report.finished(new JsonObject().put("ok", o.ok())
         .put("row_count", o.ok() ? o.result().rowCount() : null)));
   }
 
@@ -50,7 +50,7 @@ final class InspectResult extends Step {
     run.events().started(Node.INSPECT_RESULT, PROBE_KIND, s.attempt, new JsonObject().put("probe", probe));
     return run.vertx().executeBlocking(() -> FilterRelaxer.relax(o.sql()), false).compose(relaxed -> {
       if (relaxed.isEmpty()) {
-        return Future.succeededFuture(probed.then(Node.DECIDE, RunState.Report.finished(new JsonObject().put("probe", probe)
+        return Future.succeededFuture(probed.reported(RunState.Report.finished(new JsonObject().put("probe", probe)
             .put("verdict", "no_text_filter").put("row_count", o.result().rowCount())).as(PROBE_KIND)));
       }
       return run.services().gate(relaxed.get().sql()).map(reply -> {
@@ -59,7 +59,7 @@ final class InspectResult extends Step {
         boolean moved = aggregates.isEmpty() ? rows > 0 : rows > 0 && !EmptyAggregate.isEmpty(relaxedResult, aggregates);
         JsonObject data = new JsonObject().put("probe", probe).put("relaxed_sql", relaxed.get().sql())
             .put("filters", new JsonArray(relaxed.get().filters())).put("probe_rows", rows);
-        if (!moved) return probed.then(Node.DECIDE, RunState.Report.finished(data.put("verdict", "empty_confirmed")).as(PROBE_KIND));
+        if (!moved) return probed.reported(RunState.Report.finished(data.put("verdict", "empty_confirmed")).as(PROBE_KIND));
         String found = aggregates.isEmpty()
             ? "the query returned no rows, but with its text filters compared case- and space-insensitively it returns "
                 + rows + (rows == 1 ? " row" : " rows")
@@ -70,7 +70,6 @@ final class InspectResult extends Step {
             "stored values differ in case or spacing from the literals used; match the stored form exactly", null, o.sql());
         return probed.with(c -> {
           c.outcome = tooStrict;
-          c.next = Node.DECIDE;
           c.report = RunState.Report.finished(data.put("verdict", "filter_too_strict")).as(PROBE_KIND);
         });
       });

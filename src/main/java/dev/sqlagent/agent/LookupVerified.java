@@ -1,7 +1,6 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.GateReply;
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import dev.sqlagent.contract.VerifiedMessages;
@@ -25,7 +24,7 @@ final class LookupVerified extends Step {
   Future<RunState> apply(RunState s) {
     return run.services().lookupVerified(run.question())
         .map(reply -> {
-          if (reply.candidates() == 0) return s.then(Node.SELECT_SCHEMA, null);
+          if (reply.candidates() == 0) return s.reported(null);
           List<VerifiedMessages.Match> matches = reply.ranked();
           VerifiedMessages.Match direct = reply.directMatch();
           JsonArray scores = new JsonArray();
@@ -39,31 +38,30 @@ final class LookupVerified extends Step {
           return s.with(c -> {
             c.verifiedMatches = matches;
             c.report = report;
-            if (direct == null) {
-              c.next = Node.SELECT_SCHEMA;
-            } else {
-              c.next = Node.VALIDATE_SQL;
+            if (direct != null) {
               c.attempt = 1;
               c.sql = direct.sql();
               c.verifiedDirect = direct;
             }
           });
         })
-        .otherwise(err -> s.then(Node.SELECT_SCHEMA, null));  // no library (or it failed): the model answers, as before
+        .otherwise(err -> s.reported(null));  // no library (or it failed): the model answers
   }
 
   /**
    * A verified query the gate did not pass: when a check refused it (not a gate that did not answer, nor an execution
-   * that failed) the schema moved under it and it is retired. The model answers instead, from select_schema.
+   * that failed) the schema moved under it and it is retired. The model answers instead, from select_schema;
+   * {@code report} is the event of the node that failed it.
    */
-  static RunState fallBack(RunContext run, RunState s, GateReply reply, Outcome o) {
+  static RunState fallBack(RunContext run, RunState s, GateReply reply, Outcome o, RunState.Report report) {
     if (!reply.passedChecks() && reply.failedStage().isPresent()) {
       run.services().retireVerified(s.verifiedDirect.verifiedId(), o.errorType() + ": " + o.message());
     }
     return s.with(c -> {
       c.attempt = 0;
       c.verifiedDirect = null;
-      c.next = Node.SELECT_SCHEMA;
+      c.needsTables = true;
+      c.report = report;
     });
   }
 }

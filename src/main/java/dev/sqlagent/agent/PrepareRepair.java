@@ -1,6 +1,5 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.ErrorType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -28,7 +27,7 @@ final class PrepareRepair extends Step {
     return Future.succeededFuture(s.with(c -> {
       c.record(s.outcome.attempt(s.attempt, type.strategy()));
       c.widened = s.widened || widen;
-      c.next = widen ? Node.SELECT_SCHEMA : Node.GENERATE_SQL;
+      c.needsTables = widen;
       c.report = RunState.Report.finished(new JsonObject().put("error_type", type.wireName())
           .put("strategy", type.strategy()).put("instruction", type.repairInstruction()).put("widened", widen));
     }));

@@ -75,7 +75,7 @@ final class RunServices {
   }
 
   /**
-   * A model completion of {@code messages}, waiting at most {@code waitMs}; a failure is an {@link Infrastructure}
+   * A model completion of {@code messages}, waiting at most {@code waitMs}; a failure is an {@link InfrastructureFailure}
    * with the model's error type, which the asking node fails with.
    */
   Future<Completion> generate(List<ChatRequest.Message> messages, boolean stream, Double temperature, int n, long waitMs) {
@@ -137,13 +137,13 @@ final class RunServices {
     return Math.max(1, deadline - System.currentTimeMillis());
   }
 
-  private Infrastructure modelFailure(Throwable err) {
+  private InfrastructureFailure modelFailure(Throwable err) {
     ModelException e = ModelException.of(err);
     // Waited for as long as the run had left: the question's deadline, not the model's own, ran out.
     if (e.type() == ModelException.Type.MODEL_TIMEOUT && remaining() <= 50) {
-      return Infrastructure.model(e.errorType(), "the model did not answer before the question's deadline");
+      return InfrastructureFailure.model(e.errorType(), "the model did not answer before the question's deadline");
     }
-    return Infrastructure.model(e.errorType(), e.getMessage());
+    return InfrastructureFailure.model(e.errorType(), e.getMessage());
   }
 
   static String describe(Throwable err) {

@@ -5,7 +5,6 @@ import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.Answer;
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,8 +13,8 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Where a run stands between two nodes: what it learned so far and which node comes next. Immutable: a node returns a
- * new state ({@link #with}), so what one node saw is what it was given.
+ * Where a run stands between two nodes: what it learned so far. Immutable: a node returns a new state ({@link #with}),
+ * so what one node saw is what it was given; the graph ({@link AgentGraph}) reads the next node from it.
  */
 final class RunState {
 
@@ -52,11 +51,11 @@ final class RunState {
 
   /** The fields, for {@link #with}: set what changed. */
   static final class Change {
-    Node next;
     int attempt;
     Retrieval retrieval;
     Future<Retrieval> retrievalAsked;
     boolean widened;
+    boolean needsTables;
     boolean probed;
     List<Attempt> history;
     Usage usage;
@@ -73,6 +72,7 @@ final class RunState {
     VerifiedMessages.Match verifiedUsed;
     boolean modelReadings;
     List<Candidate> split;
+    Decision.Next decision;
     Report report;
     Answer answer;
 
@@ -83,13 +83,17 @@ final class RunState {
     }
   }
 
-  final Node next;
   final int attempt;
   /** The retrieval's reply: the tables, their schema, samples and conventions. */
   final Retrieval retrieval;
   /** A retrieval asked for before select_schema runs (while the verified queries are looked up), or null. */
   final Future<Retrieval> retrievalAsked;
   final boolean widened;
+  /**
+   * The model is to write SQL from tables the run does not have yet (a verified query failed) or that must be chosen
+   * again, wider (an unknown table or column): select_schema runs first.
+   */
+  final boolean needsTables;
   /** inspect_result's one relaxed re-run has been made. */
   final boolean probed;
   /** Every failed attempt, oldest first. */
@@ -120,17 +124,19 @@ final class RunState {
   final boolean modelReadings;
   /** The last vote's candidates, with their results, when they split with no majority: clarify asks among them. */
   final List<Candidate> split;
+  /** What decide made of the last outcome. */
+  final Decision.Next decision;
   /** The event the last node ends with; the driver publishes it. */
   final Report report;
   /** The run's answer, once a node ended it. */
   final Answer answer;
 
   private RunState(Change c) {
-    next = c.next;
     attempt = c.attempt;
     retrieval = c.retrieval;
     retrievalAsked = c.retrievalAsked;
     widened = c.widened;
+    needsTables = c.needsTables;
     probed = c.probed;
     history = List.copyOf(c.history);
     usage = c.usage;
@@ -147,14 +153,14 @@ final class RunState {
     verifiedUsed = c.verifiedUsed;
     modelReadings = c.modelReadings;
     split = c.split == null ? null : List.copyOf(c.split);
+    decision = c.decision;
     report = c.report;
     answer = c.answer;
   }
 
   /** A run about to take its first step. */
-  static RunState start(Node first, String model) {
+  static RunState start(String model) {
     Change c = new Change();
-    c.next = first;
     c.history = List.of();
     c.usage = new Usage(0, 0, 0.0, model);
     c.verifiedMatches = List.of();
@@ -164,11 +170,11 @@ final class RunState {
   /** This state with {@code change} applied; the report is cleared unless the change sets one. */
   RunState with(Consumer<Change> change) {
     Change c = new Change();
-    c.next = next;
     c.attempt = attempt;
     c.retrieval = retrieval;
     c.retrievalAsked = retrievalAsked;
     c.widened = widened;
+    c.needsTables = needsTables;
     c.probed = probed;
     c.history = history;
     c.usage = usage;
@@ -185,6 +191,7 @@ final class RunState {
     c.verifiedUsed = verifiedUsed;
     c.modelReadings = modelReadings;
     c.split = split;
+    c.decision = decision;
     change.accept(c);
     return new RunState(c);
   }
@@ -192,17 +199,13 @@ final class RunState {
   /** The run ends with {@code answer}, {@code report} its last event. */
   RunState ended(Answer answer, Report report) {
     return with(c -> {
-      c.next = null;
       c.answer = answer;
       c.report = report;
     });
   }
 
-  /** The same state going to {@code node} next, with {@code report} as the event the node just run ends with. */
-  RunState then(Node node, Report report) {
-    return with(c -> {
-      c.next = node;
-      c.report = report;
-    });
+  /** The same state, with {@code report} as the event the node just run ends with (null: none). */
+  RunState reported(Report report) {
+    return with(c -> c.report = report);
   }
 }

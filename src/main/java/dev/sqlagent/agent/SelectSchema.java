@@ -2,7 +2,6 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.contract.Retrieval;
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,7 +26,7 @@ final class SelectSchema extends Step {
         .map(reply -> s.with(c -> {
           c.retrieval = reply;
           c.retrievalAsked = null;
-          c.next = Node.GENERATE_SQL;
+          c.needsTables = false;
           c.report = RunState.Report.finished(new JsonObject()
               .put("tables", new JsonArray(reply.tables().stream().map(ScoredTable::toJson).toList()))
               .put("top_k", reply.topK()).put("value_matches", reply.valueMatches().copy())
@@ -37,7 +36,7 @@ final class SelectSchema extends Step {
         .recover(err -> {
           if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
           String message = RunServices.describe(err);
-          return Future.failedFuture(new Infrastructure("retrieval_failed", "schema retrieval failed: " + message,
+          return Future.failedFuture(new InfrastructureFailure("retrieval_failed", "schema retrieval failed: " + message,
               new JsonObject().put("message", message)));
         });
   }

@@ -1,6 +1,5 @@
 package dev.sqlagent.agent;
 
-import dev.sqlagent.contract.Node;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
@@ -32,10 +31,9 @@ final class ValidateSql extends Step {
       Outcome o = Outcome.fromGate(reply);
       RunState refused = sent.with(c -> {
         c.outcome = o;
-        c.next = Node.INSPECT_RESULT;
         c.report = RunState.Report.failed(o.errorData());
       });
-      return s.verifiedDirect == null ? refused : LookupVerified.fallBack(run, refused, reply, o).with(c -> c.report = refused.report);
+      return s.verifiedDirect == null ? refused : LookupVerified.fallBack(run, refused, reply, o, refused.report);
     });
   }
 
@@ -43,7 +41,6 @@ final class ValidateSql extends Step {
     return s.with(c -> {
       c.gateCall = call;
       c.sql = boundedSql;
-      c.next = Node.EXECUTE_SQL;
       c.report = RunState.Report.finished(new JsonObject().put("sql", boundedSql).put("static_check", staticCheck));
     });
   }

@@ -82,7 +82,6 @@ final class Vote extends Step {
       c.report = report;
       if (allRefused) {
         c.refusal = candidates.get(0).explanation() == null ? "" : candidates.get(0).explanation();
-        c.next = Node.ANSWER;
         return;
       }
       if (vote.winner() >= 0) {
@@ -90,8 +89,6 @@ final class Vote extends Step {
         c.lastSql = candidates.get(vote.winner()).sql();
         if (Clarify.asks(vote, candidates.size(), run.candidates(), s.modelReadings, run.agentMode())) {
           c.split = candidates;
-          c.next = Node.CLARIFY;
-          return;
         }
       } else {
         List<Outcome> failures = candidates.stream().map(Candidate::outcome).toList();
@@ -99,7 +96,6 @@ final class Vote extends Step {
         for (int i = 0; i < failures.size(); i++) if (i != best) c.record(failures.get(i).attempt(s.attempt, null));
         c.outcome = failures.get(best);
       }
-      c.next = Node.INSPECT_RESULT;
     });
   }
 }

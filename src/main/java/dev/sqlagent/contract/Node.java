@@ -1,21 +1,13 @@
 package dev.sqlagent.contract;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Every node of the agent's graph, and every name a run's events carry in {@code node}: written here once and read
- * by the agent, metrics, the CLI and the page ({@code GET /api/graph}).
- *
- * <p>{@code select_schema → generate_sql → (inject_fault) → validate_sql → execute_sql → inspect_result → decide →
- * (answer | prepare_repair → (select_schema) → generate_sql | give_up)}; with several candidates {@code generate_sql →
- * vote} (each candidate a {@code candidate} step) {@code → inspect_result}; a verified query answers by
- * {@code lookup_verified → validate_sql → execute_sql → answer}; when the candidates' results split with no majority
- * (or the model gave several readings) {@code vote → clarify} ends the run asking which reading was meant; SQL a person
- * chose (edited, or a reading) starts at {@code validate_sql} and is never repaired by the model.
+ * Every node of the agent's graph, and every name a run's events carry in {@code node}, in graph order: written here
+ * once and read by the agent, metrics, the CLI and the page. How a run moves between them is declared with the
+ * agent's steps and served, nodes and edges, as {@code GET /api/graph} ({@link GraphShape}).
  */
 public enum Node {
   LOOKUP_VERIFIED("retriever", "Verified queries"),
@@ -61,10 +53,4 @@ public enum Node {
     return Arrays.stream(values()).filter(n -> n.wireName().equals(name)).findFirst();
   }
 
-  /** {@code [{name, kind, label}]} in graph order. */
-  public static JsonArray toJson() {
-    JsonArray nodes = new JsonArray();
-    for (Node n : values()) nodes.add(new JsonObject().put("name", n.wireName()).put("kind", n.kind).put("label", n.label));
-    return nodes;
-  }
 }

@@ -12,20 +12,20 @@ class DecisionTest {
 
   @Test
   void threeAttemptsThenGiveUp() {
-    assertThat(Decision.decide(false, true, false, 1 < AgentRun.MAX_ATTEMPTS, true)).isEqualTo(REPAIR);
-    assertThat(Decision.decide(false, true, false, 2 < AgentRun.MAX_ATTEMPTS, true)).isEqualTo(REPAIR);
-    assertThat(Decision.decide(false, true, false, 3 < AgentRun.MAX_ATTEMPTS, true)).isEqualTo(GIVE_UP);
+    assertThat(Decision.decide(false, true, false, 1 < AgentGraph.MAX_ATTEMPTS, true)).isEqualTo(REPAIR);
+    assertThat(Decision.decide(false, true, false, 2 < AgentGraph.MAX_ATTEMPTS, true)).isEqualTo(REPAIR);
+    assertThat(Decision.decide(false, true, false, 3 < AgentGraph.MAX_ATTEMPTS, true)).isEqualTo(GIVE_UP);
   }
 
   @Test
   void unrepairableAndBaselineNeverRepair() {
-    assertThat(Decision.decide(false, false, false, 1 < AgentRun.MAX_ATTEMPTS, true)).isEqualTo(GIVE_UP);
-    assertThat(Decision.decide(false, true, false, 1 < AgentRun.MAX_ATTEMPTS, false)).isEqualTo(GIVE_UP);
+    assertThat(Decision.decide(false, false, false, 1 < AgentGraph.MAX_ATTEMPTS, true)).isEqualTo(GIVE_UP);
+    assertThat(Decision.decide(false, true, false, 1 < AgentGraph.MAX_ATTEMPTS, false)).isEqualTo(GIVE_UP);
   }
 
   @Test
   void successAnswersAndAWriteIsRefused() {
-    assertThat(Decision.decide(true, false, false, 3 < AgentRun.MAX_ATTEMPTS, true)).isEqualTo(ANSWER);
-    assertThat(Decision.decide(false, false, true, 1 < AgentRun.MAX_ATTEMPTS, true)).isEqualTo(REFUSE);
+    assertThat(Decision.decide(true, false, false, 3 < AgentGraph.MAX_ATTEMPTS, true)).isEqualTo(ANSWER);
+    assertThat(Decision.decide(false, false, true, 1 < AgentGraph.MAX_ATTEMPTS, true)).isEqualTo(REFUSE);
   }
 }

@@ -15,13 +15,13 @@ import java.util.regex.Pattern;
  * answer: the result in words (the model's, when configured and prose, else a deterministic summary) with the SQL that
  * produced it; or a refusal (the model's, or a write the gate refused), which announces nothing before it.
  */
-final class Respond extends Step {
+final class AnswerStep extends Step {
 
   private static final Pattern SQL_START = Pattern.compile(
       "(?is)^(select\\b|with\\s+(recursive\\s+)?\\S+\\s*(\\([^)]*\\)\\s*)?as\\s*(not\\s+)?(materialized\\s*)?\\()");
 
 
-  Respond(RunContext run) {
+  AnswerStep(RunContext run) {
     super(run);
   }
 
