@@ -1,9 +1,9 @@
-// The agent's graph as the server serves it (GET /api/graph): every node a run's events can name, in graph order, with
-// its kind, its label and whether it ends a run; the edges the routers can take and where a run starts. The page keeps
-// no list of its own: a node the server adds is drawn, labelled, without a change here.
+// The agent's graph as the server serves it (GET /api/graph): every node a run's events can name, with its kind, its
+// label and whether it ends a run, and the edges a run can take between them. The page keeps no list of its own: a node
+// the server adds is drawn, labelled, without a change here.
 
 let byName = new Map();
-let served = { nodes: [], edges: [], starts: [], max_attempts: null };
+let edges = [];
 
 /**
  * Reads the graph through fetchJson (the page's authorised fetch). Resolves true when it was read; false when it was
@@ -17,27 +17,13 @@ export async function loadGraph(fetchJson) {
     const nodes = (body && Array.isArray(body.nodes) ? body.nodes : [])
       .filter(n => n && typeof n === 'object' && typeof n.name === 'string');
     byName = new Map(nodes.map(n => [n.name, n]));
-    served = {
-      nodes,
-      edges: Array.isArray(body.edges) ? body.edges : [],
-      starts: Array.isArray(body.starts) ? body.starts : [],
-      max_attempts: typeof body.max_attempts === 'number' ? body.max_attempts : null,
-    };
+    edges = (Array.isArray(body.edges) ? body.edges : [])
+      .filter(e => e && typeof e.from === 'string' && typeof e.to === 'string');
     return true;
   } catch (e) {
     console.warn('the graph could not be read', e);
     return false;
   }
-}
-
-/** The graph as served: {nodes, edges, starts, max_attempts}. */
-export function graph() {
-  return served;
-}
-
-/** Whether the served graph has this node. */
-export function known(node) {
-  return byName.has(node);
 }
 
 /** The node's human label; a node the graph does not name shows its name. */
@@ -56,4 +42,11 @@ export function kind(node) {
 export function endsRun(node) {
   const n = byName.get(node);
   return !!(n && n.ends === true);
+}
+
+/** Where a run can go from the node, in the order its router tries: "Check SQL (a verified query is close enough); …". */
+export function nextSteps(node) {
+  return edges.filter(e => e.from === node)
+    .map(e => label(e.to) + (typeof e.when === 'string' && e.when ? ' (' + e.when + ')' : ''))
+    .join('; ');
 }

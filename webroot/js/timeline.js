@@ -2,7 +2,7 @@
 // labels and kinds and which of them end a run come from the served graph (graph.js); a few nodes have a drawing of
 // their own, chosen by the name the event carries, and every other step is drawn as a card of its label.
 import { $, el, plural, fmtMs } from './dom.js';
-import { label, kind as kindOf, endsRun } from './graph.js';
+import { label, kind as kindOf, endsRun, nextSteps } from './graph.js';
 import { send } from './socket.js';
 import { Thread } from './conversation.js';
 import { showAnswer, showFailure, MODEL_DOWN } from './answer.js';
@@ -137,6 +137,8 @@ export class Run {
     if (kindOf(node)) li.dataset.kind = kindOf(node);
     li.innerHTML = '<div class="step-head"><span class="dot"></span><strong></strong><span class="step-status"></span></div><div class="step-detail"></div>';
     $('strong', li).textContent = label(node);
+    const next = nextSteps(node);
+    if (next) $('.step-head', li).title = 'Next: ' + next;
     this.timeline.append(li);
     return li;
   }

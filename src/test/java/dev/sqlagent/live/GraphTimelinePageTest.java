@@ -76,13 +76,27 @@ class GraphTimelinePageTest {
     if (model != null) model.close();
   }
 
+  static JsonObject servedGraph() throws Exception {
+    return service.client.get(main.httpPort(), "127.0.0.1", "/api/graph").as(BodyCodec.jsonObject())
+        .send().await(30, TimeUnit.SECONDS).body();
+  }
+
   /** The label the service gives a node in GET /api/graph. */
   static String servedLabel(String node) throws Exception {
-    JsonObject graph = service.client.get(main.httpPort(), "127.0.0.1", "/api/graph").as(BodyCodec.jsonObject())
-        .send().await(30, TimeUnit.SECONDS).body();
+    JsonObject graph = servedGraph();
     return graph.getJsonArray("nodes").stream().map(n -> (JsonObject) n).filter(n -> node.equals(n.getString("name")))
         .findFirst().orElseThrow(() -> new AssertionError(node + " is not in the served graph: " + graph.encode()))
         .getString("label");
+  }
+
+  /** The served edges leaving a node, as "label of where it goes (when)", in the graph's order. */
+  static List<String> servedEdges(String from) throws Exception {
+    List<String> out = new java.util.ArrayList<>();
+    for (Object e : servedGraph().getJsonArray("edges")) {
+      JsonObject edge = (JsonObject) e;
+      if (from.equals(edge.getString("from"))) out.add(servedLabel(edge.getString("to")) + " (" + edge.getString("when") + ")");
+    }
+    return out;
   }
 
   static List<WebElement> turns(WebDriver d) {
@@ -132,6 +146,10 @@ class GraphTimelinePageTest {
     WebElement lookup = first.findElement(By.cssSelector(".timeline > li:first-child"));
     assertThat(lookup.findElement(By.cssSelector(".step-head strong")).getAttribute("textContent")).isEqualTo(lookupLabel);
     assertThat(lookup.getAttribute("data-kind")).isEqualTo("retriever");
+    // Where a run goes from there, from the served edges: the verified query's SQL checked, or the tables chosen.
+    List<String> leaving = servedEdges("lookup_verified");
+    assertThat(leaving).hasSize(2);
+    assertThat(lookup.findElement(By.cssSelector(".step-head")).getAttribute("title")).isEqualTo("Next: " + String.join("; ", leaving));
     assertThat(lookup.findElement(By.cssSelector(".step-status")).getAttribute("textContent"))
         .contains("verified query #" + verifiedId);
     assertThat(lookup.findElement(By.cssSelector(".verified-match.direct")).getAttribute("textContent")).contains(QUESTION);
@@ -151,11 +169,14 @@ class GraphTimelinePageTest {
     assertThat(second.findElement(By.cssSelector(".timeline > li[data-node='select_schema'] .step-head strong"))
         .getAttribute("textContent")).isEqualTo(servedLabel("select_schema"));
     assertThat(second.findElement(By.cssSelector(".final-sql")).getText()).contains("credit_limit > 5000");
+    first.findElement(By.cssSelector(".steps > summary")).click();
+    second.findElement(By.cssSelector(".steps > summary")).click();
     browser.screenshot(Path.of("target", "screenshots", "page-graph-lookup.png"));
 
     // The first answer's SQL, edited and run again: a new turn, started from the answer, marked edited.
-    first.findElement(By.cssSelector(".rerun-open")).click();
     WebElement box = first.findElement(By.cssSelector(".rerun-sql"));
+    assertThat(box.isDisplayed()).as("the edit box opens with Edit SQL").isFalse();
+    first.findElement(By.cssSelector(".rerun-open")).click();
     box.clear();
     box.sendKeys("SELECT count(*) AS credit_customers FROM customers WHERE NOT is_credit_customer");
     first.findElement(By.cssSelector(".rerun-run")).click();
@@ -182,7 +203,7 @@ class GraphTimelinePageTest {
     assertThat(card.findElement(By.tagName("h2")).getText()).startsWith(QUESTION).endsWith(servedLabel("answer"));
     List<WebElement> lines = card.findElements(By.cssSelector(".watch-events li"));
     assertThat(lines.get(0).getAttribute("data-node")).isEqualTo("lookup_verified");
-    assertThat(lines.get(0).getText()).isEqualTo("#1 attempt 0 " + servedLabel("lookup_verified") + " started");
+    assertThat(lines.get(0).getText()).startsWith("#1 attempt ").endsWith(" " + servedLabel("lookup_verified") + " started");
     String ran = servedLabel("execute_sql") + " finished 1 rows";
     assertThat(lines.stream().map(WebElement::getText).toList()).anyMatch(t -> t.contains(ran));
   }
