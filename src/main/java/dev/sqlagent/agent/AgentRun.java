@@ -8,7 +8,7 @@ import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
@@ -126,7 +126,7 @@ final class AgentRun {
     current = s;
     Step step = steps.get(node);
     Context nodeTrace = nodeContext(node, s.attempt);
-    JsonObject started = step.started(s);
+    StepData started = step.started(s);
     if (started != null) events.started(node, s.attempt, started);
     return Tracing.ending(Span.fromContext(nodeTrace), Tracing.during(nodeTrace, () -> step.apply(s)))
         .recover(err -> {
@@ -183,7 +183,7 @@ final class AgentRun {
       String text = "The question was cancelled" + (control.cancelledBy() == null ? "" : " by " + control.cancelledBy())
           + " before it was answered; nothing is left running.";
       Answer answer = run.answerOf(s, text, s.lastSql, false, false, true, null);
-      events.finished(Node.CANCELLED, s.attempt, answer.toJson());
+      events.finished(Node.CANCELLED, s.attempt, answer);
       return Future.succeededFuture(answer);
     }
     Outcome last;

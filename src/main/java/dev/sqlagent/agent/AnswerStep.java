@@ -7,7 +7,7 @@ import dev.sqlagent.contract.Node;
 import dev.sqlagent.explain.SqlExplanation;
 import io.vertx.core.Future;
 import io.vertx.core.json.Json;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -26,8 +26,8 @@ final class AnswerStep extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return s.refusal != null ? null : new JsonObject();
+  StepData started(RunState s) {
+    return s.refusal != null ? null : new StepData.AnswerStarted();
   }
 
   @Override
@@ -56,7 +56,7 @@ final class AnswerStep extends Step {
   }
 
   private static RunState ended(RunState s, Answer answer) {
-    return s.ended(answer, RunState.Report.finished(answer.toJson()));
+    return s.ended(answer, RunState.Report.finished(answer));
   }
 
   private Future<String> wordAnswer(String sql, GateReply.Result r) {

@@ -45,7 +45,7 @@ final class Clarify extends Step {
     Clarification asked = readings(s.split, s.modelReadings);
     GateReply.Result pick = s.outcome.result();
     Answer answer = run.answerOf(s, text(asked), s.outcome.sql(), false, false, false, pick).asking(asked);
-    return Future.succeededFuture(s.with(c -> c.split = null).ended(answer, RunState.Report.finished(answer.toJson())));
+    return Future.succeededFuture(s.with(c -> c.split = null).ended(answer, RunState.Report.finished(answer)));
   }
 
   /** The readings: one per group of equal results, the most voted first (ties: the group that came first). */

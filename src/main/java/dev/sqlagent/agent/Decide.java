@@ -2,7 +2,7 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.ErrorType;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.Locale;
 
 /** decide: what follows an inspected result ({@link Decision}), within the attempt cap the graph hands it. */
@@ -28,8 +28,8 @@ final class Decide extends Step {
     int left = maxAttempts - s.attempt;
     Decision.Next next = Decision.decide(o.ok(), type != null && type.repairable(), refusal, left > 0,
         run.agentMode() && !run.personChose());
-    RunState.Report report = RunState.Report.finished(new JsonObject().put("next", next.name().toLowerCase(Locale.ROOT))
-        .put("error_type", o.errorType()).put("attempts_left", left));
+    RunState.Report report = RunState.Report.finished(new StepData.Decided(next.name().toLowerCase(Locale.ROOT),
+        o.errorType(), left));
     return Future.succeededFuture(s.with(c -> {
       if (next == Decision.Next.REFUSE) {
         c.record(o.attempt(s.attempt, null));

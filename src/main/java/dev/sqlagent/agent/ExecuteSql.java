@@ -2,7 +2,7 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /** execute_sql: the statement the gate checked, run read-only; its rows, or PostgreSQL's verdict. */
 final class ExecuteSql extends Step {
@@ -13,8 +13,8 @@ final class ExecuteSql extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return new JsonObject().put("sql", s.sql);
+  StepData started(RunState s) {
+    return new StepData.SqlStarted(s.sql);
   }
 
   @Override
@@ -39,9 +39,8 @@ final class ExecuteSql extends Step {
     });
   }
 
-  private static JsonObject resultData(GateReply reply) {
+  private static StepData resultData(GateReply reply) {
     GateReply.Result r = reply.result();
-    return new JsonObject().put("sql", reply.sql()).put("row_count", r.rowCount()).put("truncated", r.truncated())
-        .put("elapsed_ms", r.elapsedMs()).put("columns", r.columns());
+    return new StepData.SqlRan(reply.sql(), r.rowCount(), r.truncated(), r.elapsedMs(), r.columns());
   }
 }

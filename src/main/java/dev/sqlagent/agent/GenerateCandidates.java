@@ -5,8 +5,7 @@ import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.generation.ModelReply;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,9 +21,9 @@ final class GenerateCandidates extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return new JsonObject().put("model", s.usage.model()).put("repair", !s.history.isEmpty())
-        .put("candidates", run.candidates()).put("temperature", run.settings().candidateTemperature());
+  StepData started(RunState s) {
+    return new StepData.CandidatesAsked(s.usage.model(), !s.history.isEmpty(), run.candidates(),
+        run.settings().candidateTemperature());
   }
 
   @Override
@@ -61,8 +60,8 @@ final class GenerateCandidates extends Step {
         c.outcome = null;
         c.refusal = null;
         c.candidates = parsed;
-        c.report = RunState.Report.finished(new JsonObject().put("candidates", new JsonArray(
-            parsed.stream().map(p -> new JsonObject().put("index", p.index()).put("sql", p.sql())).toList())));
+        c.report = RunState.Report.finished(new StepData.CandidatesWritten(
+            parsed.stream().map(p -> new StepData.CandidateSql(p.index(), p.sql())).toList()));
       });
     });
   }

@@ -10,6 +10,7 @@ import dev.sqlagent.verified.WorkedExamples;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.List;
 
 /**
@@ -24,8 +25,8 @@ final class GenerateSql extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return new JsonObject().put("model", s.usage.model()).put("repair", !s.history.isEmpty());
+  StepData started(RunState s) {
+    return new StepData.SqlAsked(s.usage.model(), !s.history.isEmpty());
   }
 
   /** The repair instruction for the last failure, or null on a first attempt. */
@@ -39,7 +40,7 @@ final class GenerateSql extends Step {
     List<ChatRequest.Message> messages = PromptBuilder.sqlMessages(run.question(), s.retrieval, s.history,
         repairInstruction(s), WorkedExamples.render(s.verifiedMatches, s.retrieval.terms()), run.conversationText());
     MessageConsumer<JsonObject> deltas = run.services().deltas(text ->
-        run.events().progress(Node.GENERATE_SQL, s.attempt, new JsonObject().put("delta", text)));
+        run.events().progress(Node.GENERATE_SQL, s.attempt, new StepData.SqlDelta(text)));
     return run.services().generateSql(messages, true, null, 1, run.services().remaining())
         .compose(reply -> {
           Attempt repeated = repeatedFailure(s, reply);
@@ -91,11 +92,11 @@ final class GenerateSql extends Step {
 
   private RunState read(RunState s, Completion reply) {
     String content = reply.content() == null ? "" : reply.content();
-    JsonObject data = new JsonObject().put("model", s.usage.model()).put("prompt_tokens", reply.promptTokens())
-        .put("completion_tokens", reply.completionTokens()).put("latency_ms", reply.latencyMs());
+    String model = s.usage.model();
     try {
       ModelReply parsed = ModelReply.parse(content);
-      RunState.Report report = RunState.Report.finished(data.put("sql", parsed.sql()).put("explanation", parsed.explanation()));
+      RunState.Report report = RunState.Report.finished(new StepData.SqlWritten(model, reply.promptTokens(),
+          reply.completionTokens(), reply.latencyMs(), parsed.sql(), parsed.explanation(), null));
       if (parsed.refused()) {
         return s.with(c -> {
           c.refusal = parsed.explanation() == null ? "" : parsed.explanation();
@@ -113,7 +114,8 @@ final class GenerateSql extends Step {
         return s.with(c -> {
           c.candidates = candidates;
           c.modelReadings = true;
-          c.report = RunState.Report.finished(report.data().put("readings", readings.size()));
+          c.report = RunState.Report.finished(new StepData.SqlWritten(model, reply.promptTokens(),
+              reply.completionTokens(), reply.latencyMs(), parsed.sql(), parsed.explanation(), readings.size()));
         });
       }
       return s.with(c -> {
@@ -125,7 +127,8 @@ final class GenerateSql extends Step {
       return s.with(c -> {
         c.outcome = Outcome.failure(ErrorType.MODEL_OUTPUT_INVALID.wireName(), invalid.reason(), null, null,
             content.length() <= 2_000 ? content : content.substring(0, 2_000) + "…");
-        c.report = RunState.Report.failed(data.put("error_type", invalid.errorType()).put("message", invalid.reason()));
+        c.report = RunState.Report.failed(new StepData.ReplyUnusable(model, reply.promptTokens(),
+            reply.completionTokens(), reply.latencyMs(), invalid.errorType(), invalid.reason()));
       });
     }
   }

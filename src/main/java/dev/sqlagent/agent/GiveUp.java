@@ -2,7 +2,6 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.Answer;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 
 /** give_up: an honest end, with the last error and every query tried in the history. */
 final class GiveUp extends Step {
@@ -24,7 +23,7 @@ final class GiveUp extends Step {
         + (recorded.history.stream().anyMatch(a -> a.sql() != null && !a.sql().isBlank())
             ? " Every query tried is in the history." : " No query was run.");
     Answer answer = run.answerOf(recorded, text, last.sql(), false, true, false, null);
-    return Future.succeededFuture(recorded.ended(answer, RunState.Report.finished(answer.toJson())));
+    return Future.succeededFuture(recorded.ended(answer, RunState.Report.finished(answer)));
   }
 
   /** SQL a person chose failed: PostgreSQL's (or the gate's) words and hint, left for the person to correct. */

@@ -1,6 +1,6 @@
 package dev.sqlagent.agent;
 
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /**
  * A failure outside the agent's control (the model down, out of quota, too slow; retrieval failing): ends the run in
@@ -8,13 +8,13 @@ import io.vertx.core.json.JsonObject;
  */
 final class InfrastructureFailure extends RuntimeException {
   final String errorType;
-  final JsonObject eventData;
+  final StepData eventData;
 
   InfrastructureFailure(String errorType, String message) {
     this(errorType, message, null);
   }
 
-  InfrastructureFailure(String errorType, String message, JsonObject eventData) {
+  InfrastructureFailure(String errorType, String message, StepData eventData) {
     super(message, null, false, false);
     this.errorType = errorType;
     this.eventData = eventData;
@@ -22,6 +22,6 @@ final class InfrastructureFailure extends RuntimeException {
 
   /** The model failed: the node that asked it fails with the error type and the message. */
   static InfrastructureFailure model(String errorType, String message) {
-    return new InfrastructureFailure(errorType, message, new JsonObject().put("error_type", errorType).put("message", message));
+    return new InfrastructureFailure(errorType, message, new StepData.ModelFailed(errorType, message));
   }
 }

@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +25,7 @@ final class InjectFault extends Step {
     String original = voting ? s.candidates.get(0).sql() : s.sql;
     if (original == null) return Future.succeededFuture(s.reported(null));
     return Future.succeededFuture(run.mutator().mutate(original, run.faultKey()).map(m -> {
-      JsonObject fault = new JsonObject().put("fault", m.fault()).put("original_sql", original).put("mutated_sql", m.sql());
+      StepData.FaultInjected fault = new StepData.FaultInjected(m.fault(), original, m.sql());
       return s.with(c -> {
         c.injectedFault = fault;
         if (voting) {
@@ -35,7 +35,7 @@ final class InjectFault extends Step {
         } else {
           c.sql = m.sql();
         }
-        c.report = RunState.Report.finished(fault.copy());
+        c.report = RunState.Report.finished(fault);
       });
     }).orElse(s.reported(null)));
   }

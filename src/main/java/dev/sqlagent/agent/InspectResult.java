@@ -4,8 +4,7 @@ import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.ErrorType;
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.List;
 
 /**
@@ -38,8 +37,7 @@ final class InspectResult extends Step {
 
   private static RunState inspected(RunState s) {
     Outcome o = s.outcome;
-    return s.reported(RunState.Report.finished(new JsonObject().put("ok", o.ok())
-        .put("row_count", o.ok() ? o.result().rowCount() : null)));
+    return s.reported(RunState.Report.finished(new StepData.Inspected(o.ok(), o.ok() ? o.result().rowCount() : null)));
   }
 
   /** The one relaxed re-run; {@code aggregates} empty: the result had no rows, else its all-zero aggregate columns. */
@@ -47,19 +45,22 @@ final class InspectResult extends Step {
     Outcome o = s.outcome;
     String probe = aggregates.isEmpty() ? "empty_result" : "empty_aggregate";
     RunState probed = s.with(c -> c.probed = true);
-    run.events().started(Node.INSPECT_RESULT, PROBE_KIND, s.attempt, new JsonObject().put("probe", probe));
+    run.events().started(Node.INSPECT_RESULT, PROBE_KIND, s.attempt, new StepData.ProbeStarted(probe));
     return run.vertx().executeBlocking(() -> FilterRelaxer.relax(o.sql()), false).compose(relaxed -> {
       if (relaxed.isEmpty()) {
-        return Future.succeededFuture(probed.reported(RunState.Report.finished(new JsonObject().put("probe", probe)
-            .put("verdict", "no_text_filter").put("row_count", o.result().rowCount())).as(PROBE_KIND)));
+        return Future.succeededFuture(probed.reported(RunState.Report.finished(
+            new StepData.ProbeSkipped(probe, "no_text_filter", o.result().rowCount())).as(PROBE_KIND)));
       }
       return run.services().gate(relaxed.get().sql()).map(reply -> {
         GateReply.Result relaxedResult = reply.ok() ? reply.result() : null;
         int rows = relaxedResult == null ? 0 : relaxedResult.rowCount();
         boolean moved = aggregates.isEmpty() ? rows > 0 : rows > 0 && !EmptyAggregate.isEmpty(relaxedResult, aggregates);
-        JsonObject data = new JsonObject().put("probe", probe).put("relaxed_sql", relaxed.get().sql())
-            .put("filters", new JsonArray(relaxed.get().filters())).put("probe_rows", rows);
-        if (!moved) return probed.reported(RunState.Report.finished(data.put("verdict", "empty_confirmed")).as(PROBE_KIND));
+        String relaxedSql = relaxed.get().sql();
+        List<String> filters = relaxed.get().filters();
+        if (!moved) {
+          return probed.reported(RunState.Report.finished(
+              new StepData.Probed(probe, relaxedSql, filters, rows, "empty_confirmed")).as(PROBE_KIND));
+        }
         String found = aggregates.isEmpty()
             ? "the query returned no rows, but with its text filters compared case- and space-insensitively it returns "
                 + rows + (rows == 1 ? " row" : " rows")
@@ -70,7 +71,8 @@ final class InspectResult extends Step {
             "stored values differ in case or spacing from the literals used; match the stored form exactly", null, o.sql());
         return probed.with(c -> {
           c.outcome = tooStrict;
-          c.report = RunState.Report.finished(data.put("verdict", "filter_too_strict")).as(PROBE_KIND);
+          c.report = RunState.Report.finished(
+              new StepData.Probed(probe, relaxedSql, filters, rows, "filter_too_strict")).as(PROBE_KIND);
         });
       });
     });

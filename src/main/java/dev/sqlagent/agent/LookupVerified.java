@@ -2,9 +2,8 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonArray;
 import dev.sqlagent.contract.VerifiedMessages;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.List;
 
 /**
@@ -27,14 +26,11 @@ final class LookupVerified extends Step {
           if (reply.candidates() == 0) return s.reported(null);
           List<VerifiedMessages.Match> matches = reply.ranked();
           VerifiedMessages.Match direct = reply.directMatch();
-          JsonArray scores = new JsonArray();
-          for (VerifiedMessages.Match m : matches) {
-            scores.add(new JsonObject().put("verified_id", m.verifiedId()).put("question", m.question())
-                .put("score", m.score()).put("same_values", m.sameValues()));
-          }
-          RunState.Report report = RunState.Report.announced(new JsonObject().put("question", run.question()),
-              new JsonObject().put("threshold", reply.threshold()).put("candidates", reply.candidates())
-                  .put("matches", scores).put("direct", direct == null ? null : direct.verifiedId()));
+          List<StepData.VerifiedScore> scores = matches.stream()
+              .map(m -> new StepData.VerifiedScore(m.verifiedId(), m.question(), m.score(), m.sameValues())).toList();
+          RunState.Report report = RunState.Report.announced(new StepData.VerifiedAsked(run.question()),
+              new StepData.VerifiedFound(reply.threshold(), reply.candidates(), scores,
+                  direct == null ? null : direct.verifiedId()));
           return s.with(c -> {
             c.verifiedMatches = matches;
             c.report = report;

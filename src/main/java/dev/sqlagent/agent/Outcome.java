@@ -3,7 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.contract.GateError;
 import dev.sqlagent.contract.Attempt;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /**
  * What one execution (or its refusal) came to, as inspect_result and decide see it: the gate's result, or why there
@@ -24,9 +24,8 @@ record Outcome(boolean ok, GateReply.Result result, String errorType, String mes
   }
 
   /** The failure as a failed step's event carries it. */
-  JsonObject errorData() {
-    return new JsonObject().put("error_type", errorType).put("message", message).put("hint", hint)
-        .put("position", position).put("sql", sql);
+  StepData.SqlFailed errorData() {
+    return new StepData.SqlFailed(errorType, message, hint, position, sql);
   }
 
   /** The failure as the history keeps it. */

@@ -2,7 +2,7 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.ErrorType;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /**
  * prepare_repair: the failure goes into the history with its error type's strategy; an unknown table or column widens
@@ -15,9 +15,9 @@ final class PrepareRepair extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
+  StepData started(RunState s) {
     ErrorType type = ErrorType.fromWireName(s.outcome.errorType());
-    return new JsonObject().put("error_type", type.wireName()).put("strategy", type.strategy());
+    return new StepData.RepairStarted(type.wireName(), type.strategy());
   }
 
   @Override
@@ -28,8 +28,8 @@ final class PrepareRepair extends Step {
       c.record(s.outcome.attempt(s.attempt, type.strategy()));
       c.widened = s.widened || widen;
       c.needsTables = widen;
-      c.report = RunState.Report.finished(new JsonObject().put("error_type", type.wireName())
-          .put("strategy", type.strategy()).put("instruction", type.repairInstruction()).put("widened", widen));
+      c.report = RunState.Report.finished(new StepData.RepairPrepared(type.wireName(), type.strategy(),
+          type.repairInstruction(), widen));
     }));
   }
 }

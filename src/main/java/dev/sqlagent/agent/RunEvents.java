@@ -3,6 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.contract.Node;
+import dev.sqlagent.contract.StepData;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -30,34 +31,38 @@ final class RunEvents {
     this.conversationId = id;
   }
 
-  void started(Node node, int attempt, JsonObject data) {
+  void started(Node node, int attempt, StepData data) {
     started(node, node.kind(), attempt, data);
   }
 
   /** {@code kind}: the work the node does this time, when it is not its usual one (an inspection that probes). */
-  void started(Node node, String kind, int attempt, JsonObject data) {
-    publish(node.wireName(), GraphEvent.STARTED, kind, attempt, data);
+  void started(Node node, String kind, int attempt, StepData data) {
+    publish(node, GraphEvent.STARTED, kind, attempt, data);
   }
 
-  void finished(Node node, int attempt, JsonObject data) {
+  void finished(Node node, int attempt, StepData data) {
     finished(node, node.kind(), attempt, data);
   }
 
-  void finished(Node node, String kind, int attempt, JsonObject data) {
-    publish(node.wireName(), GraphEvent.FINISHED, kind, attempt, data);
+  void finished(Node node, String kind, int attempt, StepData data) {
+    publish(node, GraphEvent.FINISHED, kind, attempt, data);
   }
 
-  void failed(Node node, int attempt, JsonObject data) {
-    publish(node.wireName(), GraphEvent.FAILED, node.kind(), attempt, data);
+  void failed(Node node, int attempt, StepData data) {
+    publish(node, GraphEvent.FAILED, node.kind(), attempt, data);
   }
 
-  void progress(Node node, int attempt, JsonObject data) {
-    publish(node.wireName(), GraphEvent.PROGRESS, node.kind(), attempt, data);
+  void progress(Node node, int attempt, StepData data) {
+    publish(node, GraphEvent.PROGRESS, node.kind(), attempt, data);
   }
 
-  private void publish(String node, String status, String kind, int attempt, JsonObject data) {
-    JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node, status, attempt, kind,
-        data == null ? new JsonObject() : data, user, conversationId).toJson();
+  /** Only the records declared for the node's events of this status ({@link StepData#allows}) are published. */
+  private void publish(Node node, String status, String kind, int attempt, StepData data) {
+    if (!StepData.allows(node, status, data)) {
+      throw new IllegalStateException(node.wireName() + " " + status + " may not carry " + data.getClass().getSimpleName());
+    }
+    JsonObject event = new GraphEvent(runId, ++seq, System.currentTimeMillis(), node.wireName(), status, attempt, kind,
+        data.toJson(), user, conversationId).toJson();
     kept.add(event);
     bus.publish(Addresses.events(runId), event);
     bus.publish(Addresses.EVENTS, event);

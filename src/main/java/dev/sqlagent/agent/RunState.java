@@ -5,9 +5,9 @@ import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.Completion;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.StepData;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -30,16 +30,16 @@ final class RunState {
    * The event a node ends with, published by the driver: finished or failed; {@code kind} null: the node's own;
    * {@code announced}, when the node announced nothing before it ran, its started event's data, published first.
    */
-  record Report(boolean failed, JsonObject data, String kind, JsonObject announced) {
-    static Report finished(JsonObject data) {
+  record Report(boolean failed, StepData data, String kind, StepData announced) {
+    static Report finished(StepData data) {
       return new Report(false, data, null, null);
     }
 
-    static Report failed(JsonObject data) {
+    static Report failed(StepData data) {
       return new Report(true, data, null, null);
     }
 
-    static Report announced(JsonObject started, JsonObject finished) {
+    static Report announced(StepData started, StepData finished) {
       return new Report(false, finished, null, started);
     }
 
@@ -66,7 +66,7 @@ final class RunState {
     GateCall gateCall;
     List<Candidate> candidates;
     JsonArray lastCandidates;
-    JsonObject injectedFault;
+    StepData.FaultInjected injectedFault;
     List<VerifiedMessages.Match> verifiedMatches;
     VerifiedMessages.Match verifiedDirect;
     VerifiedMessages.Match verifiedUsed;
@@ -113,7 +113,7 @@ final class RunState {
   final List<Candidate> candidates;
   /** The last vote's candidates, for the answer; null with one candidate. */
   final JsonArray lastCandidates;
-  final JsonObject injectedFault;
+  final StepData.FaultInjected injectedFault;
   /** The closest verified queries (worked examples). */
   final List<VerifiedMessages.Match> verifiedMatches;
   /** A verified query close enough to answer with, being tried. */

@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /** One node of the graph: what it announces when it starts, and what it makes of the run's state. */
 abstract class Step {
@@ -14,10 +14,10 @@ abstract class Step {
   }
 
   /** The data of the node's started event, or null (the default) when it announces nothing before it runs. */
-  JsonObject started(RunState s) {
+  StepData started(RunState s) {
     return null;
   }
 
-  /** The next state: the node's findings, the node that follows and the event this one ends with. */
+  /** The next state: the node's findings and the event it ends with; the graph picks the node that follows. */
   abstract Future<RunState> apply(RunState s);
 }

@@ -1,7 +1,7 @@
 package dev.sqlagent.agent;
 
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 
 /**
  * validate_sql: the gate's static check, row cap and plan check. One gate request serves validate_sql and execute_sql;
@@ -16,8 +16,8 @@ final class ValidateSql extends Step {
   }
 
   @Override
-  JsonObject started(RunState s) {
-    return new JsonObject().put("sql", s.sql);
+  StepData started(RunState s) {
+    return new StepData.SqlStarted(s.sql);
   }
 
   @Override
@@ -41,7 +41,7 @@ final class ValidateSql extends Step {
     return s.with(c -> {
       c.gateCall = call;
       c.sql = boundedSql;
-      c.report = RunState.Report.finished(new JsonObject().put("sql", boundedSql).put("static_check", staticCheck));
+      c.report = RunState.Report.finished(new StepData.SqlChecked(boundedSql, staticCheck));
     });
   }
 }

@@ -6,7 +6,7 @@ import dev.sqlagent.results.ResultFingerprint;
 import dev.sqlagent.contract.GateReply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import dev.sqlagent.contract.StepData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -49,32 +49,31 @@ final class Vote extends Step {
   }
 
   private Future<Candidate> check(int attempt, Candidate c) {
-    run.events().started(Node.CANDIDATE, attempt, new JsonObject().put("index", c.index()).put("sql", c.sql()));
+    run.events().started(Node.CANDIDATE, attempt, new StepData.CandidateChecking(c.index(), c.sql()));
     return run.services().gate(c.sql()).map(reply -> {
       Outcome o = Outcome.fromGate(reply);
       if (!o.ok()) {
-        run.events().failed(Node.CANDIDATE, attempt, new JsonObject().put("index", c.index())
-            .put("error_type", o.errorType()).put("message", o.message()).put("sql", o.sql()));
+        run.events().failed(Node.CANDIDATE, attempt, new StepData.CandidateFailed(c.index(), o.errorType(), o.message(),
+            o.sql()));
         return new Candidate(c.index(), c.sql(), o, null, c.explanation(), false);
       }
       GateReply.Result result = reply.result();
       String fingerprint = ResultFingerprint.of(QueryResult.fromJson(result.columns(), result.rows()),
           ORDERS.matcher(c.sql()).find());
-      run.events().finished(Node.CANDIDATE, attempt, new JsonObject().put("index", c.index())
-          .put("sql", reply.sql()).put("row_count", result.rowCount()).put("fingerprint", fingerprint)
-          .put("static_check", reply.staticCheckVerdict()));
+      run.events().finished(Node.CANDIDATE, attempt, new StepData.CandidateRan(c.index(), reply.sql(), result.rowCount(),
+          fingerprint, reply.staticCheckVerdict()));
       return new Candidate(c.index(), c.sql(), o, fingerprint, c.explanation(), false);
     });
   }
 
   private RunState vote(RunState s, List<Candidate> candidates) {
     CandidateVote.Result vote = CandidateVote.decide(candidates.stream().map(Candidate::fingerprint).toList());
-    JsonArray groups = new JsonArray();
-    vote.votes().forEach((f, v) -> groups.add(new JsonObject().put("fingerprint", f).put("votes", v)));
+    List<StepData.VoteGroup> groups = new ArrayList<>();
+    vote.votes().forEach((f, v) -> groups.add(new StepData.VoteGroup(f, v)));
     JsonArray round = new JsonArray();
     candidates.forEach(c -> round.add(c.toJson(vote)));
-    RunState.Report report = RunState.Report.finished(new JsonObject().put("winner", vote.winner() < 0 ? null : vote.winner())
-        .put("groups", groups).put("candidates", candidates.size()).put("changed", vote.winner() > 0));
+    RunState.Report report = RunState.Report.finished(new StepData.Voted(vote.winner() < 0 ? null : vote.winner(),
+        groups, candidates.size(), vote.winner() > 0));
     boolean allRefused = candidates.stream().allMatch(Candidate::refusal);
     return s.with(c -> {
       c.lastCandidates = round;

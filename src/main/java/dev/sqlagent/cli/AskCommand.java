@@ -18,7 +18,7 @@ import dev.sqlagent.export.ExportStream;
 import java.util.List;
 import dev.sqlagent.Databases;
 import io.vertx.core.Vertx;
-import dev.sqlagent.contract.Node;
+import dev.sqlagent.contract.StepData;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -229,35 +229,36 @@ public final class AskCommand implements Callable<Integer> {
     return null;
   }
 
-  private static void printEvent(PrintWriter out, GraphEvent e) {
-    Node node = Node.fromWireName(e.node()).orElse(null);
-    if (node == null) return;
-    JsonObject d = e.data();
-    boolean finished = e.status().equals(GraphEvent.FINISHED);
-    boolean failed = e.status().equals(GraphEvent.FAILED);
-    switch (node) {
-      case SELECT_SCHEMA -> {
-        if (finished) out.println("tables: " + d.getJsonArray("tables").stream().map(t -> ((JsonObject) t).getString("name")).toList());
-      }
-      case GENERATE_SQL, VALIDATE_SQL, EXECUTE_SQL -> {
-        if (failed) out.println("  failed: " + d.getString("error_type") + ": " + d.getString("message"));
-        else if (finished && node == Node.GENERATE_SQL) out.println("attempt " + e.attempt() + ": " + d.getString("sql"));
-        else if (finished && node == Node.EXECUTE_SQL) {
-          out.println("  ran: " + d.getInteger("row_count") + " rows" + (d.getBoolean("truncated", false) ? " (truncated)" : ""));
-        }
-      }
-      case INSPECT_RESULT -> {
-        if ("filter_too_strict".equals(d.getString("verdict"))) {
-          out.println("  no rows; a case-insensitive probe found " + d.getInteger("probe_rows") + ": " + d.getJsonArray("filters"));
-        }
-      }
-      case CLARIFY -> {
-        if (finished) out.println("asked back: no reading has a majority");
-      }
-      case PREPARE_REPAIR -> {
-        if (finished) out.println("  repair strategy: " + d.getString("strategy") + (d.getBoolean("widened", false) ? " (retrieval widened)" : ""));
-      }
-      default -> { }
+  /** One line for the events a person follows, read as their records ({@link StepData}); the rest print nothing. */
+  static void printEvent(PrintWriter out, GraphEvent e) {
+    StepData d;
+    try {
+      d = StepData.of(e);
+    } catch (IllegalArgumentException notOneOfOurs) {
+      return;
+    }
+    if (d instanceof StepData.SchemaSelected s) {
+      out.println("tables: " + s.tableNames());
+    } else if (d instanceof StepData.SqlWritten w) {
+      out.println("attempt " + e.attempt() + ": " + w.sql());
+    } else if (d instanceof StepData.CandidatesWritten c) {
+      out.println("attempt " + e.attempt() + ": " + c.candidates().size() + " candidates");
+    } else if (d instanceof StepData.ReplyUnusable u) {
+      out.println("  failed: " + u.errorType() + ": " + u.message());
+    } else if (d instanceof StepData.ModelFailed m) {
+      out.println("  failed: " + m.errorType() + ": " + m.message());
+    } else if (d instanceof StepData.SqlFailed f) {
+      out.println("  failed: " + f.errorType() + ": " + f.message());
+    } else if (d instanceof StepData.SqlRan r) {
+      out.println("  ran: " + r.rowCount() + " rows" + (r.truncated() ? " (truncated)" : ""));
+    } else if (d instanceof StepData.Probed p && "filter_too_strict".equals(p.verdict())) {
+      out.println("  no rows; a case-insensitive probe found " + p.probeRows() + ": " + new io.vertx.core.json.JsonArray(p.filters()));
+    } else if (d instanceof StepData.RepairPrepared r) {
+      out.println("  repair strategy: " + r.strategy() + (r.widened() ? " (retrieval widened)" : ""));
+    } else if (d instanceof Answer a && a.needsClarification()) {
+      out.println("asked back: no reading has a majority");
+    } else {
+      return;
     }
     out.flush();
   }

@@ -55,7 +55,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
     @OmitWhenNull String errorType, @OmitWhenNull String explanation, @OmitWhenNull String traceId,
     @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading,
-    @OmitWhenNull String client, @OmitWhenNull String sqlAsWritten) {
+    @OmitWhenNull String client, @OmitWhenNull String sqlAsWritten) implements StepData {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}

@@ -9,6 +9,7 @@ import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.contract.GraphShape;
 import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.contract.StepData;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.RunningService;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The graph as declared is the graph served ({@code GET /api/graph}: nodes and edges) and the graph real runs walk:
- * every move a run makes, read from its events, is a declared edge.
+ * every move a run makes, read from its events, is a declared edge; and every event's data is the record declared for
+ * its node, written by that record alone.
  */
 class AgentGraphTest {
 
@@ -40,6 +42,8 @@ class AgentGraphTest {
   static GraphShape graph;
   /** Every move the runs of this class made, "from → to". */
   static final Set<String> walked = new LinkedHashSet<>();
+  /** Every record the runs' events carried. */
+  static final Set<String> carried = new LinkedHashSet<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -105,6 +109,13 @@ class AgentGraphTest {
   }
 
   @Test
+  void aStepMayPublishOnlyTheRecordDeclaredForItsNode() {
+    RunEvents events = new RunEvents(service.vertx.eventBus(), "run-x", new JsonArray(), null);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> events.finished(Node.SELECT_SCHEMA, 1, new StepData.SqlChecked("SELECT 1", "parsed")))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("select_schema finished may not carry SqlChecked");
+  }
+
+  @Test
   void runsMoveOnlyAlongDeclaredEdges() throws Exception {
     // A repair: an unknown column (the tables widened), a division by zero, then an answer.
     model.enqueue(Reply.sql("SELECT sum(amount) AS revenue FROM bills"),
@@ -143,6 +154,10 @@ class AgentGraphTest {
     assertThat(walk(asked("How many bills?", 3)).needsClarification())
         .isTrue();
 
+    assertThat(carried).contains("SchemaAsked", "SchemaSelected", "SqlAsked", "CandidatesAsked", "SqlDelta", "SqlWritten",
+        "CandidatesWritten", "ReplyUnusable", "CandidateChecking", "CandidateRan", "Voted", "SqlStarted", "SqlChecked",
+        "SqlRan", "SqlFailed", "Inspected", "ProbeStarted", "Probed", "Decided", "RepairStarted", "RepairPrepared",
+        "AnswerStarted", "Answer");
     assertThat(walked).contains("generate_sql → answer", "decide → prepare_repair", "prepare_repair → select_schema",
         "prepare_repair → generate_sql", "decide → give_up", "decide → answer", "generate_sql → decide",
         "generate_sql → vote", "vote → inspect_result", "vote → clarify", "execute_sql → inspect_result");
@@ -171,6 +186,10 @@ class AgentGraphTest {
     List<String> nodes = new ArrayList<>();
     for (Object o : events) {
       GraphEvent e = GraphEvent.fromJson((JsonObject) o);
+      // The data is its record's, key for key and value for value: a key the record lacks fails here.
+      StepData data = StepData.of(e);
+      assertThat(data.toJson().encode()).as(e.node() + " " + e.status()).isEqualTo(e.data().encode());
+      carried.add(data.getClass().getSimpleName());
       if (e.status().equals(GraphEvent.PROGRESS)) continue;
       String node = e.node().equals("candidate") ? "vote" : e.node();
       if (nodes.isEmpty() || !nodes.get(nodes.size() - 1).equals(node)) nodes.add(node);
