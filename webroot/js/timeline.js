@@ -192,7 +192,7 @@ export class Run {
     if (ev.attempt > 0 && this.attempts.has(ev.attempt)) {
       // Widened retrieval during a repair: shown on the failed attempt's card.
       const card = this.attempt(ev.attempt);
-      if (ev.status === 'finished') this.line(card, 'info', 'Schema widened', tableList(d.tables));
+      if (ev.status === 'finished') this.line(card, 'info', label(ev.node), 'widened: ' + tableList(d.tables), null, ev.node);
       if (ev.status === 'failed') this.line(card, 'bad', 'Schema retrieval failed', d.message);
       return;
     }
@@ -332,7 +332,7 @@ export class Run {
     const a = this.attempt(ev.attempt);
     if (ev.status === 'finished') {
       this.showSql(a, d.sql);
-      this.line(a, 'ok', 'Checked by the gate', d.static_check === 'fallback' ? 'parsed by PostgreSQL' : 'parsed, read-only, row cap applied');
+      this.line(a, 'ok', label(ev.node), d.static_check === 'fallback' ? 'passed: parsed by PostgreSQL' : 'passed: parsed, read-only, row cap applied', null, ev.node);
     } else if (ev.status === 'failed') {
       this.failAttempt(a, d.error_type, d.message, d.hint, 'Refused by the gate');
     }
@@ -343,7 +343,7 @@ export class Run {
     if (ev.status === 'started') this.mark(a, 'running', 'running…');
     if (ev.status === 'finished') {
       this.mark(a, 'running', 'ran');
-      this.line(a, 'ok', 'Ran', plural(d.row_count, 'row') + (d.truncated ? ' (truncated)' : '') + ' in ' + (d.elapsed_ms ?? '?') + ' ms');
+      this.line(a, 'ok', label(ev.node), plural(d.row_count, 'row') + (d.truncated ? ' (truncated)' : '') + ' in ' + (d.elapsed_ms ?? '?') + ' ms', null, ev.node);
     } else if (ev.status === 'failed') {
       this.failAttempt(a, d.error_type, d.message, d.hint, 'Database error');
     }

@@ -120,6 +120,13 @@ class GraphTimelinePageTest {
     }).toList();
   }
 
+  /** The lines of a turn's attempts that name their node, each as "node title". */
+  static List<String> lines(WebElement turn) {
+    return turn.findElements(By.cssSelector(".attempt .line[data-node]")).stream()
+        .map(li -> li.getAttribute("data-node") + " " + li.findElement(By.cssSelector(".line-title")).getAttribute("textContent"))
+        .toList();
+  }
+
   static String scalar(String sql) throws Exception {
     try (Connection c = copy.roConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
       rs.next();
@@ -153,6 +160,8 @@ class GraphTimelinePageTest {
     assertThat(lookup.findElement(By.cssSelector(".step-status")).getAttribute("textContent"))
         .contains("verified query #" + verifiedId);
     assertThat(lookup.findElement(By.cssSelector(".verified-match.direct")).getAttribute("textContent")).contains(QUESTION);
+    // The verified query's SQL checked and run, each step under its served label.
+    assertThat(lines(first)).containsExactly("validate_sql " + servedLabel("validate_sql"), "execute_sql " + servedLabel("execute_sql"));
     assertThat(first.findElement(By.cssSelector("table.result")).getText().replace(",", ""))
         .contains(scalar("SELECT count(*) FROM customers WHERE is_credit_customer"));
 
