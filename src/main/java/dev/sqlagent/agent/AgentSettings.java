@@ -7,7 +7,7 @@ import dev.sqlagent.policy.ModelSees;
  * What a run reads from the service configuration; the step deadline is derived in {@code Deadlines}.
  *
  * @param onOneNode clustered: the run's own node serves its steps (the gate, retrieval, the model)
- * @param candidates SQL candidates per attempt (1: one, as before; more: voted by their results)
+ * @param candidates SQL candidates per attempt (1: one SQL; more: voted by their results)
  * @param candidateTemperature the sampling temperature when there are several candidates
  * @param modelSees what of the database the model is sent: below {@code results} no result row reaches a prompt
  */
