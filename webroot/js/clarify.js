@@ -1,8 +1,7 @@
 // Asking back: a run whose candidates split (or whose model saw several readings) ends with its readings.
 // Each is a choice; choosing one answers from that reading's SQL, through the gate, without another model call.
 import { el, plural } from './dom.js';
-import { ask } from './socket.js';
-import { Run } from './timeline.js';
+import { startRun } from './start.js';
 
 /** The readings of a run that asked which one was meant, as choices. */
 export function readingsView(answer) {
@@ -33,9 +32,12 @@ function readingItem(answer, r) {
   choose.addEventListener('click', () => {
     li.closest('.clarify').querySelectorAll('.reading-choose').forEach(b => { b.disabled = true; });
     li.classList.add('chosen');
-    const run = new Run(answer.question || 'Chosen reading', 'agent');
-    run.badge('reading ' + r.reading, 'Answered from the reading you chose, without another model call');
-    ask(run, { type: 'choose', run_id: answer.run_id, reading: r.reading });
+    startRun({
+      question: answer.question || 'Chosen reading',
+      mode: 'agent',
+      message: { type: 'choose', run_id: answer.run_id, reading: r.reading },
+      badge: { text: 'reading ' + r.reading, title: 'Answered from the reading you chose, without another model call' },
+    });
   });
   const note = el('button', 'reading-note', 'Save as a note');
   note.type = 'button';

@@ -9,7 +9,16 @@ import { loadSchema } from './schema.js';
 import { loadEval } from './evaluation.js';
 import { showStatus } from './status.js';
 import { setupConsole } from './console.js';
-import { loadGraph } from './nodes.js';
+import { loadGraph } from './graph.js';
+import { startRunsWith, startRun } from './start.js';
+
+// Every run on the page starts the same way: its card in the thread, then its message over the socket.
+startRunsWith(({ question, mode, message, badge }) => {
+  const run = new Run(question, mode);
+  if (badge) run.badge(badge.text, badge.title);
+  ask(run, message);
+  return run;
+});
 
 const form = $('#ask-form');
 const box = $('#question');
@@ -46,7 +55,7 @@ form.addEventListener('submit', e => {
   err.hidden = true;
   box.removeAttribute('aria-invalid');
   const mode = form.querySelector('input[name=mode]:checked').value;
-  ask(new Run(question, mode), { type: 'ask', question, mode, conversation_id: Thread.id || undefined });
+  startRun({ question, mode, message: { type: 'ask', question, mode, conversation_id: Thread.id || undefined } });
   asked.push(question);
   recall = asked.length;
   box.value = '';
@@ -55,9 +64,9 @@ form.addEventListener('submit', e => {
 $('#new-conversation').addEventListener('click', () => Thread.reset());
 
 await loadSchema();          // first: it asks for a token when one is needed
+await loadGraph(api);        // before any event: the steps are drawn and labelled from it
 await Thread.restore();      // a reload keeps the conversation
 connect();
-loadGraph(api);
 loadVerified();
 loadEval();
 showStatus();

@@ -1,8 +1,7 @@
 // Edit and re-run: the SQL of an answer, edited in place and run through the gate as the next turn of the
 // conversation (a new run marked "edited", with the same steps, errors and hints as the agent's own attempts).
 import { el } from './dom.js';
-import { ask } from './socket.js';
-import { Run } from './timeline.js';
+import { startRun } from './start.js';
 
 /** The "Edit SQL" control under an answer's SQL: a box with the SQL, and a button that runs the edit. */
 export function editControl(answer) {
@@ -43,8 +42,10 @@ export function editControl(answer) {
 
 /** Starts the edited run: a new card in the conversation, marked edited. */
 export function runEdited(answer, sql) {
-  const run = new Run(answer.question || 'Edited query', 'agent');
-  run.badge('edited', 'Your SQL, edited from an earlier answer; not written by the model');
-  ask(run, { type: 'rerun', run_id: answer.run_id, sql });
-  return run;
+  return startRun({
+    question: answer.question || 'Edited query',
+    mode: 'agent',
+    message: { type: 'rerun', run_id: answer.run_id, sql },
+    badge: { text: 'edited', title: 'Your SQL, edited from an earlier answer; not written by the model' },
+  });
 }

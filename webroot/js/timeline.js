@@ -1,6 +1,8 @@
-// One run on the page: its card, the timeline of graph steps as events arrive, and its end.
+// One run on the page: its card, the timeline of graph steps as events arrive, and its end. Which nodes exist, their
+// labels and kinds and which of them end a run come from the served graph (graph.js); a few nodes have a drawing of
+// their own, chosen by the name the event carries, and every other step is drawn as a card of its label.
 import { $, el, plural, fmtMs } from './dom.js';
-import { NODE, END_NODES, label } from './nodes.js';
+import { label, kind as kindOf, endsRun, nextSteps } from './graph.js';
 import { send } from './socket.js';
 import { Thread } from './conversation.js';
 import { showAnswer, showFailure, MODEL_DOWN } from './answer.js';
@@ -83,7 +85,7 @@ export class Run {
     }
     this.lastSeq = ev.seq;
     try { this.apply(ev); } catch (e) { console.error('cannot show event', ev, e); }
-    if (END_NODES.has(ev.node) && ev.status === 'finished') this.onAnswer(ev.data);
+    if (endsRun(ev.node) && ev.status === 'finished') this.onAnswer(ev.data);
   }
 
   onReplayEnd() { /* events came through onEvent */ }
@@ -101,47 +103,100 @@ export class Run {
   apply(ev) {
     const d = ev.data || {};
     switch (ev.node) {
-      case NODE.SELECT_SCHEMA: return this.schemaStep(ev, d);
-      case NODE.GENERATE_SQL: return this.generateStep(ev, d);
-      case NODE.INJECT_FAULT: return this.line(this.attempt(ev.attempt), 'info', label(NODE.INJECT_FAULT), d.fault);
-      case NODE.VALIDATE_SQL: return this.validateStep(ev, d);
-      case NODE.EXECUTE_SQL: return this.executeStep(ev, d);
-      case NODE.INSPECT_RESULT: return this.inspectStep(ev, d);
-      case NODE.DECIDE: return this.decideStep(ev, d);
-      case NODE.PREPARE_REPAIR: return this.repairStep(ev, d);
-      case NODE.CANDIDATE: return this.candidateStep(ev, d);
-      case NODE.VOTE: return this.line(this.attempt(ev.attempt), 'decision', label(NODE.VOTE),
+      case 'lookup_verified': return this.lookupStep(ev, d);
+      case 'select_schema': return this.schemaStep(ev, d);
+      case 'generate_sql': return this.generateStep(ev, d);
+      case 'inject_fault': return this.line(this.attempt(ev.attempt), 'info', label(ev.node), d.fault, null, ev.node);
+      case 'validate_sql': return this.validateStep(ev, d);
+      case 'execute_sql': return this.executeStep(ev, d);
+      case 'inspect_result': return this.inspectStep(ev, d);
+      case 'decide': return this.decideStep(ev, d);
+      case 'prepare_repair': return this.repairStep(ev, d);
+      case 'candidate': return this.candidateStep(ev, d);
+      case 'vote': return this.line(this.attempt(ev.attempt), 'decision', label(ev.node),
         d.winner == null ? 'no candidate ran' : 'candidate ' + (d.winner + 1) + ' of ' + d.candidates + ' won'
-          + (d.changed ? ' (not the first)' : ''));
-      case NODE.CLARIFY:
-        if (ev.status !== 'finished') return;
-        return this.line(this.attempt(ev.attempt), 'decision', label(NODE.CLARIFY),
-          plural(((d.clarification || {}).readings || []).length, 'reading') + ' offered: no majority');
-      case NODE.ANSWER:
-      case NODE.GIVE_UP:
-        if (ev.status === 'started') return;
-        return this.endStep(ev, d);
+          + (d.changed ? ' (not the first)' : ''), null, ev.node);
+      case 'clarify':
+        if (ev.status !== 'finished') return undefined;
+        return this.line(this.attempt(ev.attempt), 'decision', label(ev.node),
+          plural(((d.clarification || {}).readings || []).length, 'reading') + ' offered: no majority', null, ev.node);
+      case 'answer':
+      case 'give_up':
+        return ev.status === 'started' ? undefined : this.endStep(ev, d);
       default:
-        return undefined;
+        if (endsRun(ev.node)) return ev.status === 'started' ? undefined : this.endStep(ev, d);
+        return this.genericStep(ev, d);
     }
+  }
+
+  /** A card at the top of the timeline for a step outside the attempts: its label, its kind, its state. */
+  stepCard(node, cls) {
+    const li = document.createElement('li');
+    li.className = 'step-card ' + cls;
+    li.dataset.node = node;
+    if (kindOf(node)) li.dataset.kind = kindOf(node);
+    li.innerHTML = '<div class="step-head"><span class="dot"></span><strong></strong><span class="step-status"></span></div><div class="step-detail"></div>';
+    $('strong', li).textContent = label(node);
+    const next = nextSteps(node);
+    if (next) $('.step-head', li).title = 'Next: ' + next;
+    this.timeline.append(li);
+    return li;
+  }
+
+  /** The verified queries closest to the question; one close enough is run without the model. */
+  lookupStep(ev, d) {
+    const li = this.lookupLi || (this.lookupLi = this.stepCard(ev.node, 'lookup-card'));
+    const status = $('.step-status', li);
+    const detail = $('.step-detail', li);
+    if (ev.status === 'started') { status.textContent = 'comparing with the verified queries…'; li.dataset.state = 'running'; }
+    if (ev.status === 'finished') {
+      li.dataset.state = 'ok';
+      const matches = d.matches || [];
+      const direct = matches.find(m => m.verified_id === d.direct);
+      status.textContent = direct ? 'verified query #' + direct.verified_id + ' is close enough: run first, without the model'
+        : plural(d.candidates, 'verified query') + ' compared, none close enough to answer';
+      const list = el('ul', 'verified-matches');
+      for (const m of matches) {
+        const item = el('li', 'verified-match' + (m === direct ? ' direct' : ''));
+        item.append(el('span', 'score', typeof m.score === 'number' ? m.score.toFixed(2) : ''),
+          el('span', null, '#' + m.verified_id + ' ' + (m.question || '')));
+        list.append(item);
+      }
+      detail.replaceChildren(list);
+    }
+    if (ev.status === 'failed') {
+      li.dataset.state = 'bad';
+      status.textContent = 'failed';
+      detail.textContent = d.message || '';
+    }
+  }
+
+  /** A step with no drawing of its own: on its attempt's card when it belongs to one, else a card of its own. */
+  genericStep(ev, d) {
+    if (ev.status === 'progress') return;
+    const detail = ev.status === 'failed' ? [d.error_type, d.message].filter(Boolean).join(': ') : '';
+    if (ev.attempt > 0 && this.attempts.has(ev.attempt)) {
+      if (ev.status === 'started') return;
+      this.line(this.attempts.get(ev.attempt), ev.status === 'failed' ? 'bad' : 'info', label(ev.node), detail, null, ev.node);
+      return;
+    }
+    this.steps = this.steps || new Map();
+    let li = this.steps.get(ev.node);
+    if (!li || li.dataset.state !== 'running') this.steps.set(ev.node, li = this.stepCard(ev.node, 'node-card'));
+    li.dataset.state = ev.status === 'started' ? 'running' : ev.status === 'failed' ? 'bad' : 'ok';
+    $('.step-status', li).textContent = ev.status === 'started' ? 'running…' : ev.status === 'failed' ? 'failed' : 'done';
+    $('.step-detail', li).textContent = detail;
   }
 
   schemaStep(ev, d) {
     if (ev.attempt > 0 && this.attempts.has(ev.attempt)) {
       // Widened retrieval during a repair: shown on the failed attempt's card.
       const card = this.attempt(ev.attempt);
-      if (ev.status === 'finished') this.line(card, 'info', 'Schema widened', tableList(d.tables));
+      if (ev.status === 'finished') this.line(card, 'info', label(ev.node), 'widened: ' + tableList(d.tables), null, ev.node);
       if (ev.status === 'failed') this.line(card, 'bad', 'Schema retrieval failed', d.message);
       return;
     }
-    let li = this.schemaLi;
-    if (!li) {
-      li = this.schemaLi = document.createElement('li');
-      li.className = 'step-card schema-card';
-      li.innerHTML = '<div class="step-head"><span class="dot"></span><strong></strong><span class="step-status"></span></div><div class="step-detail"></div>';
-      $('strong', li).textContent = label(NODE.SELECT_SCHEMA);
-      this.timeline.append(li);
-    }
+    const li = this.schemaLi || (this.schemaLi = this.stepCard(ev.node, 'schema-card'));
     const status = $('.step-status', li);
     const detail = $('.step-detail', li);
     if (ev.status === 'started') { status.textContent = 'choosing tables…'; li.dataset.state = 'running'; }
@@ -210,9 +265,10 @@ export class Run {
     a.status.textContent = text;
   }
 
-  line(a, kind, title, text, extra) {
+  line(a, kind, title, text, extra, node) {
     const li = document.createElement('li');
     li.className = 'line line-' + kind;
+    if (node) li.dataset.node = node;
     const t = el('span', 'line-title', title);
     li.append(t);
     if (text) {
@@ -276,7 +332,7 @@ export class Run {
     const a = this.attempt(ev.attempt);
     if (ev.status === 'finished') {
       this.showSql(a, d.sql);
-      this.line(a, 'ok', 'Checked by the gate', d.static_check === 'fallback' ? 'parsed by PostgreSQL' : 'parsed, read-only, row cap applied');
+      this.line(a, 'ok', label(ev.node), d.static_check === 'fallback' ? 'passed: parsed by PostgreSQL' : 'passed: parsed, read-only, row cap applied', null, ev.node);
     } else if (ev.status === 'failed') {
       this.failAttempt(a, d.error_type, d.message, d.hint, 'Refused by the gate');
     }
@@ -287,7 +343,7 @@ export class Run {
     if (ev.status === 'started') this.mark(a, 'running', 'running…');
     if (ev.status === 'finished') {
       this.mark(a, 'running', 'ran');
-      this.line(a, 'ok', 'Ran', plural(d.row_count, 'row') + (d.truncated ? ' (truncated)' : '') + ' in ' + (d.elapsed_ms ?? '?') + ' ms');
+      this.line(a, 'ok', label(ev.node), plural(d.row_count, 'row') + (d.truncated ? ' (truncated)' : '') + ' in ' + (d.elapsed_ms ?? '?') + ' ms', null, ev.node);
     } else if (ev.status === 'failed') {
       this.failAttempt(a, d.error_type, d.message, d.hint, 'Database error');
     }
@@ -310,10 +366,10 @@ export class Run {
       this.mark(a, 'ok', 'succeeded');
     } else if (d.next === 'repair') {
       if (a.li.dataset.state !== 'bad') this.failAttempt(a, d.error_type, '');
-      this.line(a, 'decision', label(NODE.DECIDE), 'repair (' + plural(d.attempts_left, 'attempt') + ' left)');
+      this.line(a, 'decision', label(ev.node), 'repair (' + plural(d.attempts_left, 'attempt') + ' left)', null, ev.node);
     } else if (d.next === 'give_up') {
       if (a.li.dataset.state !== 'bad') this.failAttempt(a, d.error_type, '');
-      this.line(a, 'decision', label(NODE.DECIDE), d.error_type && MODEL_DOWN.has(d.error_type) ? 'stop: the model cannot be reached' : 'give up');
+      this.line(a, 'decision', label(ev.node), d.error_type && MODEL_DOWN.has(d.error_type) ? 'stop: the model cannot be reached' : 'give up', null, ev.node);
     } else if (d.next === 'refuse') {
       this.mark(a, 'refused', 'refused');
     }
@@ -325,7 +381,7 @@ export class Run {
     const tag = $('.attempt-repair', a.li);
     tag.textContent = '→ repair: ' + (d.strategy || 'regenerate');
     tag.hidden = false;
-    const li = this.line(a, 'repair', label(NODE.PREPARE_REPAIR), d.strategy || 'regenerate');
+    const li = this.line(a, 'repair', label(ev.node), d.strategy || 'regenerate', null, ev.node);
     li.classList.add('repair');
     if (d.instruction) {
       const p = el('span', 'line-sub', d.instruction);
@@ -353,17 +409,19 @@ export class Run {
   }
 
   endStep(ev, d) {
-    this.attempts.forEach(a => this.stopReading(a));
-    const li = document.createElement('li');
-    li.className = 'step-card end-card';
-    const ok = !d.gave_up && !d.refused;
-    li.dataset.state = ok ? 'ok' : d.refused ? 'refused' : 'bad';
-    li.innerHTML = '<div class="step-head"><span class="dot"></span><strong></strong><span class="step-status"></span></div>';
-    $('strong', li).textContent = ok ? 'Answer' : d.refused ? 'Refused' : 'Gave up';
+    const ok = !d.gave_up && !d.refused && !d.cancelled;
+    this.attempts.forEach(a => {
+      this.stopReading(a);
+      // An attempt no decision closed (a verified query's, a stopped one) ends with the run.
+      if (a.li.dataset.state === 'running') this.mark(a, ok ? 'ok' : 'bad', ok ? 'succeeded' : d.cancelled ? 'stopped' : 'failed');
+    });
+    const li = this.stepCard(ev.node, 'end-card');
+    li.dataset.state = ok ? 'ok' : d.refused || d.cancelled ? 'refused' : 'bad';
+    $('.step-detail', li).remove();
+    $('strong', li).textContent = ok ? 'Answer' : d.refused ? 'Refused' : d.cancelled ? 'Stopped' : 'Gave up';
     $('.step-status', li).textContent = ok
       ? 'after ' + plural(d.attempts, 'attempt') + ', ' + fmtMs(d.latency_ms)
       : d.refused ? 'nothing was run that could change data' : 'after ' + plural(d.attempts, 'attempt');
-    this.timeline.append(li);
   }
 
   // The end ---------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 // Every run's events through the SockJS event-bus bridge (vendored sockjs-client + vertx-eventbus.js, loaded
 // before this module; they define the global EventBus).
+// Each step is named by its label in the served graph, and a run's card is marked ended when a node that ends a run
+// finishes.
 import { setConnection as status } from './dom.js';
-import { tokenQuery } from './access.js';
-import { NODE } from './nodes.js';
+import { api, tokenQuery } from './access.js';
+import { loadGraph, label, endsRun } from './graph.js';
 
 const list = document.getElementById('watch');
 const runs = new Map();
@@ -29,14 +31,25 @@ function runCard(id) {
 function onEvent(ev) {
   const r = runCard(ev.run_id);
   const d = ev.data || {};
-  if (ev.node === NODE.SELECT_SCHEMA && ev.status === 'started' && d.question) r.h.textContent = d.question;
+  if (!r.titled && ev.status === 'started' && typeof d.question === 'string' && d.question) {
+    r.h.textContent = d.question;                         // the run's first step names its question
+    r.titled = true;
+  }
   if (ev.status === 'progress') return;                   // token deltas: too chatty for this list
   const li = document.createElement('li');
   li.className = ev.status;
+  li.dataset.node = ev.node;
   const detail = d.error_type ? ' ' + d.error_type : d.next ? ' → ' + d.next : d.strategy ? ' ' + d.strategy
     : d.row_count != null ? ' ' + d.row_count + ' rows' : '';
-  li.textContent = '#' + ev.seq + ' attempt ' + ev.attempt + ' ' + ev.node + ' ' + ev.status + detail;
+  li.textContent = '#' + ev.seq + ' attempt ' + ev.attempt + ' ' + label(ev.node) + ' ' + ev.status + detail;
   r.ol.append(li);
+  if (endsRun(ev.node) && ev.status === 'finished' && !r.li.classList.contains('ended')) {
+    r.li.classList.add('ended');
+    const end = document.createElement('span');
+    end.className = 'watch-ended';
+    end.textContent = ' · ' + label(ev.node);
+    r.h.append(end);
+  }
 }
 
 function connect() {
@@ -53,4 +66,5 @@ function connect() {
   eb.onclose = () => status('closed', 'Reconnecting…');
 }
 
+await loadGraph(api);
 connect();
