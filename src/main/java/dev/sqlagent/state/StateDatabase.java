@@ -24,10 +24,9 @@ import java.util.concurrent.TimeUnit;
 public final class StateDatabase {
 
   /**
-   * Default size of the owner's pool: what the features' own pools added up to (conversations 4, verified queries
-   * 2, run claims 2, the event journal 1 + 2, snapshots 1, evaluation runs 1, health 1 = 14) plus two for what
-   * used to open a JDBC connection per call (stored values, the embedding cache). Most of them were idle most of
-   * the time, so one pool of this size is never smaller than what any moment needed before.
+   * Default size of the owner's pool: what each feature may hold at once (conversations 4, verified queries 2, run
+   * claims 2, the event journal 1 + 2, snapshots 1, evaluation runs 1, health 1 = 14) plus one each for stored values
+   * and the embedding cache. They are rarely all busy together, so one shared pool of this size is never short.
    */
   public static final int DEFAULT_SIZE = 16;
   /** The log role's pool: the query log's writer and the health check's proof, one connection each. */
