@@ -101,6 +101,8 @@ public record ModelReply(String sql, String explanation) {
     }
 
     if (looksLikeJson(text)) {
+      ModelReply complete = completeSqlOfCutReply(text);
+      if (complete != null) return complete;
       throw new InvalidModelOutput("the reply looks like a JSON object but it is cut off or malformed: " + clip(text, 160));
     }
 
@@ -234,6 +236,32 @@ public record ModelReply(String sql, String explanation) {
       }
     }
     return -1;
+  }
+
+  private static final Pattern SQL_KEY_OPENS = Pattern.compile("(?i)\\{\\s*\"(?:sql|query|sql_query|sqlquery)\"\\s*:\\s*\"");
+
+  /**
+   * A small model's reply object cut off by its token limit while it went on explaining: its "sql" string is whole, the
+   * object is not. The statement is taken when its string closed and what follows it is the object going on (a comma
+   * or the closing brace); a statement cut off inside its own string is never guessed at.
+   */
+  private static ModelReply completeSqlOfCutReply(String text) {
+    Matcher key = SQL_KEY_OPENS.matcher(text);
+    if (!key.find()) return null;
+    int from = key.end();
+    for (int i = from; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\\') {
+        i++;
+      } else if (c == '"') {
+        String rest = text.substring(i + 1).stripLeading();
+        if (!rest.startsWith(",") && !rest.startsWith("}")) return null;
+        JsonNode literal = lenientJson(text.substring(from - 1, i + 1));
+        if (literal == null || !literal.isTextual() || cleanSql(literal.asText()).isEmpty()) return null;
+        return new ModelReply(cleanSql(literal.asText()), "");
+      }
+    }
+    return null;
   }
 
   private static boolean looksLikeJson(String text) {

@@ -19,11 +19,17 @@ final class SqlReplySchema {
    */
   static final int MAX_TOKENS = 1024;
 
+  /**
+   * Longest explanation the schema lets a model write: a small model held to the object explains on, repeating itself,
+   * until the token limit cuts the object off; bounded, the grammar closes the string and the object.
+   */
+  static final int EXPLANATION_CHARS = 400;
+
   private static final JsonObject SCHEMA = new JsonObject()
       .put("type", "object")
       .put("properties", new JsonObject()
           .put("sql", new JsonObject().put("type", new JsonArray().add("string").add("null")))
-          .put("explanation", new JsonObject().put("type", "string"))
+          .put("explanation", new JsonObject().put("type", "string").put("maxLength", EXPLANATION_CHARS))
           .put("readings", new JsonObject().put("type", "array").put("maxItems", 3).put("items", new JsonObject()
               .put("type", "object")
               .put("properties", new JsonObject()

@@ -192,6 +192,8 @@ class GenerationVerticleTest {
     JsonObject schema = format.getJsonObject("json_schema").getJsonObject("schema");
     assertThat(schema.getJsonArray("required")).containsExactly("sql", "explanation");
     assertThat(schema.getJsonObject("properties").fieldNames()).containsExactly("sql", "explanation", "readings");
+    // Bounded, so a small model that explains on is closed by the grammar instead of cut off by the token limit.
+    assertThat(schema.getJsonObject("properties").getJsonObject("explanation").getInteger("maxLength")).isEqualTo(400);
     assertThat(sent.getInteger("max_tokens")).isEqualTo(1024);
 
     ask(request("run-schema", false));

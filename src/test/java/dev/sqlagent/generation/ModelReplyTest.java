@@ -249,8 +249,26 @@ class ModelReplyTest {
     void truncatedJson() {
       assertThatThrownBy(() -> ModelReply.parse("{\"sql\": \"SELECT id FROM cust"))
           .isInstanceOf(InvalidModelOutput.class).hasMessageContaining("cut off or malformed");
-      assertThatThrownBy(() -> ModelReply.parse("```json\n{\"sql\": \"SELECT id FROM customers\", \"explanation\": \"x"))
+      assertThatThrownBy(() -> ModelReply.parse("{\"sql\": \"SELECT id FROM customers\" trailing"))
           .isInstanceOf(InvalidModelOutput.class).hasMessageContaining("cut off or malformed");
+    }
+
+    /**
+     * A real 0.5B model, held to the reply's schema, wrote a whole statement and then explained it until its token
+     * limit cut the object off, repeating itself: the statement is whole, so it is used (the shape recorded, the
+     * names the demo's).
+     */
+    @Test
+    void aReplyCutOffWhileExplainingKeepsItsWholeStatement() {
+      String explaining = "This query finds all customers that have orders from 'Paris' but not from 'Lyon'. ".repeat(12);
+      ModelReply r = ModelReply.parse("{\"sql\": \"SELECT name FROM customers WHERE customer_id IN (SELECT customer_id "
+          + "FROM orders WHERE city = 'Paris') EXCEPT SELECT name FROM customers WHERE city = 'Lyon'\", "
+          + "\"explanation\": \"" + explaining + "The subquery is used to fi");
+      assertThat(r.sql()).isEqualTo("SELECT name FROM customers WHERE customer_id IN (SELECT customer_id FROM orders "
+          + "WHERE city = 'Paris') EXCEPT SELECT name FROM customers WHERE city = 'Lyon'");
+      assertThat(r.refused()).isFalse();
+      ModelReply fenced = ModelReply.parse("```json\n{\"sql\": \"SELECT id FROM customers\\nWHERE note = 'say \\\"hi\\\"'\", \"explanation\": \"x");
+      assertThat(fenced.sql()).isEqualTo("SELECT id FROM customers\nWHERE note = 'say \"hi\"'");
     }
 
     @Test
