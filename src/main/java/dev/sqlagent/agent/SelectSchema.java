@@ -2,6 +2,8 @@ package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.contract.Retrieval;
+import dev.sqlagent.bus.BusError;
+import dev.sqlagent.bus.BusFailure;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import dev.sqlagent.contract.StepData;
@@ -35,7 +37,9 @@ final class SelectSchema extends Step {
         .recover(err -> {
           if (err instanceof RunControl.Stopped) return Future.failedFuture(err);
           String message = RunServices.describe(err);
-          return Future.failedFuture(new InfrastructureFailure("retrieval_failed", "schema retrieval failed: " + message,
+          // Every connection of the retrieval's pool in use is the database being busy, not retrieval broken.
+          boolean busy = err instanceof BusError e && e.failure() == BusFailure.BUSY;
+          return Future.failedFuture(new InfrastructureFailure(busy ? "busy" : "retrieval_failed", "schema retrieval failed: " + message,
               new StepData.RetrievalFailed(message)));
         });
   }

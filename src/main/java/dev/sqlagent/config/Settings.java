@@ -101,7 +101,7 @@ public final class Settings {
           s("SQLAGENT_ANSWER_SUMMARY", "model", null,
               "`model`: a second call words the answer (a reply that is JSON, SQL or holds a code fence gives way to "
                   + "the deterministic one); `plain`: deterministic"),
-          s("SQLAGENT_CANDIDATES", "1", null,
+          s("SQLAGENT_CANDIDATES", "1", "`1`; with a model the service serves itself: `" + AppConfig.LOCAL_MODEL_CANDIDATES + "`",
               "SQL candidates per attempt, voted by their results "
                   + "([candidates](evaluation.md#right-more-often-stored-values-empty-aggregates-candidates)): above 1 each "
                   + "runs through the gate and the largest group of equal results wins (tokens and cost grow with it); "

@@ -80,7 +80,12 @@ public final class Grader {
     }
   }
 
-  public static final Set<String> INFRA_ERRORS = Set.of("model_unavailable", "model_timeout", "model_quota");
+  /**
+   * Error types of an attempt that say the infrastructure failed, not the answer: the model, the schema retrieval, or
+   * the database's connections all in use.
+   */
+  public static final Set<String> INFRA_ERRORS = Set.of("model_unavailable", "model_timeout", "model_quota",
+      "retrieval_failed", "busy");
   /** The agent's own failures (their {@code BusFailure} error types) that are the infrastructure's, not the answer's. */
   private static final Set<String> AGENT_INFRA = Set.of("unavailable", "busy");
   /** Error types after which a statement cannot have executed. */

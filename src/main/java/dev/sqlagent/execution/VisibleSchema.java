@@ -134,7 +134,7 @@ public final class VisibleSchema {
       java.util.regex.Pattern.compile("column (?:\"?[\\w$]+\"?\\.)?\"?([^\"\\s.]+)\"? (?:of relation \"[^\"]+\" )?does not exist");
 
   /**
-   * Where a missing column lives: "model is a column of car_names, model_list: join the table that has it." for the
+   * Where a missing column lives: "title is a column of books, editions: join the table that has it." for the
    * visible tables the query did not name that have a column of that name; null when none has (or no name is in the
    * message). A small model writes the column it needs on the table it has; this says which table holds it.
    */

@@ -43,6 +43,8 @@ class MessageContractTest {
   static final List<JsonObject> gateRequests = new CopyOnWriteArrayList<>();
   /** The addresses of every other message of the gate's namespace (none: a check and a run are plain requests). */
   static final List<String> otherGateMessages = new CopyOnWriteArrayList<>();
+  /** While set, the schema retrieval answers BUSY, as it does when every connection of its pool is in use. */
+  static volatile boolean retrievalBusy;
 
   @BeforeAll
   static void start() throws Exception {
@@ -53,6 +55,10 @@ class MessageContractTest {
     TestDatabase db = TestDatabase.get();
     vertx.deployVerticle(new MainVerticle(db.config(env), db.target(), db.state(), false)).await(120, TimeUnit.SECONDS);
     vertx.eventBus().addOutboundInterceptor(ctx -> {
+      if (retrievalBusy && Addresses.RETRIEVE.equals(ctx.message().address())) {
+        ctx.message().fail(dev.sqlagent.bus.BusFailure.BUSY.code(), "the catalogue's connections are all in use");
+        return;
+      }
       if (Addresses.EXECUTE.equals(ctx.message().address()) && ctx.message().body() instanceof JsonObject body) {
         gateRequests.add(body.copy());
       } else if (ctx.message().address().startsWith("sqlagent.execution.")) {
@@ -73,6 +79,7 @@ class MessageContractTest {
     model.reset();
     gateRequests.clear();
     otherGateMessages.clear();
+    retrievalBusy = false;
   }
 
   static JsonObject ask(String question) throws Exception {
@@ -122,6 +129,17 @@ class MessageContractTest {
         "kind", "data", "user", "conversation_id");
     assertThat(RecordJson.keys(Attempt.class)).containsExactly("attempt", "sql", "error_type", "message", "hint",
         "position", "strategy");
+  }
+
+  @Test
+  void aRetrievalThatIsBusyEndsTheRunAsTheDatabaseBeingBusyNotAsRetrievalBroken() throws Exception {
+    retrievalBusy = true;
+    JsonObject answer = ask("How much revenue did we make?");
+    assertThat(answer.getBoolean("gave_up")).isTrue();
+    JsonArray history = answer.getJsonArray("history");
+    assertThat(history.getJsonObject(history.size() - 1).getString("error_type")).isEqualTo("busy");
+    assertThat(history.getJsonObject(history.size() - 1).getString("message")).contains("all in use");
+    assertThat(model.requests()).isEmpty();
   }
 
   @Test

@@ -154,6 +154,20 @@ class AppConfigTest {
   }
 
   @Test
+  void aModelTheServiceServesItselfAsksForThreeCandidatesUnlessTold(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    Path file = Files.writeString(dir.resolve("m.gguf"), "GGUF");
+    assertThat(AppConfig.load(Map.of()).candidates()).isEqualTo(1);
+    assertThat(AppConfig.load(Map.of("SQLAGENT_LLM_BASE_URL", "http://127.0.0.1:9/v1")).candidates()).isEqualTo(1);
+    assertThat(AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", file.toString())).candidates()).isEqualTo(3);
+    assertThat(AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", file.toString(), "SQLAGENT_CANDIDATES", "1"))
+        .candidates()).isEqualTo(1);
+    // Serving it keeps the choice: the child's URL is set after the settings are read.
+    assertThat(AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", file.toString()))
+        .withModelServer("http://127.0.0.1:4242/v1", "m").candidates()).isEqualTo(3);
+  }
+
+  @Test
   void theModelPathNamesTheFileAndCannotBeCombinedWithAServer(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     Path file = Files.writeString(dir.resolve("m.gguf"), "GGUF");
     AppConfig c = AppConfig.load(Map.of("SQLAGENT_LLM_MODEL_PATH", file.toString()));

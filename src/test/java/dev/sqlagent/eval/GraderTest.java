@@ -190,6 +190,12 @@ class GraderTest {
         .add(Answers.failedAttempt(1, "SELECT count(*) FROM bills a, bills b, bills c", "timeout"))));
     assertThat(slowSql.outcome()).isEqualTo(Outcome.WRONG);
 
+    // The schema retrieval failing, or the database's connections all in use, is the infrastructure's too.
+    assertThat(grade(COUNT, Answers.gaveUp(new JsonArray().add(Answers.failedAttempt(1, null, "retrieval_failed"))))
+        .infraType()).isEqualTo("retrieval_failed");
+    assertThat(grade(COUNT, Answers.gaveUp(new JsonArray().add(Answers.failedAttempt(1, "SELECT count(*) FROM bills",
+        "busy")))).infraType()).isEqualTo("busy");
+
     // A model hiccup the agent got past does not excuse a wrong answer, nor spoil a right one.
     JsonObject recovered = Answers.answered(db, "SELECT count(*) FROM bills", 1).put("history", new JsonArray()
         .add(Answers.failedAttempt(1, null, "model_timeout")));

@@ -211,7 +211,9 @@ class RealModelTest {
   private static JsonObject health() throws Exception {
     JsonObject last = null;
     for (int i = 0; i < 20; i++) {
-      last = new JsonObject(get(url("/api/health")).body());
+      // A service that just started a model on a loaded machine can take longer than a page would wait.
+      last = new JsonObject(HTTP.send(HttpRequest.newBuilder(URI.create(url("/api/health"))).timeout(Duration.ofSeconds(60))
+          .build(), HttpResponse.BodyHandlers.ofString()).body());
       if (last.getJsonArray("checks") != null) return last;
       Thread.sleep(1_000);
     }
