@@ -64,6 +64,7 @@ public final class BudgetVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(
         bus.<JsonObject>localConsumer(Addresses.BUDGET_ADMIT, m -> admit(m, Admit.fromJson(m.body()).user())).completion(),
+        bus.<JsonObject>localConsumer(Addresses.BUDGET_REFUND, m -> refund(Admit.fromJson(m.body()).user())).completion(),
         bus.<JsonObject>localConsumer(Addresses.BUDGET_USAGE, m -> usage(m, UsageRequest.fromJson(m.body()))).completion(),
         // Node-local: each answer is counted once, by the node whose agent ran it.
         bus.<JsonObject>localConsumer(Addresses.ANSWERS, m -> answered(m.body())).completion());
@@ -98,6 +99,12 @@ public final class BudgetVerticle extends VerticleBase {
           vertx.eventBus().publish(Addresses.BUDGET_FACTS, new BudgetFact(BudgetFact.UNCHECKED, null, 1).toJson());
           msg.reply(Admission.yes().toJson());
         });
+  }
+
+  private void refund(User user) {
+    if (user == null) return;
+    usage.refund(user.name())
+        .onFailure(err -> LOG.warn("{}'s question that never started not given back: {}", user.name(), err.toString()));
   }
 
   /** Which budget refused: the first one the day has reached, as the state store counts it now. */

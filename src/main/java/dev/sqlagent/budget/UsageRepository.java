@@ -33,6 +33,8 @@ final class UsageRepository {
   private static final String ADD_MODEL_USE = "INSERT INTO budget_usage AS u (user_name, day, tokens, cost_usd) VALUES ($1, "
       + TODAY + ", $2, $3) ON CONFLICT (user_name, day) DO UPDATE SET tokens = u.tokens + EXCLUDED.tokens,"
       + " cost_usd = u.cost_usd + EXCLUDED.cost_usd";
+  private static final String REFUND = "UPDATE budget_usage SET questions = questions - 1 WHERE user_name = $1 AND day = "
+      + TODAY + " AND questions > 0";
   private static final String ONE = "SELECT $1::text AS user_name, d.day, coalesce(u.questions, 0) AS questions,"
       + " coalesce(u.tokens, 0) AS tokens, coalesce(u.cost_usd, 0) AS cost_usd, coalesce(u.groups, '{}') AS groups"
       + " FROM (SELECT " + TODAY + " AS day) d LEFT JOIN budget_usage u ON u.user_name = $1 AND u.day = d.day";
@@ -51,6 +53,11 @@ final class UsageRepository {
   Future<Optional<Day>> count(String user, List<String> groups, Double questions, Double tokens, Double costUsd) {
     Tuple t = Tuple.of(user, groups.toArray(new String[0]), whole(questions), whole(tokens)).addValue(costUsd);
     return pool.preparedQuery(COUNT).execute(t).map(rows -> days(rows).stream().findFirst());
+  }
+
+  /** Gives back one of today's questions (admitted, but the service never started it). */
+  Future<Void> refund(String user) {
+    return pool.preparedQuery(REFUND).execute(Tuple.of(user)).mapEmpty();
   }
 
   /** Adds an answer's model tokens and cost to today's row. */

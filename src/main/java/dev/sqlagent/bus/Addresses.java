@@ -162,6 +162,11 @@ public final class Addresses {
   // --- budgets (dev.sqlagent.budget) ----------------------------------------------------------------
   /** Node-local: request {@code BudgetMessages.Admit} → {@code Admission}; a question admitted is counted. */
   public static final String BUDGET_ADMIT = "sqlagent.budget.admit";
+  /**
+   * Node-local, sent (no reply) {@code BudgetMessages.Admit}: a question admitted and counted that never started (the
+   * service was busy or stopping) gives its count back.
+   */
+  public static final String BUDGET_REFUND = "sqlagent.budget.refund";
   /** Node-local: request {@code BudgetMessages.UsageRequest} → {@code Usages} (403 another user's for a non-admin). */
   public static final String BUDGET_USAGE = "sqlagent.budget.usage";
   /** Published {@code BudgetMessages.BudgetFact}: a refusal or an amount counted, for the metrics. */

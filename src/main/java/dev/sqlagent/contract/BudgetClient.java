@@ -20,14 +20,22 @@ public final class BudgetClient {
   /** Longer than the budgets' own wait on the state store, so their answer (admitted unchecked) comes first. */
   static final long TIMEOUT_MS = 5_000;
 
+  private final Vertx vertx;
   private final BusClient bus;
 
   public BudgetClient(Vertx vertx) {
+    this.vertx = vertx;
     this.bus = new BusClient(vertx, BUDGETS, TIMEOUT_MS, true);
   }
 
   public Future<Admission> admit(Admit request) {
     return bus.<JsonObject>request(Addresses.BUDGET_ADMIT, request.toJson()).map(Admission::fromJson);
+  }
+
+  /** A question {@link #admit} counted never started: its count is given back (nothing is replied). */
+  public void refund(Admit request) {
+    vertx.eventBus().send(Addresses.BUDGET_REFUND, request.toJson(),
+        new io.vertx.core.eventbus.DeliveryOptions().setLocalOnly(true));
   }
 
   public Future<Usages> usage(UsageRequest request) {

@@ -101,7 +101,14 @@ public final class Intake {
    */
   public Future<Answer> ask(Taken taken) {
     if (taken.refused()) return Future.failedFuture(new BusError(BusFailure.BAD_REQUEST, taken.refusal().message()));
-    Future<Answer> answer = admit(taken).compose(admitted -> agent.ask(taken.request()));
+    Future<Answer> answer = admit(taken).compose(admitted -> agent.ask(taken.request())
+        .onFailure(err -> {
+          // Counted, but never started (no slot, or the service stopping): the question is given back.
+          BusFailure f = BusError.of(err, AgentClient.AGENT).failure();
+          if ((f == BusFailure.BUSY || f == BusFailure.STOPPING) && taken.request().user() != null) {
+            budgets.refund(new BudgetMessages.Admit(taken.request().user()));
+          }
+        }));
     if (taken.owner() != null) answer.onComplete(done -> taken.owner().release(taken.runId()));
     return answer;
   }
@@ -125,7 +132,8 @@ public final class Intake {
     BudgetMessages.Spent s = a.refusedBy();
     JsonObject spent = s.toJson();
     String message = user.name() + " has used " + spent.getValue("used") + " of " + spent.getValue("limit") + " "
-        + s.budget() + " today (" + (s.from() == null ? "" : s.from() + "'s ") + "budget); it resets at " + a.resetsAt();
+        + s.budget() + " today (" + ("default".equals(s.from()) ? "the default budget" : "the budget of " + s.from())
+        + "); it resets at " + a.resetsAt();
     JsonObject details = new JsonObject().put("budget", s.budget()).put("used", spent.getValue("used"))
         .put("limit", spent.getValue("limit")).put("from", s.from()).put("resets_at", a.resetsAt())
         .put("retry_after_s", a.retryAfterS());

@@ -66,6 +66,7 @@ class BudgetTest {
         "alice", "    budget: {questions_per_day: 2}\n",
         "sam", "    budget: {questions_per_day: 2}\n",
         "pat", "    budget: {questions_per_day: 2}\n",
+        "quinn", "    budget: {questions_per_day: 2}\n",
         "bob", "    groups: [analysts]\n",
         "carol", "    budget: {tokens_per_day: 100}\n",
         "dave", "",
@@ -219,6 +220,38 @@ class BudgetTest {
       refusedOverHttp(ask(restarted, TOKENS.get("sam")), name("sam"), "questions_per_day", 2L, 2L, "user " + name("sam"));
     } finally {
       restarted.close();
+    }
+  }
+
+  /** A question counted but refused as busy (no slot, no queue) never started: it is given back. */
+  @Test
+  void aQuestionTheServiceWasTooBusyToStartIsGivenBack() throws Exception {
+    try (FakeModelServer slow = FakeModelServer.start()) {
+      slow.respondWith(req -> Reply.sql(SQL).delayed(2_000));
+      Map<String, String> busy = new HashMap<>(env);
+      busy.putAll(slow.env());
+      busy.put("SQLAGENT_ASK_IN_FLIGHT", "1");
+      busy.put("SQLAGENT_ASK_QUEUE", "0");
+      RunningService one = RunningService.start(busy);
+      try {
+        String quinn = TOKENS.get("quinn");
+        List<Future<HttpResponse<Buffer>>> asked = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          asked.add(one.client.post(one.port(), "127.0.0.1", "/api/ask").bearerTokenAuthentication(quinn)
+              .sendJsonObject(new JsonObject().put("question", "How many customers?")));
+        }
+        Future.join(asked).await(60, TimeUnit.SECONDS);
+        assertThat(asked.stream().map(f -> f.result().statusCode()).sorted().toList()).containsExactly(200, 503);
+        long until = System.currentTimeMillis() + 10_000;
+        long used;
+        while ((used = num(budget(get("/api/usage", quinn).bodyAsJsonObject(), "questions_per_day").getValue("used"))) != 1) {
+          assertThat(System.currentTimeMillis()).as("the busy question given back; used " + used).isLessThan(until);
+          Thread.sleep(50);
+        }
+        answered(ask(service, quinn));
+      } finally {
+        one.close();
+      }
     }
   }
 
