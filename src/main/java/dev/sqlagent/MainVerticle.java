@@ -1,6 +1,7 @@
 package dev.sqlagent;
 
 import dev.sqlagent.agent.AgentVerticle;
+import dev.sqlagent.budget.BudgetVerticle;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.catalogue.CatalogueVerticle;
 import dev.sqlagent.contract.FirstSqlMutator;
@@ -117,6 +118,8 @@ public final class MainVerticle extends VerticleBase {
     if (role.worker()) deployed = deployed.compose(id -> deployAll(steps));
     deployed = deployed.compose(id -> cluster == null ? deployAll(oneNode)
         : vertx.deployVerticle(new SingletonLease(cluster, oneNode)));
+    // Every node: an edge admits questions by their budgets, a worker adds its answers' model use to them.
+    deployed = deployed.compose(id -> vertx.deployVerticle(new BudgetVerticle(config.users(), stateDb)));
     if (role.worker()) deployed = deployed.compose(id -> vertx.deployVerticle(new AgentVerticle(config, stateDb, node, faultInjector,
         liveNodes())));
     if (!withHttp) return deployed;

@@ -159,6 +159,18 @@ public final class Addresses {
   public static final String VERIFIED_RECHECK = "sqlagent.verified.recheck";
   /** Request {verified_id, reason}: the gate refused a verified query while answering with it. */
   public static final String VERIFIED_RETIRE = "sqlagent.verified.retire";
+  // --- budgets (dev.sqlagent.budget) ----------------------------------------------------------------
+  /** Node-local: request {@code BudgetMessages.Admit} → {@code Admission}; a question admitted is counted. */
+  public static final String BUDGET_ADMIT = "sqlagent.budget.admit";
+  /**
+   * Node-local, sent (no reply) {@code BudgetMessages.Admit}: a question admitted and counted that never started (the
+   * service was busy or stopping) gives its count back.
+   */
+  public static final String BUDGET_REFUND = "sqlagent.budget.refund";
+  /** Node-local: request {@code BudgetMessages.UsageRequest} → {@code Usages} (403 another user's for a non-admin). */
+  public static final String BUDGET_USAGE = "sqlagent.budget.usage";
+  /** Published {@code BudgetMessages.BudgetFact}: a refusal or an amount counted, for the metrics. */
+  public static final String BUDGET_FACTS = "sqlagent.budget.facts";
   /** Published by health when the live schema differs from the snapshot: {differences}. */
   public static final String SCHEMA_DRIFTED = "sqlagent.drift.drifted";
 

@@ -16,15 +16,37 @@ public final class BusError extends RuntimeException {
 
   private final BusFailure failure;
   private final boolean answered;
+  private final JsonObject details;
+  private final long retryAfterSeconds;
 
   public BusError(BusFailure failure, String message) {
-    this(failure, message, true);
+    this(failure, message, true, null, -1);
+  }
+
+  /**
+   * A refusal with more to say than its message (the limit a request went past) and, when {@code retryAfterSeconds}
+   * is 0 or more, how long a client should wait before asking again.
+   */
+  public BusError(BusFailure failure, String message, JsonObject details, long retryAfterSeconds) {
+    this(failure, message, true, details, retryAfterSeconds);
   }
 
   private BusError(BusFailure failure, String message, boolean answered) {
+    this(failure, message, answered, null, -1);
+  }
+
+  private BusError(BusFailure failure, String message, boolean answered, JsonObject details, long retryAfterSeconds) {
     super(message, null, false, false);
     this.failure = failure;
     this.answered = answered;
+    this.details = details;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** Seconds a client should wait before asking again, or -1 when waiting will not help. */
+  public long retryAfterSeconds() {
+    if (retryAfterSeconds >= 0) return retryAfterSeconds;
+    return failure.retryLater() ? BusFailure.RETRY_AFTER_SECONDS : -1;
   }
 
   /**
@@ -71,6 +93,7 @@ public final class BusError extends RuntimeException {
 
   /** {@code {ok: false, error_type, message}}: the body of an HTTP error, a tool error, a /ws error frame. */
   public JsonObject toJson() {
-    return new JsonObject().put("ok", false).put("error_type", failure.errorType()).put("message", getMessage());
+    JsonObject json = new JsonObject().put("ok", false).put("error_type", failure.errorType()).put("message", getMessage());
+    return details == null ? json : json.mergeIn(details);
   }
 }

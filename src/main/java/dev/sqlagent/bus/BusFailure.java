@@ -22,6 +22,11 @@ public enum BusFailure {
   REJECTED(422, 422, "rejected"),
   /** The service is full: come back in a few seconds (an edge adds Retry-After). */
   BUSY(429, 503, "busy"),
+  /**
+   * The asker's daily budget is spent (questions, model tokens or model cost): refused until it resets, which the
+   * refusal says (an edge adds Retry-After until then).
+   */
+  OVER_BUDGET(430, 429, "over_budget"),
   /** The work was stopped before it finished: its run was cancelled or passed its deadline. */
   CANCELLED(499, 499, "cancelled"),
   /** The service failed in a way that is not the caller's doing. */

@@ -439,11 +439,17 @@ public record AppConfig(
       throw new ConfigException("SQLAGENT_USERS and SQLAGENT_API_TOKEN are both set: with a users file every user has a "
           + "token of their own; unset SQLAGENT_API_TOKEN");
     }
+    Users users;
     try {
-      return UsersFile.load(Path.of(file.get()));
+      users = UsersFile.load(Path.of(file.get()));
     } catch (IllegalArgumentException e) {
       throw new ConfigException("SQLAGENT_USERS=" + e.getMessage());
     }
+    if (!users.configured() && r.optional("SQLAGENT_OIDC_ISSUER").isEmpty()) {
+      throw new ConfigException("SQLAGENT_USERS=" + file.get() + " lists no users, only budgets: that is for users who "
+          + "sign on (SQLAGENT_OIDC_ISSUER); add users, or set the issuer");
+    }
+    return users;
   }
 
   /** scheme://host[:port], nothing more: what browsers send in the Origin header. */

@@ -96,8 +96,8 @@ public final class Settings {
               "`180000`; with a model on loopback: `" + AppConfig.LOCAL_QUESTION_TIMEOUT_MS + "`",
               "deadline of one whole question, every model call and query included"),
           s("SQLAGENT_LLM_MAX_CONNECTIONS", "64", null, "connections to the model API at once"),
-          s("SQLAGENT_PROMPT_PRICE", "0", null, "USD per million prompt tokens, for cost reporting"),
-          s("SQLAGENT_COMPLETION_PRICE", "0", null, "USD per million completion tokens, for cost reporting"),
+          s("SQLAGENT_PROMPT_PRICE", "0", null, "USD per million prompt tokens, for cost reporting and [budgets](budgets.md)"),
+          s("SQLAGENT_COMPLETION_PRICE", "0", null, "USD per million completion tokens, for cost reporting and [budgets](budgets.md)"),
           s("SQLAGENT_ANSWER_SUMMARY", "model", null,
               "`model`: a second call words the answer (a reply that is JSON, SQL or holds a code fence gives way to "
                   + "the deterministic one); `plain`: deterministic"),
@@ -151,7 +151,8 @@ public final class Settings {
                   + "still being answered is never cut)")),
       section("Users and sign-on",
           s("SQLAGENT_USERS", null, "unset: one optional shared `SQLAGENT_API_TOKEN`",
-              "users file, YAML or JSON: per user a token's SHA-256, display name, admin, optional database role "
+              "users file, YAML or JSON: per user a token's SHA-256, display name, admin, optional database role, "
+                  + "groups and [budgets](budgets.md) "
                   + "([Users and permissions](users-and-conversations.md#users-and-permissions)); cannot be combined "
                   + "with `SQLAGENT_API_TOKEN`"),
           s("SQLAGENT_OIDC_ISSUER", null, "unset: no sign-on",
@@ -166,7 +167,8 @@ public final class Settings {
           s("SQLAGENT_OIDC_CLAIMS", "name=preferred_username,display_name=name", null,
               "claims → user: `name`, `display_name`, `role` (database role) take a claim's text; `admin`, "
                   + "`see_sensitive` are `claim:value` (granted when the claim is or holds the value), e.g. "
-                  + "`admin=groups:sql-admins,role=db_role,see_sensitive=groups:pii`"),
+                  + "`admin=groups:sql-admins,role=db_role,see_sensitive=groups:pii`; `groups` names the claim listing "
+                  + "the user's groups ([budgets](budgets.md))"),
           s("SQLAGENT_OIDC_CLOCK_SKEW_S", "60", null,
               "seconds of clock difference tolerated on `exp` and `nbf` (0 to 3600)"),
           s("SQLAGENT_OIDC_KEYS_REFETCH_S", "10", null,

@@ -17,6 +17,7 @@ public final class AgentClient {
   /** The agent, as a client names it. */
   public static final String AGENT = "the agent";
 
+  private final Vertx vertx;
   private final BusClient bus;
   private final String askAddress;
   private final long askTimeoutMs;
@@ -28,9 +29,15 @@ public final class AgentClient {
 
   /** Asking on another address with the same contract (one worker's, {@code Addresses.askOn}). */
   public AgentClient(Vertx vertx, long askTimeoutMs, String askAddress) {
+    this.vertx = vertx;
     this.bus = new BusClient(vertx, AGENT, askTimeoutMs);
     this.askAddress = askAddress;
     this.askTimeoutMs = askTimeoutMs;
+  }
+
+  /** The Vert.x it asks on (for a caller's other clients on the same bus). */
+  public Vertx vertx() {
+    return vertx;
   }
 
   public Future<Answer> ask(AskRequest request) {

@@ -31,8 +31,8 @@ public final class JsonErrors {
   /** A failed bus request, rendered as every HTTP edge renders it: its status, Retry-After when busy. */
   public static void send(RoutingContext ctx, Throwable failure, String what) {
     BusError e = BusError.of(failure, what);
-    if (e.failure().retryLater() && !ctx.response().ended()) {
-      ctx.response().putHeader("Retry-After", String.valueOf(dev.sqlagent.bus.BusFailure.RETRY_AFTER_SECONDS));
+    if (e.retryAfterSeconds() >= 0 && !ctx.response().ended()) {
+      ctx.response().putHeader("Retry-After", String.valueOf(e.retryAfterSeconds()));
     }
     send(ctx, e.failure().httpStatus(), e.toJson());
   }

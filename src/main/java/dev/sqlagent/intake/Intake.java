@@ -6,6 +6,8 @@ import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.contract.AgentClient;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.AskRequest;
+import dev.sqlagent.contract.BudgetClient;
+import dev.sqlagent.contract.BudgetMessages;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.RunOptions;
 import dev.sqlagent.users.User;
@@ -30,6 +32,7 @@ public final class Intake {
   public static final List<String> PERSON_FIELDS = List.of("question", "mode", "run_id", "conversation_id");
 
   private final AgentClient agent;
+  private final BudgetClient budgets;
 
   /** @param askTimeoutMs how long an answer may take (the question's deadline and a margin) */
   public Intake(Vertx vertx, long askTimeoutMs) {
@@ -39,6 +42,7 @@ public final class Intake {
   /** Asking through {@code agent} (one worker's address, for evaluation in a cluster). */
   public Intake(AgentClient agent) {
     this.agent = agent;
+    this.budgets = new BudgetClient(agent.vertx());
   }
 
   /** A connection that asks: its runs are stopped when it goes ({@link Owner#gone}). */
@@ -97,9 +101,43 @@ public final class Intake {
    */
   public Future<Answer> ask(Taken taken) {
     if (taken.refused()) return Future.failedFuture(new BusError(BusFailure.BAD_REQUEST, taken.refusal().message()));
-    Future<Answer> answer = agent.ask(taken.request());
+    Future<Answer> answer = admit(taken).compose(admitted -> agent.ask(taken.request())
+        .onFailure(err -> {
+          // Counted, but never started (no slot, or the service stopping): the question is given back.
+          BusFailure f = BusError.of(err, AgentClient.AGENT).failure();
+          if ((f == BusFailure.BUSY || f == BusFailure.STOPPING) && taken.request().user() != null) {
+            budgets.refund(new BudgetMessages.Admit(taken.request().user()));
+          }
+        }));
     if (taken.owner() != null) answer.onComplete(done -> taken.owner().release(taken.runId()));
     return answer;
+  }
+
+  /**
+   * Whether the asker's daily budgets let a taken question start (it is then counted as one of their questions):
+   * fails with an {@link BusFailure#OVER_BUDGET} {@code BusError} naming the budget, what was used, its limit and when
+   * it resets, with Retry-After until then. Without a user, nothing is limited. The budgets not answering does not
+   * stop the question (as the state store not answering stops none).
+   */
+  public Future<Void> admit(Taken taken) {
+    User user = taken.request() == null ? null : taken.request().user();
+    if (user == null) return Future.succeededFuture();
+    return budgets.admit(new BudgetMessages.Admit(user))
+        .otherwise(err -> BudgetMessages.Admission.yes())
+        .compose(a -> a.admitted() ? Future.succeededFuture() : Future.failedFuture(overBudget(user, a)));
+  }
+
+  /** The refusal every door gives a question past a budget. */
+  static BusError overBudget(User user, BudgetMessages.Admission a) {
+    BudgetMessages.Spent s = a.refusedBy();
+    JsonObject spent = s.toJson();
+    String message = user.name() + " has used " + spent.getValue("used") + " of " + spent.getValue("limit") + " "
+        + s.budget() + " today (" + ("default".equals(s.from()) ? "the default budget" : "the budget of " + s.from())
+        + "); it resets at " + a.resetsAt();
+    JsonObject details = new JsonObject().put("budget", s.budget()).put("used", spent.getValue("used"))
+        .put("limit", spent.getValue("limit")).put("from", s.from()).put("resets_at", a.resetsAt())
+        .put("retry_after_s", a.retryAfterS());
+    return new BusError(BusFailure.OVER_BUDGET, message, details, a.retryAfterS());
   }
 
   /** {@link #take} and {@link #ask} in one, for a caller that needs the run id only afterwards. */

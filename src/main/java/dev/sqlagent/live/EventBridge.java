@@ -69,7 +69,8 @@ final class EventBridge {
     AgentClient agent = new AgentClient(vertx, askTimeoutMs);
     Intake intake = new Intake(agent);
     SessionOwners sessions = SessionOwners.of(vertx);
-    vertx.eventBus().localConsumer(Addresses.BRIDGE_REFUSED, m -> m.fail(BusFailure.BAD_REQUEST.code(),
+    vertx.eventBus().localConsumer(Addresses.BRIDGE_REFUSED, m -> m.fail(m.headers().get(REFUSAL_CODE) != null
+            ? Integer.parseInt(m.headers().get(REFUSAL_CODE)) : BusFailure.BAD_REQUEST.code(),
         m.headers().get(REFUSAL) != null ? m.headers().get(REFUSAL) : "nothing is asked at " + Addresses.BRIDGE_REFUSED));
     return SockJSHandler.create(vertx, sockjs).bridge(options,
         ev -> {
@@ -86,6 +87,8 @@ final class EventBridge {
 
   /** The header that carries a refusal's message to {@link Addresses#BRIDGE_REFUSED}. */
   static final String REFUSAL = "refusal";
+  /** The header that carries a refusal's bus failure code when it is not a bad request (a budget spent). */
+  static final String REFUSAL_CODE = "refusal_code";
 
   /**
    * A session opened with a sign-on token is closed when the token stops being accepted (on the raw WebSocket
@@ -183,10 +186,22 @@ final class EventBridge {
           // Answered as the agent answers a bad request: a failed reply, 400 and the refusal's message.
           ev.setRawMessage(raw.copy().put("address", Addresses.BRIDGE_REFUSED).put("body", new JsonObject())
               .put("headers", new JsonObject().put(REFUSAL, taken.refusal().message())));
-        } else {
-          ev.setRawMessage(raw.copy().put("body", taken.request().toJson()));
+          ev.complete(true);
+          return;
         }
-        ev.complete(true);
+        // Within the asker's budgets, or refused as every door refuses: the same body, as the failed reply's message.
+        intake.admit(taken).onComplete(admitted -> {
+          if (admitted.succeeded()) {
+            ev.setRawMessage(raw.copy().put("body", taken.request().toJson()));
+          } else {
+            owner.release(taken.runId());
+            BusError over = BusError.of(admitted.cause(), "the budgets");
+            ev.setRawMessage(raw.copy().put("address", Addresses.BRIDGE_REFUSED).put("body", new JsonObject())
+                .put("headers", new JsonObject().put(REFUSAL, over.toJson().encode())
+                    .put(REFUSAL_CODE, String.valueOf(over.failure().code()))));
+          }
+          ev.complete(true);
+        });
         return;
       case REGISTER:
         String address = raw.getString("address", "");

@@ -317,11 +317,14 @@ final class LiveSocket {
     error(runId, new JsonObject().put("error_type", "bad_request").put("message", message));
   }
 
-  /** An error frame: the same error_type and message the HTTP edge would send in its body. */
+  /** An error frame: the same error_type, message and details (a budget's limit, say) the HTTP edge would send. */
   private void error(String runId, JsonObject problem) {
     if (closed) return;
     JsonObject e = new JsonObject().put("type", "error").put("error_type", problem.getString("error_type"))
         .put("message", problem.getString("message"));
+    problem.forEach(kv -> {
+      if (!kv.getKey().equals("ok") && !e.containsKey(kv.getKey())) e.put(kv.getKey(), kv.getValue());
+    });
     if (runId != null) e.put("run_id", runId);
     sendFrame(e.encode());
   }

@@ -3,6 +3,7 @@ package dev.sqlagent.metrics;
 import dev.sqlagent.contract.OpsMessages;
 import dev.sqlagent.contract.StateMessages.LogFacts;
 import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.BudgetMessages.BudgetFact;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
@@ -53,6 +54,7 @@ public final class MetricsVerticle extends VerticleBase {
   private static final Pattern LABEL = Pattern.compile("[a-z][a-z0-9_]{0,39}");
   private static final Pattern MODEL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:/@-]{0,79}");
   private static final int MAX_LABEL_VALUES = 64;
+  private static final Set<String> BUDGETS = Set.of("questions_per_day", "tokens_per_day", "cost_usd_per_day");
   private static final Set<String> SOURCES = Set.of("http", "ws", "eventbus", "cli", "mcp", "eval");
   private static final Duration[] LATENCY_BUCKETS = {
       Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
@@ -129,6 +131,8 @@ public final class MetricsVerticle extends VerticleBase {
         bus.<JsonObject>localConsumer(Addresses.EVENTS, m -> read(m.body(), GraphEvent::fromJson).ifPresent(this::onEvent)).completion(),
         bus.<JsonObject>consumer(Addresses.QUERY_LOG_FACTS, m -> onLogFacts(m.body())).completion(),
         bus.<JsonObject>localConsumer(Addresses.LIVE_CLIENTS, m -> onClients(m.body())).completion(),
+        bus.<JsonObject>localConsumer(Addresses.BUDGET_FACTS, m -> read(m.body(), BudgetFact::fromJson).ifPresent(this::onBudget))
+            .completion(),
         bus.<JsonObject>localConsumer(Addresses.METRICS_SCRAPE, m -> m.reply(registry.scrape())).completion());
   }
 
@@ -203,6 +207,23 @@ public final class MetricsVerticle extends VerticleBase {
     if (node == Node.GENERATE_SQL && GraphEvent.FINISHED.equals(e.status()) && data.getValue("latency_ms") instanceof Number n) {
       Timer.builder("sqlagent.model.call.latency").description("model call latency").serviceLevelObjectives(LATENCY_BUCKETS)
           .register(registry).record(Math.max(0, n.longValue()), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Budgets: questions refused by the budget spent, the amounts counted against each, questions let through unchecked. */
+  private void onBudget(BudgetFact f) {
+    String budget = BUDGETS.contains(f.budget()) ? f.budget() : "other";
+    switch (f.kind()) {
+      case BudgetFact.REFUSED -> Counter.builder("sqlagent.budget.refusals")
+          .description("questions refused because a daily budget was spent, by budget").tags("budget", budget)
+          .register(registry).increment();
+      case BudgetFact.USED -> Counter.builder("sqlagent.budget.used")
+          .description("amounts counted against the users' daily budgets (questions, model tokens, USD), by budget")
+          .tags("budget", budget).register(registry).increment(Math.max(0, f.amount()));
+      case BudgetFact.UNCHECKED -> Counter.builder("sqlagent.budget.unchecked")
+          .description("questions let through uncounted: the state store did not answer the budget check in time")
+          .register(registry).increment();
+      default -> { }
     }
   }
 

@@ -43,7 +43,7 @@ public record StateStore(PgUrl owner, String logPassword) {
    */
   static final List<String> SCRIPTS = List.of("state/query_log.sql", "state/state.sql", "state/cluster.sql",
       "state/stored_values.sql", "state/run_user.sql", "state/conversations.sql", "state/run_claims.sql",
-      "state/trace_id.sql", "state/client_addr.sql");
+      "state/trace_id.sql", "state/client_addr.sql", "state/budget_usage.sql");
   /** The log role's script, run after the tables with the database's name and the role's password. */
   static final String LOG_ROLE_SCRIPT = "state/log_role.sql";
   /** Derived from the scripts' text, so any change to them migrates existing stores at the next start. */

@@ -18,15 +18,17 @@ import java.util.regex.Pattern;
  *   <li>{@code admin}, {@code see_sensitive} (default: nobody): granted when the claim is the value, or a list that
  *       holds it, or a space-separated text that holds it (as {@code scope}); {@code claim} alone means the claim
  *       is {@code true}.</li>
+ *   <li>{@code groups} (default: none): the claim listing the user's groups (a list, or a space-separated text), whose
+ *       budgets in the users file apply to them.</li>
  * </ul>
  * A claim is looked up by its whole name first (namespaced claims like {@code https://example.com/groups} are
  * names), then as a dotted path into nested objects ({@code realm_access.roles:sql-admins}, Keycloak's realm
  * roles). The value of a grant is what follows the last colon.
  */
-public record ClaimMap(String name, String displayName, String role, Grant admin, Grant seeSensitive) {
+public record ClaimMap(String name, String displayName, String role, Grant admin, Grant seeSensitive, String groups) {
 
-  public static final ClaimMap DEFAULT = new ClaimMap("preferred_username", "name", null, null, null);
-  private static final List<String> FIELDS = List.of("name", "display_name", "role", "admin", "see_sensitive");
+  public static final ClaimMap DEFAULT = new ClaimMap("preferred_username", "name", null, null, null, null);
+  private static final List<String> FIELDS = List.of("name", "display_name", "role", "admin", "see_sensitive", "groups");
   private static final Pattern USER_NAME = Pattern.compile("[A-Za-z0-9_.@-]{1,64}");
   private static final Pattern ROLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]{0,62}");
 
@@ -70,7 +72,7 @@ public record ClaimMap(String name, String displayName, String role, Grant admin
       }
     }
     return new ClaimMap(given.getOrDefault("name", DEFAULT.name), given.getOrDefault("display_name", DEFAULT.displayName),
-        given.get("role"), grant(given.get("admin")), grant(given.get("see_sensitive")));
+        given.get("role"), grant(given.get("admin")), grant(given.get("see_sensitive")), given.get("groups"));
   }
 
   private static Grant grant(String text) {
@@ -107,7 +109,15 @@ public record ClaimMap(String name, String displayName, String role, Grant admin
       }
     }
     return new User(userName, display, admin != null && admin.holds(claims), dbRole,
-        seeSensitive != null && seeSensitive.holds(claims));
+        seeSensitive != null && seeSensitive.holds(claims), groups(claims));
+  }
+
+  /** The groups the {@code groups} claim lists (a list, or a space-separated text); none when unmapped or absent. */
+  private List<String> groups(JsonObject claims) {
+    Object v = groups == null ? null : claim(claims, groups);
+    if (v instanceof String s) return List.of(s.strip().split("\\s+")).stream().filter(g -> !g.isEmpty()).toList();
+    if (v instanceof JsonArray a) return a.stream().filter(String.class::isInstance).map(String.class::cast).toList();
+    return List.of();
   }
 
   /** The claim by its whole name, else by a dotted path into nested objects; null when absent. */
@@ -124,6 +134,7 @@ public record ClaimMap(String name, String displayName, String role, Grant admin
   @Override
   public String toString() {
     return "name=" + name + ",display_name=" + displayName + (role == null ? "" : ",role=" + role)
-        + (admin == null ? "" : ",admin=" + admin) + (seeSensitive == null ? "" : ",see_sensitive=" + seeSensitive);
+        + (admin == null ? "" : ",admin=" + admin) + (seeSensitive == null ? "" : ",see_sensitive=" + seeSensitive)
+        + (groups == null ? "" : ",groups=" + groups);
   }
 }

@@ -6,9 +6,19 @@ import io.vertx.core.json.JsonObject;
  * Who asked: a user of the users file, or one the company's sign-on vouched for (a verified OpenID Connect token).
  * {@code dbRole}, when set, is the database role the gate switches to for this user's statements (so the target's
  * grants and row-level security apply to them); {@code seeSensitive} whether the user may see sensitive columns
- * unmasked. Never holds the token, so a user can travel on the bus and into events without carrying a credential.
+ * unmasked; {@code groups} the groups the users file or a sign-on claim puts them in (their budgets apply to them).
+ * Never holds the token, so a user can travel on the bus and into events without carrying a credential.
  */
-public record User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive) {
+public record User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive,
+    java.util.List<String> groups) {
+
+  public User {
+    groups = groups == null ? java.util.List.of() : java.util.List.copyOf(groups);
+  }
+
+  public User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive) {
+    this(name, displayName, admin, dbRole, seeSensitive, java.util.List.of());
+  }
 
   public User(String name, String displayName, boolean admin, String dbRole) {
     this(name, displayName, admin, dbRole, false);
@@ -21,6 +31,7 @@ public record User(String name, String displayName, boolean admin, String dbRole
 
   public JsonObject toJson() {
     JsonObject json = new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
+    if (!groups.isEmpty()) json.put("groups", new io.vertx.core.json.JsonArray(groups));
     return seeSensitive ? json.put("see_sensitive", true) : json;
   }
 
@@ -28,7 +39,9 @@ public record User(String name, String displayName, boolean admin, String dbRole
   public static User fromJson(JsonObject json) {
     if (json == null || json.getString("name") == null) return null;
     return new User(json.getString("name"), json.getString("display_name", json.getString("name")),
-        json.getBoolean("admin", false), json.getString("db_role"), json.getBoolean("see_sensitive", false));
+        json.getBoolean("admin", false), json.getString("db_role"), json.getBoolean("see_sensitive", false),
+        json.getValue("groups") instanceof io.vertx.core.json.JsonArray g
+            ? g.stream().filter(String.class::isInstance).map(String.class::cast).toList() : java.util.List.of());
   }
 
   /**

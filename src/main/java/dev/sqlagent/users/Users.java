@@ -23,8 +23,14 @@ public final class Users {
   private final List<User> users;
   private final List<String> digests;
   private final Map<String, User> byDigest = new HashMap<>();
+  private final Budgets budgets;
 
   Users(List<User> users, List<String> digests) {
+    this(users, digests, Budgets.NONE);
+  }
+
+  Users(List<User> users, List<String> digests, Budgets budgets) {
+    this.budgets = budgets;
     this.users = List.copyOf(users);
     this.digests = List.copyOf(digests);
     for (int i = 0; i < users.size(); i++) byDigest.put(digests.get(i), users.get(i));
@@ -32,6 +38,11 @@ public final class Users {
 
   public boolean configured() {
     return !users.isEmpty();
+  }
+
+  /** The budgets the file writes (none without a file). */
+  public Budgets budgets() {
+    return budgets;
   }
 
   public List<User> all() {

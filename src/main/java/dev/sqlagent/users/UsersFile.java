@@ -24,7 +24,14 @@ import org.yaml.snakeyaml.error.YAMLException;
  *     admin: false
  *     db_role: analyst_eu        # optional
  *     see_sensitive: true        # optional: shown sensitive columns unmasked
+ *     groups: [analysts]         # optional: the groups whose budgets apply
+ *     budget: {questions_per_day: 50, tokens_per_day: 200000, cost_usd_per_day: 2.0}   # optional
+ * groups:                        # optional: group name -> its budget (groups may also come from a sign-on claim)
+ *   analysts:
+ *     budget: {questions_per_day: 200}
+ * default_budget: {questions_per_day: 20}   # optional: for everyone without a limit of their own or a group's
  * </pre>
+ * With only sign-on users the file may list no users and hold just the budgets.
  * A token in clear ({@code token:}) is refused: the file stores digests only. Every problem is reported with
  * the user's position and what to write instead; read once, at start, off any event loop.
  */
@@ -34,7 +41,7 @@ public final class UsersFile {
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern ROLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]{0,62}");
   private static final Set<String> KEYS = Set.of("name", "display_name", "token_sha256", "admin", "db_role",
-      "see_sensitive");
+      "see_sensitive", "groups", "budget");
 
   private UsersFile() {}
 
@@ -56,9 +63,16 @@ public final class UsersFile {
     } catch (YAMLException e) {
       throw new IllegalArgumentException(where + ": not valid YAML or JSON (" + e.getMessage().lines().findFirst().orElse("") + ")");
     }
-    if (!(root instanceof Map<?, ?> map) || !(map.get("users") instanceof List<?> list) || list.isEmpty()) {
+    boolean budgetsOnly = root instanceof Map<?, ?> m && (m.containsKey("groups") || m.containsKey("default_budget"))
+        && (m.get("users") == null || m.get("users") instanceof List<?> l && l.isEmpty());
+    if (!(root instanceof Map<?, ?> map) || !(budgetsOnly || map.get("users") instanceof List<?> l && !l.isEmpty())) {
       throw new IllegalArgumentException(where + ": expected a top-level \"users\" list with at least one user");
     }
+    List<?> list = map.get("users") instanceof List<?> l ? l : List.of();
+    Map<String, Budget> groupBudgets = groupBudgets(map.get("groups"), where);
+    Budget fallback = map.containsKey("default_budget") ? Budget.parse(map.get("default_budget"), where + ": default_budget")
+        : Budget.NONE;
+    Map<String, Budget> userBudgets = new java.util.HashMap<>();
     List<User> users = new ArrayList<>();
     List<String> digests = new ArrayList<>();
     Set<String> names = new HashSet<>();
@@ -97,10 +111,52 @@ public final class UsersFile {
         throw new IllegalArgumentException(at + " (" + name + "): see_sensitive must be true or false");
       }
       String display = string(u.get("display_name"));
-      users.add(new User(name, display == null ? name : display, a, role, seeSensitive));
+      List<String> groups = userGroups(u.get("groups"), at + " (" + name + ")", groupBudgets);
+      if (u.containsKey("budget")) userBudgets.put(name, Budget.parse(u.get("budget"), at + " (" + name + ")"));
+      users.add(new User(name, display == null ? name : display, a, role, seeSensitive, groups));
       digests.add(digest);
     }
-    return new Users(users, digests);
+    return new Users(users, digests, new Budgets(userBudgets, groupBudgets, fallback));
+  }
+
+  /** The {@code groups:} section: each group's name and budget. */
+  private static Map<String, Budget> groupBudgets(Object section, String where) {
+    Map<String, Budget> groups = new java.util.HashMap<>();
+    if (section == null) return groups;
+    if (!(section instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException(where + ": groups must be a mapping of group name to {budget: {...}}");
+    }
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      String name = groupName(e.getKey());
+      String at = where + ": groups." + e.getKey();
+      if (name == null) throw new IllegalArgumentException(at + ": a group's name must be 1 to 128 characters");
+      if (!(e.getValue() instanceof Map<?, ?> g) || !g.keySet().equals(Set.of("budget"))) {
+        throw new IllegalArgumentException(at + " must be a mapping with one key, budget: {questions_per_day: ..., ...}");
+      }
+      groups.put(name, Budget.parse(g.get("budget"), at));
+    }
+    return groups;
+  }
+
+  /** A user's {@code groups:}: each one the file's {@code groups:} section defines (a typo would lift no limit). */
+  private static List<String> userGroups(Object value, String at, Map<String, Budget> defined) {
+    if (value == null) return List.of();
+    if (!(value instanceof List<?> list)) throw new IllegalArgumentException(at + ": groups must be a list, like [analysts]");
+    List<String> groups = new ArrayList<>();
+    for (Object g : list) {
+      String name = groupName(g);
+      if (name == null || !defined.containsKey(name)) {
+        throw new IllegalArgumentException(at + ": group \"" + g + "\" is not in the file's groups section"
+            + (defined.isEmpty() ? "" : " (" + String.join(", ", defined.keySet().stream().sorted().toList()) + ")"));
+      }
+      groups.add(name);
+    }
+    return groups;
+  }
+
+  private static String groupName(Object o) {
+    String s = string(o);
+    return s == null || s.length() > 128 ? null : s;
   }
 
   private static String string(Object o) {

@@ -64,6 +64,7 @@ public final class HttpVerticle extends VerticleBase {
     ConversationRoutes.mount(router, vertx, config);
     VerifiedRoutes.mount(router, vertx, config);
     ExportRoutes.mount(router, vertx, config);
+    dev.sqlagent.budget.UsageRoutes.mount(router, vertx, config);
     for (String path : POST_ONLY) router.route(path).handler(HttpVerticle::postOnly);
     Page.mount(router, oidc == null ? () -> "" : oidc::connectSources);
     router.route().last().handler(ctx -> error(ctx, 404, "not_found", "no such route: " + ctx.request().path()));
