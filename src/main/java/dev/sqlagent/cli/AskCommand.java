@@ -8,6 +8,7 @@ import dev.sqlagent.intake.Intake;
 import dev.sqlagent.intake.Owner;
 import dev.sqlagent.intake.Taken;
 import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.MetricDefinition;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
@@ -277,6 +278,9 @@ public final class AskCommand implements Callable<Integer> {
       b.append("(from reading ").append(a.chosenReading()).append(", without the model)\n");
     }
     if (a.sql() != null) b.append("SQL: ").append(a.sql()).append('\n');
+    if (a.metrics() != null) {
+      for (MetricDefinition m : a.metrics()) b.append("METRIC: ").append(m.render()).append('\n');
+    }
     if (a.answered()) b.append(ResultText.table(a.toJson()));
     b.append("attempts: ").append(a.attempts()).append(", rows: ").append(a.rowCount())
         .append(a.truncated() ? " (truncated)" : "").append(", tokens: ")
