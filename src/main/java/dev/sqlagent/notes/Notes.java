@@ -171,6 +171,18 @@ public final class Notes {
       return out;
     }
 
+    /**
+     * A statement that reads nothing but makes PostgreSQL check the definition: its expression over its tables
+     * ({@code fromTables}, as the catalogue names them), with its filters and {@code false}, so the plan is empty
+     * whatever the tables hold.
+     */
+    public String probe(List<String> fromTables) {
+      StringBuilder b = new StringBuilder("SELECT ").append(sql).append(" FROM ").append(String.join(", ", fromTables))
+          .append(" WHERE ");
+      for (String f : filters) b.append('(').append(f).append(") AND ");
+      return b.append("false").toString();
+    }
+
     /** Whether {@code question} uses its name or one of its terms (whole words, any case, punctuation ignored). */
     public boolean namedIn(String question) {
       String q = QuestionWords.normalise(question);
