@@ -267,7 +267,7 @@ public final class AskCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private static String summary(Answer a) {
+  static String summary(Answer a) {
     StringBuilder b = new StringBuilder("\n");
     if (a.needsClarification()) {
       return b.append("ASKED BACK: ").append(a.answer()).append('\n')

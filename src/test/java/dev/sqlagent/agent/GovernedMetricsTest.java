@@ -10,6 +10,7 @@ import dev.sqlagent.contract.RetrievalClient;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.HeadlessChromium;
 import dev.sqlagent.testing.MetricsDatabase;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
@@ -27,6 +28,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 
 /**
  * Two people asking for revenue get the same number: on a bakery's ledger (not the demo) whose notes file defines
@@ -144,6 +149,34 @@ class GovernedMetricsTest {
       ScoredTable t = r.tables().stream().filter(s -> s.name().equals(table)).findFirst()
           .orElseThrow(() -> new AssertionError(table + " not chosen: " + r.tableNames()));
       assertThat(t.valueLink()).isEqualTo("the metric 'revenue' reads it");
+    }
+  }
+
+  @Test
+  void thePageShowsTheMetricUnderTheSql() throws Exception {
+    try (HeadlessChromium browser = HeadlessChromium.start(1400, 1000)) {
+      WebDriver d = browser.driver;
+      d.get("http://127.0.0.1:" + service.port() + "/");
+      ((JavascriptExecutor) d).executeScript("localStorage.clear();");
+      d.navigate().refresh();
+      HeadlessChromium.waiting(d, 15).until(x -> x.findElement(By.id("connection")).getText().equals("Live"));
+      HeadlessChromium.ask(d, "Revenue last month?");
+      WebElement answer = HeadlessChromium.waiting(d, 60).until(x -> {
+        List<WebElement> a = x.findElements(By.cssSelector("#runs > details.run .answer"));
+        return !a.isEmpty() && a.get(0).isDisplayed() ? a.get(0) : null;
+      });
+      WebElement metrics = HeadlessChromium.waiting(d, 15).until(x -> answer.findElement(By.cssSelector(".metrics-used")));
+      assertThat(metrics.findElement(By.cssSelector(".label")).getAttribute("textContent")).isEqualTo("Metric used");
+      assertThat(metrics.findElement(By.cssSelector(".metric-name")).getText()).isEqualTo("revenue");
+      assertThat(metrics.findElement(By.cssSelector(".metric-sql")).getText()).isEqualTo(MetricsDatabase.REVENUE_SQL);
+      assertThat(metrics.findElement(By.cssSelector(".metric-filters")).getText())
+          .isEqualTo("where " + MetricsDatabase.REVENUE_FILTER);
+      assertThat(metrics.findElement(By.cssSelector(".metric-description")).getText())
+          .isEqualTo("Money taken for what was sold, void sales left out.");
+      // Under the SQL it describes.
+      assertThat((Boolean) ((JavascriptExecutor) d).executeScript(
+          "const sql = arguments[0].querySelector('.final-sql'), m = arguments[0].querySelector('.metrics-used');"
+              + " return !!(sql.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING);", answer)).isTrue();
     }
   }
 
