@@ -65,6 +65,9 @@ import org.yaml.snakeyaml.nodes.Tag;
  *   <li>{@code terms}: a list of maps with {@code term} and {@code means} (required) and {@code tables}; a
  *       question that uses a term raises its tables in table choice.
  *   <li>{@code conventions}: a list of maps with {@code text} (required) and {@code tables}.
+ *   <li>{@code metrics}: governed metrics, a list of maps with {@code name}, {@code sql} (one expression) and
+ *       {@code tables} (required), {@code filters}, {@code description} and {@code terms}; a question that uses a
+ *       metric's name or term is given its definition as the one to use.
  *   <li>{@code tables} of a term or convention is a list of table names, or one name.
  *   <li>Table names match the catalogue's forgiving case and quoting (see {@link TableNames}); check them
  *       with {@link Notes#validate}. In YAML, a name with SQL quotes goes inside single quotes
