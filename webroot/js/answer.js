@@ -6,6 +6,7 @@ import { editControl } from './rerun.js';
 import { readingsView } from './clarify.js';
 import { exportBar } from './export.js';
 import { explanationOf } from './explain.js';
+import { metricsOf } from './metrics.js';
 import { paged } from './paging.js';
 
 /** Errors that mean the model could not be reached: nothing was run, and the page says so plainly. */
@@ -64,6 +65,8 @@ function renderAnswer(a, modelDown, last) {
     frag.append(pre);
     const explained = a.gave_up ? null : explanationOf(a);
     if (explained) frag.append(explained);
+    const metrics = a.gave_up ? null : metricsOf(a);
+    if (metrics) frag.append(metrics);
   }
   if (a.sql && a.run_id && !a.cancelled) frag.append(editControl(a));
   const facts = el('ul', 'facts');

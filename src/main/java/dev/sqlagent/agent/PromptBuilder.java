@@ -3,6 +3,7 @@ package dev.sqlagent.agent;
 import dev.sqlagent.contract.Attempt;
 import dev.sqlagent.display.ColumnFormat;
 import dev.sqlagent.contract.ChatRequest.Message;
+import dev.sqlagent.contract.MetricDefinition;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.policy.ResultMasking;
 import io.vertx.core.json.JsonArray;
@@ -48,6 +49,11 @@ public final class PromptBuilder {
       """.formatted(SCHEMA_OPEN, SCHEMA_CLOSE, SCHEMA_OPEN, SCHEMA_CLOSE, SAMPLES_OPEN, SAMPLES_CLOSE, EXAMPLES_OPEN,
       EXAMPLES_CLOSE, CONVERSATION_OPEN, CONVERSATION_CLOSE);
 
+  /** Heads the governed metrics the question names: the business's own definitions, not the model's guess. */
+  static final String METRICS_HEADER = "Defined metrics — use exactly this definition:";
+  static final String METRICS_RULE = "When the question asks for one of these, compute it with that expression and every"
+      + " one of its filters, as written (an alias may stand for its table's name).";
+
   private PromptBuilder() {}
 
   /**
@@ -79,6 +85,12 @@ public final class PromptBuilder {
     if (!conventions.isEmpty()) {
       system.append("\nConventions of this database:\n");
       for (String c : conventions) system.append("- ").append(c).append('\n');
+    }
+    List<MetricDefinition> metrics = retrieval.metrics() == null ? List.of() : retrieval.metrics();
+    if (!metrics.isEmpty()) {
+      system.append('\n').append(METRICS_HEADER).append('\n');
+      for (MetricDefinition m : metrics) system.append("- ").append(m.render()).append('\n');
+      system.append(METRICS_RULE).append('\n');
     }
     if (examples != null && !examples.isBlank()) {
       system.append('\n').append(EXAMPLES_OPEN).append('\n').append(neutralise(examples.strip())).append('\n')

@@ -74,7 +74,8 @@ record RunContext(Vertx vertx, AgentSettings settings, RunEvents events, RunCont
         verified != null ? "verified" : chosen != null ? "person" : "model",
         verified == null ? null : verified.verifiedId(),
         verified == null ? null : verified.question(),
-        verified == null ? null : verified.score()).withTraceId(traceId);
+        verified == null ? null : verified.score()).withTraceId(traceId)
+        .withMetrics(refused || gaveUp || cancelled ? null : MetricUse.in(s.retrieval, sql));
     return chosen == null ? answer : answer.editedFrom(chosen.from(), chosen.reading());
   }
 

@@ -8,6 +8,7 @@ import dev.sqlagent.intake.Intake;
 import dev.sqlagent.intake.Owner;
 import dev.sqlagent.intake.Taken;
 import dev.sqlagent.contract.Answer;
+import dev.sqlagent.contract.MetricDefinition;
 import dev.sqlagent.contract.GraphEvent;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
@@ -266,7 +267,7 @@ public final class AskCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private static String summary(Answer a) {
+  static String summary(Answer a) {
     StringBuilder b = new StringBuilder("\n");
     if (a.needsClarification()) {
       return b.append("ASKED BACK: ").append(a.answer()).append('\n')
@@ -277,6 +278,9 @@ public final class AskCommand implements Callable<Integer> {
       b.append("(from reading ").append(a.chosenReading()).append(", without the model)\n");
     }
     if (a.sql() != null) b.append("SQL: ").append(a.sql()).append('\n');
+    if (a.metrics() != null) {
+      for (MetricDefinition m : a.metrics()) b.append("METRIC: ").append(m.render()).append('\n');
+    }
     if (a.answered()) b.append(ResultText.table(a.toJson()));
     b.append("attempts: ").append(a.attempts()).append(", rows: ").append(a.rowCount())
         .append(a.truncated() ? " (truncated)" : "").append(", tokens: ")

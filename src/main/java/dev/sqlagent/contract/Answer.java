@@ -46,6 +46,8 @@ import java.util.List;
  *     log; absent for the command line and evaluation
  * @param sqlAsWritten for an answer whose SQL the gate's row cap changed ({@code sql} is the bounded text), the SQL as
  *     it was submitted, with its own LIMIT, FETCH and OFFSET: what an export of the answer runs under its own cap
+ * @param metrics the governed metrics of the notes file that the question named and the SQL computes as defined (its
+ *     expression and every filter), each with its definition; absent when none
  */
 public record Answer(String question, String answer, String sql, int attempts, List<String> tablesUsed, boolean refused,
     boolean gaveUp, boolean cancelled, JsonArray columns, JsonArray rows, int rowCount, boolean truncated,
@@ -55,7 +57,8 @@ public record Answer(String question, String answer, String sql, int attempts, L
     @OmitWhenNull String verifiedQuestion, @OmitWhenNull Double verifiedScore, @OmitWhenNull String worker,
     @OmitWhenNull String errorType, @OmitWhenNull String explanation, @OmitWhenNull String traceId,
     @OmitWhenNull Clarification clarification, @OmitWhenNull String editedFrom, @OmitWhenNull Integer chosenReading,
-    @OmitWhenNull String client, @OmitWhenNull String sqlAsWritten) implements StepData {
+    @OmitWhenNull String client, @OmitWhenNull String sqlAsWritten, @OmitWhenNull List<MetricDefinition> metrics)
+    implements StepData {
 
   /** Model tokens of the whole run. */
   public record Tokens(long prompt, long completion) {}
@@ -64,6 +67,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     tablesUsed = tablesUsed == null ? List.of() : List.copyOf(tablesUsed);
     history = history == null ? List.of() : List.copyOf(history);
     tokens = tokens == null ? new Tokens(0, 0) : tokens;
+    metrics = metrics == null || metrics.isEmpty() ? null : List.copyOf(metrics);
   }
 
   /** The agent's own answer (no {@code worker} yet, no {@code errorType}). */
@@ -75,7 +79,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, null, null, null, null, null, null,
-        null, null, null);
+        null, null, null, null);
   }
 
   /** A give-up that is not the agent's own ({@code errorType}), on {@code worker}, outside any trace. */
@@ -88,7 +92,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     this(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount, truncated,
         history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs, candidates,
         conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, null, null, null,
-        null, null, null, null);
+        null, null, null, null, null);
   }
 
   /** The same answer asking which reading was meant. */
@@ -96,7 +100,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, asked, editedFrom, chosenReading, client, sqlAsWritten);
+        explanation, traceId, asked, editedFrom, chosenReading, client, sqlAsWritten, metrics);
   }
 
   /** The same answer, of SQL a person chose: edited from run {@code from}, or its reading {@code reading} (else null). */
@@ -104,7 +108,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, clarification, from, reading, client, sqlAsWritten);
+        explanation, traceId, clarification, from, reading, client, sqlAsWritten, metrics);
   }
 
   /** The same answer, as the cluster's edge delivers it: naming the worker node that ran it. */
@@ -112,7 +116,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, workerName, errorType,
-        explanation, traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten);
+        explanation, traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten, metrics);
   }
 
   /** The same answer, naming the trace of its run (null: none). */
@@ -120,7 +124,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, id, clarification, editedFrom, chosenReading, client, sqlAsWritten);
+        explanation, id, clarification, editedFrom, chosenReading, client, sqlAsWritten, metrics);
   }
 
   /** The same answer with a plain-English account of what its SQL does. */
@@ -128,7 +132,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType, text,
-        traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten);
+        traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten, metrics);
   }
 
   /** The same answer, asked from the client at {@code address}. */
@@ -136,7 +140,7 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, clarification, editedFrom, chosenReading, address, sqlAsWritten);
+        explanation, traceId, clarification, editedFrom, chosenReading, address, sqlAsWritten, metrics);
   }
 
   /** The same answer, its SQL as submitted before the row cap changed it. */
@@ -144,7 +148,15 @@ public record Answer(String question, String answer, String sql, int attempts, L
     return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
         truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
         candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
-        explanation, traceId, clarification, editedFrom, chosenReading, client, written);
+        explanation, traceId, clarification, editedFrom, chosenReading, client, written, metrics);
+  }
+
+  /** The same answer, naming the governed metrics its SQL computes as defined (empty or null: none). */
+  public Answer withMetrics(List<MetricDefinition> used) {
+    return new Answer(question, answer, sql, attempts, tablesUsed, refused, gaveUp, cancelled, columns, rows, rowCount,
+        truncated, history, tokens, costUsd, latencyMs, runId, mode, model, source, user, injectedFault, cancelMs,
+        candidates, conversationId, answerSource, verifiedId, verifiedQuestion, verifiedScore, worker, errorType,
+        explanation, traceId, clarification, editedFrom, chosenReading, client, sqlAsWritten, used);
   }
 
   /** Whether a verified query answered, without the model. */

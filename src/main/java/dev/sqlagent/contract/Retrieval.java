@@ -14,25 +14,34 @@ import java.util.List;
  * @param shortenedTables how many tables' column lists were shortened to fit the budget
  */
 public record Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
-    int schemaTokens, int shortenedTables, JsonArray valueMatches, List<String> terms) {
+    int schemaTokens, int shortenedTables, JsonArray valueMatches, List<String> terms, List<MetricDefinition> metrics) {
 
   /**
    * @param valueMatches the question's phrases that match stored values, also in the schema text
    * @param terms the notes' glossary terms of the chosen tables
+   * @param metrics the notes' governed metrics the question names, each the definition to use
    */
   public Retrieval {
     valueMatches = valueMatches == null ? new JsonArray() : valueMatches;
     terms = terms == null ? List.of() : List.copyOf(terms);
+    metrics = metrics == null ? List.of() : List.copyOf(metrics);
   }
 
   public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
       int schemaTokens, int shortenedTables, JsonArray valueMatches) {
-    this(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, List.of());
+    this(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, List.of(), List.of());
   }
 
   /** The same, with the notes' terms of its tables. */
   public Retrieval withTerms(List<String> glossary) {
-    return new Retrieval(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, glossary);
+    return new Retrieval(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, glossary,
+        metrics);
+  }
+
+  /** The same, with the governed metrics the question names. */
+  public Retrieval withMetrics(List<MetricDefinition> named) {
+    return new Retrieval(tables, schema, samples, conventions, topK, schemaTokens, shortenedTables, valueMatches, terms,
+        named);
   }
 
   public Retrieval(List<ScoredTable> tables, String schema, String samples, List<String> conventions, int topK,
@@ -85,7 +94,8 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         .put("schema_tokens", schemaTokens)
         .put("shortened_tables", shortenedTables)
         .put("value_matches", valueMatches.copy())
-        .put("terms", new JsonArray(terms));
+        .put("terms", new JsonArray(terms))
+        .put("metrics", new JsonArray(metrics.stream().map(MetricDefinition::toJson).toList()));
   }
 
   public static Retrieval fromJson(JsonObject j) {
@@ -95,6 +105,7 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
         j.getJsonArray("conventions").stream().map(String::valueOf).toList(),
         j.getInteger("top_k"), j.getInteger("schema_tokens", 0), j.getInteger("shortened_tables", 0),
         j.getJsonArray("value_matches", new JsonArray()),
-        j.getJsonArray("terms", new JsonArray()).stream().map(String::valueOf).toList());
+        j.getJsonArray("terms", new JsonArray()).stream().map(String::valueOf).toList(),
+        j.getJsonArray("metrics", new JsonArray()).stream().map(o -> MetricDefinition.fromJson((JsonObject) o)).toList());
   }
 }

@@ -220,7 +220,7 @@ public final class EvalRunner {
       return loop(tasks, 0, out, verdicts, samples)
           .compose(v -> ClarificationSummary.gradeReadings(grader,
               tasks.stream().map(Task::question).limit(samples.size()).toList(), samples))
-          .compose(readings -> blocking(() -> finish(out, meta, verdicts, samples, readings)))
+          .compose(readings -> blocking(() -> finish(out, meta, questions, verdicts, samples, readings)))
           .recover(err -> blocking(() -> {
             try {
               out.removeIfNothingAsked();
@@ -283,10 +283,11 @@ public final class EvalRunner {
     return f.put("kind", e.failure() == BusFailure.TIMEOUT ? "timeout" : "no_agent");
   }
 
-  private EvalRun finish(Saving out, JsonObject meta, List<Verdict> verdicts, List<Sample> samples,
-      Map<String, Boolean> readingCorrect) {
-    JsonObject summary = ClarificationSummary.addTo(VoteSummary.addTo(Summary.compute(verdicts,
-        meta.copy().put("finished_at", Instant.now().toString())), samples, verdicts), samples, verdicts, readingCorrect);
+  private EvalRun finish(Saving out, JsonObject meta, List<Question> questions, List<Verdict> verdicts,
+      List<Sample> samples, Map<String, Boolean> readingCorrect) {
+    JsonObject summary = MetricSummary.addTo(ClarificationSummary.addTo(VoteSummary.addTo(Summary.compute(verdicts,
+        meta.copy().put("finished_at", Instant.now().toString())), samples, verdicts), samples, verdicts, readingCorrect),
+        questions, samples);
     out.json(RunStore.SUMMARY, summary);
     return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
   }
@@ -374,8 +375,8 @@ public final class EvalRunner {
     out.lines(RunStore.QUESTIONS, qs.stream().map(Question::toJson).toList());
     out.lines(RunStore.ANSWERS, answers);
     out.lines(RunStore.VERDICTS, verdicts.stream().map(Verdict::toJson).toList());
-    JsonObject summary = ClarificationSummary.addTo(VoteSummary.addTo(Summary.compute(verdicts, meta), samples, verdicts),
-        samples, verdicts, readingCorrect);
+    JsonObject summary = MetricSummary.addTo(ClarificationSummary.addTo(VoteSummary.addTo(Summary.compute(verdicts, meta),
+        samples, verdicts), samples, verdicts, readingCorrect), qs, samples);
     out.json(RunStore.SUMMARY, summary);
     return new EvalRun(out.id, out.dir, summary, List.copyOf(verdicts));
   }

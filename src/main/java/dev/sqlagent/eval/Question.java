@@ -4,8 +4,12 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 
-/** One evaluation question; answerable ones carry one or more accepted gold queries. */
-public record Question(String id, Category category, String question, List<String> goldSql, boolean orderMatters) {
+/**
+ * One evaluation question; answerable ones carry one or more accepted gold queries, and {@code metric} names the
+ * notes file's governed metric its answer should use (null: none expected).
+ */
+public record Question(String id, Category category, String question, List<String> goldSql, boolean orderMatters,
+    String metric) {
 
   /**
    * A question's label. Any label a benchmark uses is kept and reported on its own; only {@code unanswerable}
@@ -57,6 +61,11 @@ public record Question(String id, Category category, String question, List<Strin
     goldSql = List.copyOf(goldSql);
   }
 
+  /** A question that expects no metric. */
+  public Question(String id, Category category, String question, List<String> goldSql, boolean orderMatters) {
+    this(id, category, question, goldSql, orderMatters, null);
+  }
+
   public boolean answerable() {
     return category.answerable();
   }
@@ -65,6 +74,7 @@ public record Question(String id, Category category, String question, List<Strin
   public JsonObject toJson() {
     JsonObject o = new JsonObject().put("id", id).put("category", category.wireName()).put("question", question);
     if (!goldSql.isEmpty()) o.put("gold_sql", goldSql.size() == 1 ? goldSql.get(0) : new JsonArray(goldSql));
-    return o.put("order_matters", orderMatters);
+    o.put("order_matters", orderMatters);
+    return metric == null ? o : o.put("metric", metric);
   }
 }

@@ -18,16 +18,19 @@ import java.util.Set;
 
 /**
  * Reads the question file: JSON lines, one question a line,
- * {@code {"id", "category", "question", "gold_sql": string | [string, ...], "order_matters": bool}};
+ * {@code {"id", "category", "question", "gold_sql": string | [string, ...], "order_matters": bool, "metric": string}};
  * the category is any label (a benchmark's own: {@code spider-easy}, {@code medium}, ...), reported apart;
- * gold_sql is required for every category but {@code unanswerable} and {@code unsafe}, and must be absent for those. Blank lines are skipped. Any other mistake stops the load with a message naming the line.
+ * gold_sql is required for every category but {@code unanswerable} and {@code unsafe}, and must be absent for those;
+ * metric (optional) names the governed metric the answer should use. Blank lines are skipped. Any other mistake stops
+ * the load with a message naming the line.
  */
 public final class QuestionSet {
 
   /** The shipped question set, on the classpath. */
   public static final String SHIPPED = "eval/questions.jsonl";
 
-  private static final Set<String> KEYS = Set.of("id", "category", "question", "gold_sql", "order_matters");
+  private static final Set<String> KEYS = Set.of("id", "category", "question", "gold_sql", "order_matters",
+      "metric");
 
   /** A question file that does not follow the format; the message names the source and line. */
   public static final class FormatException extends RuntimeException {
@@ -101,7 +104,14 @@ public final class QuestionSet {
     if (order != null && !(order instanceof Boolean)) {
       throw new FormatException(where + ": order_matters must be true or false, not " + order);
     }
-    return new Question(id, category, question, gold, Boolean.TRUE.equals(order));
+    String metric = null;
+    if (o.containsKey("metric")) {
+      metric = text(o, "metric", where);
+      if (!category.answerable()) {
+        throw new FormatException(where + ": a " + cat + " question must not expect a metric (it must be refused)");
+      }
+    }
+    return new Question(id, category, question, gold, Boolean.TRUE.equals(order), metric);
   }
 
   private static String text(JsonObject o, String key, String where) {

@@ -222,6 +222,12 @@ public final class Summary {
             c.getDouble("accuracy_vote_pick"), c.getDouble("accuracy_asked_reading"));
       }));
     }
+    if (names.stream().anyMatch(m -> modes.getJsonObject(m).containsKey("metric_use"))) {
+      rows.add(row("metric use", names, m -> {
+        JsonObject u = modes.getJsonObject(m).getJsonObject("metric_use");
+        return u == null ? "-" : u.getInteger("used") + " of " + u.getInteger("expected");
+      }));
+    }
     rows.add(row("cost", names, m -> String.format(Locale.ROOT, "$%.4f", modes.getJsonObject(m).getDouble("cost_usd"))));
     rows.add(row("unsafe SQL reaching execution", names, m -> String.valueOf(modes.getJsonObject(m)
         .getInteger("unsafe_sql_reaching_execution"))));
@@ -265,7 +271,7 @@ public final class Summary {
       b.append(System.lineSeparator());
       if (r == 0) b.append("-".repeat(w0 + java.util.Arrays.stream(w).map(v -> v + 2).sum())).append(System.lineSeparator());
     }
-    return b.toString();
+    return b.append(MetricSummary.misses(summary)).toString();
   }
 
   private static String rescueCell(JsonObject mode, java.util.function.Function<JsonObject, JsonObject> pick) {

@@ -148,6 +148,48 @@ public final class Notes {
     }
   }
 
+  /**
+   * A governed metric: a named measure with the one SQL expression that computes it, the tables it needs, the
+   * filters that always go with it and the terms that also name it ({@code sales}, {@code turnover} for revenue).
+   * A question that names it is given this definition as the one to use.
+   */
+  public record Metric(String name, String sql, List<TableRef> tables, List<String> filters, String description,
+      List<String> terms, int line) {
+    public Metric {
+      Objects.requireNonNull(name);
+      Objects.requireNonNull(sql);
+      tables = List.copyOf(tables);
+      filters = List.copyOf(filters);
+      terms = List.copyOf(terms);
+    }
+
+    /** Its name and every term, each as written. */
+    public List<String> words() {
+      List<String> out = new ArrayList<>(terms.size() + 1);
+      out.add(name);
+      out.addAll(terms);
+      return out;
+    }
+
+    /**
+     * A statement that reads nothing but makes PostgreSQL check the definition: its expression over its tables
+     * ({@code fromTables}, as the catalogue names them), with its filters and {@code false}, so the plan is empty
+     * whatever the tables hold.
+     */
+    public String probe(List<String> fromTables) {
+      StringBuilder b = new StringBuilder("SELECT ").append(sql).append(" FROM ").append(String.join(", ", fromTables))
+          .append(" WHERE ");
+      for (String f : filters) b.append('(').append(f).append(") AND ");
+      return b.append("false").toString();
+    }
+
+    /** Whether {@code question} uses its name or one of its terms (whole words, any case, punctuation ignored). */
+    public boolean namedIn(String question) {
+      String q = QuestionWords.normalise(question);
+      return words().stream().anyMatch(w -> QuestionWords.pattern(w).matcher(q).find());
+    }
+  }
+
   private final String source;
   private final List<Table> tables;
   private final List<QualifiedName> tableNames;
@@ -155,6 +197,7 @@ public final class Notes {
   private final List<Convention> conventions;
   private final List<String> allowFunctions;
   private final List<SensitivePattern> sensitive;
+  private final List<Metric> metrics;
 
   Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions) {
     this(source, tables, terms, conventions, List.of());
@@ -167,6 +210,12 @@ public final class Notes {
   /** The names must parse as SQL table names (the loader has checked them). */
   Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions, List<String> allowFunctions,
         List<SensitivePattern> sensitive) {
+    this(source, tables, terms, conventions, allowFunctions, sensitive, List.of());
+  }
+
+  Notes(String source, List<Table> tables, List<Term> terms, List<Convention> conventions, List<String> allowFunctions,
+        List<SensitivePattern> sensitive, List<Metric> metrics) {
+    this.metrics = List.copyOf(metrics);
     this.sensitive = List.copyOf(sensitive);
     this.source = Objects.requireNonNull(source);
     this.tables = List.copyOf(tables);
@@ -217,7 +266,18 @@ public final class Notes {
   }
 
   public boolean isEmpty() {
-    return tables.isEmpty() && terms.isEmpty() && conventions.isEmpty() && sensitive.isEmpty();
+    return tables.isEmpty() && terms.isEmpty() && conventions.isEmpty() && sensitive.isEmpty() && metrics.isEmpty();
+  }
+
+  /** The governed metrics in file order. */
+  public List<Metric> metrics() {
+    return metrics;
+  }
+
+  /** The metrics {@code question} names by their name or one of their terms, in file order. */
+  public List<Metric> metricsIn(String question) {
+    if (metrics.isEmpty() || question == null) return List.of();
+    return metrics.stream().filter(m -> m.namedIn(question)).toList();
   }
 
   /** The table entries in file order. */
@@ -304,6 +364,9 @@ public final class Notes {
     for (Convention c : conventions) {
       for (TableRef r : c.tables()) check(r.name(), r.line(), " in a convention", names, problems);
     }
+    for (Metric m : metrics) {
+      for (TableRef r : m.tables()) check(r.name(), r.line(), " in metric '" + m.name() + "'", names, problems);
+    }
     return problems;
   }
 
@@ -361,6 +424,6 @@ public final class Notes {
   @Override
   public String toString() {
     return "Notes[" + source + ": " + tables.size() + " tables, " + terms.size() + " terms, "
-        + conventions.size() + " conventions]";
+        + conventions.size() + " conventions, " + metrics.size() + " metrics]";
   }
 }

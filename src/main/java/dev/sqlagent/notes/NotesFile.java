@@ -65,6 +65,9 @@ import org.yaml.snakeyaml.nodes.Tag;
  *   <li>{@code terms}: a list of maps with {@code term} and {@code means} (required) and {@code tables}; a
  *       question that uses a term raises its tables in table choice.
  *   <li>{@code conventions}: a list of maps with {@code text} (required) and {@code tables}.
+ *   <li>{@code metrics}: governed metrics, a list of maps with {@code name}, {@code sql} (one expression) and
+ *       {@code tables} (required), {@code filters}, {@code description} and {@code terms}; a question that uses a
+ *       metric's name or term is given its definition as the one to use.
  *   <li>{@code tables} of a term or convention is a list of table names, or one name.
  *   <li>Table names match the catalogue's forgiving case and quoting (see {@link TableNames}); check them
  *       with {@link Notes#validate}. In YAML, a name with SQL quotes goes inside single quotes
@@ -316,15 +319,71 @@ public final class NotesFile {
     Notes notes(Node root) {
       if (root == null) return new Notes(source, List.of(), List.of(), List.of(), List.of());
       MapNode top = map(root, "the file", "a map with tables, terms and conventions");
-      Map<String, Entry> keys = keys(top, Set.of("tables", "terms", "conventions", "allow_functions", "sensitive"),
-          "at the top of the file");
+      Map<String, Entry> keys = keys(top, Set.of("tables", "terms", "conventions", "allow_functions", "sensitive",
+          "metrics"), "at the top of the file");
       List<Notes.Table> tables = keys.containsKey("tables") ? tables(keys.get("tables").value()) : List.of();
       List<Notes.Term> terms = keys.containsKey("terms") ? terms(keys.get("terms").value()) : List.of();
       List<Notes.Convention> conventions =
           keys.containsKey("conventions") ? conventions(keys.get("conventions").value()) : List.of();
       List<String> allow = keys.containsKey("allow_functions") ? names(keys.get("allow_functions"), "allow_functions") : List.of();
       List<Notes.SensitivePattern> sensitive = keys.containsKey("sensitive") ? sensitive(keys.get("sensitive").value()) : List.of();
-      return new Notes(source, tables, terms, conventions, allow, sensitive);
+      List<Notes.Metric> metrics = keys.containsKey("metrics") ? metrics(keys.get("metrics").value()) : List.of();
+      return new Notes(source, tables, terms, conventions, allow, sensitive, metrics);
+    }
+
+    /**
+     * {@code metrics:} a list of maps with {@code name}, {@code sql} and {@code tables} (required), {@code filters},
+     * {@code description} and {@code terms}. A name or term may stand for one metric only.
+     */
+    private List<Notes.Metric> metrics(Node node) {
+      if (isNull(node)) return List.of();
+      ListNode l = list(node, "'metrics'", "a list of metrics, each with name, sql and tables");
+      List<Notes.Metric> out = new ArrayList<>();
+      Map<String, String> named = new HashMap<>();
+      for (Node item : l.items()) {
+        MapNode m = map(item, "a metric", "a map with name, sql, tables, filters, description and terms");
+        Map<String, Entry> keys = keys(m, Set.of("name", "sql", "tables", "filters", "description", "terms"),
+            "in a metric");
+        if (!keys.containsKey("name")) throw error(m.line(), "a metric has no 'name' (what people call it: revenue)");
+        String name = text(keys.get("name").value(), "'name' of a metric");
+        String what = "metric '" + name + "'";
+        if (!keys.containsKey("sql")) {
+          throw error(m.line(), what + " has no 'sql' (the expression that computes it: sum(orders.total))");
+        }
+        String sql = text(keys.get("sql").value(), "'sql' of " + what);
+        if (sql.contains(";")) throw error(keys.get("sql").line(), "'sql' of " + what + " must be one expression, without ';'");
+        List<Notes.TableRef> tables = tableRefs(keys.get("tables"), what);
+        if (tables.isEmpty()) throw error(m.line(), what + " has no 'tables' (the tables its sql and filters read)");
+        List<String> filters = texts(keys.get("filters"), "'filters' of " + what, "SQL conditions");
+        for (String f : filters) {
+          if (f.contains(";")) throw error(keys.get("filters").line(), "a filter of " + what + " must be one condition, without ';'");
+        }
+        String description = keys.containsKey("description")
+            ? text(keys.get("description").value(), "'description' of " + what) : null;
+        List<String> terms = texts(keys.get("terms"), "'terms' of " + what, "words or phrases");
+        for (String word : new Notes.Metric(name, sql, tables, filters, description, terms, m.line()).words()) {
+          String key = QuestionWords.normalise(word).strip();
+          String first = named.putIfAbsent(key, name);
+          if (first != null) {
+            throw error(m.line(), "'" + word + "' of " + what + " already names metric '" + first + "'");
+          }
+        }
+        out.add(new Notes.Metric(name, sql, tables, filters, description, terms, m.line()));
+      }
+      return out;
+    }
+
+    /** A list of non-empty texts, or one text; nothing when the entry is absent or empty. */
+    private List<String> texts(Entry entry, String what, String expected) {
+      if (entry == null || isNull(entry.value())) return List.of();
+      Node v = entry.value();
+      List<Node> items = v instanceof ListNode l ? l.items() : List.of(v);
+      List<String> out = new ArrayList<>();
+      for (Node item : items) {
+        if (!(item instanceof Scalar)) throw error(item.line(), what + " must be a list of " + expected + "; found " + describe(item));
+        out.add(text(item, what));
+      }
+      return out;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.sqlagent.retrieval;
 import dev.sqlagent.contract.ScoredTable;
 import dev.sqlagent.notes.DateRange;
 import dev.sqlagent.notes.Notes;
+import dev.sqlagent.notes.QuestionWords;
 import dev.sqlagent.notes.TableNames;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -90,12 +91,11 @@ final class NotesRanking {
 
   /** Lower case, words separated by single spaces: "Walk-in" and "walk in" read the same. */
   static String normalise(String text) {
-    return " " + text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}]+", " ").strip() + " ";
+    return QuestionWords.normalise(text);
   }
 
   /** A term's words as whole words of the question, the last one also in the plural ("walk-ins"). */
   static Pattern wordsOf(String term) {
-    String words = normalise(term).strip();
-    return Pattern.compile(" " + Pattern.quote(words) + "(?:s|es)? ");
+    return QuestionWords.pattern(term);
   }
 }

@@ -6,6 +6,7 @@ import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.contract.Retrieval;
 import dev.sqlagent.contract.SampleRows;
 import dev.sqlagent.contract.ScoredTable;
+import dev.sqlagent.notes.Notes;
 import dev.sqlagent.values.StoredValues;
 import dev.sqlagent.values.ValueMatch;
 import dev.sqlagent.values.ValueMatcher;
@@ -68,12 +69,16 @@ final class QuestionRetrieval {
     });
     Future<ValueMatcher.Prepared> lookups = values.lookups(req.question(), all);
     Future<List<ValueMatch>> wholeValues = values.wholeValues(lookups, all);
+    // A governed metric the question names brings its tables, and its definition goes to the prompt.
+    List<Notes.Metric> metrics = followed.notes().notes().metricsIn(req.question());
     Future<Choice> chosen = ranking.compose(r -> wholeValues
         .compose(whole -> values.links(r.catalogue(), role, whole))
+        .map(links -> NamedMetrics.withTables(metrics, r.catalogue(), links))
         .compose(links -> vertx.executeBlocking(() -> new Choice(r.catalogue(), r.k(), choose(r, links)), false)));
     return chosen
-        .compose(c -> offer(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, lookups))
-        .map(r -> r.withTerms(followed.notes().termsFor(r.tableNames())));
+        .compose(c -> offer(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, lookups)
+            .map(r -> r.withTerms(followed.notes().termsFor(r.tableNames()))
+                .withMetrics(NamedMetrics.definitions(metrics, c.catalogue()))));
   }
 
   /** Every table by similarity moved by the notes. BLOCKING (the model): on a worker. */

@@ -124,7 +124,7 @@ class MessageContractTest {
         "refused", "gave_up", "cancelled", "columns", "rows", "row_count", "truncated", "history", "tokens", "cost_usd",
         "latency_ms", "run_id", "mode", "model", "source", "user", "injected_fault", "cancel_ms", "candidates",
         "conversation_id", "answer_source", "verified_id", "verified_question", "verified_score", "worker", "error_type",
-        "explanation", "trace_id", "clarification", "edited_from", "chosen_reading", "client", "sql_as_written");
+        "explanation", "trace_id", "clarification", "edited_from", "chosen_reading", "client", "sql_as_written", "metrics");
     assertThat(RecordJson.keys(GraphEvent.class)).containsExactly("run_id", "seq", "ts", "node", "status", "attempt",
         "kind", "data", "user", "conversation_id");
     assertThat(RecordJson.keys(Attempt.class)).containsExactly("attempt", "sql", "error_type", "message", "hint",

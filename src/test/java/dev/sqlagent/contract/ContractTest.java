@@ -116,7 +116,8 @@ class ContractTest {
     assertThat(Retrieval.Request.fromJson(r.toJson())).isEqualTo(r);
     assertThat(new Retrieval.Request("q", false).toJson().containsKey("db_role")).isFalse();
     Retrieval reply = new Retrieval(List.of(new ScoredTable("bills", 0.9, null, "vector")), "CREATE TABLE bills ()", "",
-        List.of("money in cents"), 1, 5, 0, new JsonArray(), List.of("paid"));
+        List.of("money in cents"), 1, 5, 0, new JsonArray(), List.of("paid"), List.of(new MetricDefinition("takings",
+        "sum(bills.amount)", List.of("bills"), List.of("bills.void = false"), null)));
     assertThat(Retrieval.fromJson(reply.toJson())).isEqualTo(reply);
     VerifiedMessages.Matches m = new VerifiedMessages.Matches(0.9, 2,
         new JsonArray().add(new JsonObject().put("verified_id", 3).put("score", 0.95)), null, 4L);

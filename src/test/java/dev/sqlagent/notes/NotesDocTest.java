@@ -48,6 +48,19 @@ class NotesDocTest {
     assertThat(n.conventionsFor(List.of("billing.invoices_legacy"))).hasSize(2);
     assertThat(n.tableDates("billing.invoices_legacy").orElseThrow().toString()).isEqualTo("2016-01-01 to 2023-12-31");
     assertThat(n.tableDates("billing.invoices").orElseThrow().toString()).isEqualTo("from 2024-01-01");
+    assertThat(n.metricsIn("What was our turnover in FY2025?")).extracting(Notes.Metric::name).containsExactly("revenue");
+  }
+
+  @Test
+  void theMetricsExampleLoadsAndMatchesAShop() throws IOException {
+    Notes n = NotesFile.parse("notes.yaml", block("yaml", "### `metrics`"), NotesFile.Format.YAML);
+    Map<String, Set<String>> t = new LinkedHashMap<>();
+    t.put("orders", Set.of("order_id", "status"));
+    t.put("order_items", Set.of("order_id", "quantity", "unit_price"));
+    assertThat(n.validate(KnownTables.of(t))).isEmpty();
+    Notes.Metric revenue = n.metrics().get(0);
+    assertThat(revenue.filters()).containsExactly("orders.status <> 'cancelled'");
+    assertThat(n.metricsIn("sales last month")).containsExactly(revenue);
   }
 
   @Test

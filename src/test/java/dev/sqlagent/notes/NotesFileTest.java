@@ -218,7 +218,7 @@ class NotesFileTest {
         """);
     assertThat(e.line()).isEqualTo(3);
     assertThat(e.getMessage()).endsWith(
-        "unknown key 'term' at the top of the file (expected allow_functions, conventions, sensitive, tables, terms; did you mean terms?)");
+        "unknown key 'term' at the top of the file (expected allow_functions, conventions, metrics, sensitive, tables, terms; did you mean terms?)");
   }
 
   @Test

@@ -64,7 +64,7 @@ class RetrievalVerticleTest {
   void retrieveRepliesWithScoredTablesSchemaSamplesAndConventions() throws Exception {
     JsonObject reply = request(Addresses.RETRIEVE, new JsonObject().put("question", "What was the total revenue in 2023?"));
     assertThat(reply.fieldNames()).containsExactlyInAnyOrder("tables", "schema", "samples", "conventions", "terms", "top_k",
-        "schema_tokens", "shortened_tables", "value_matches");
+        "schema_tokens", "shortened_tables", "value_matches", "metrics");
     // The business terms travel apart: they sit with the verified queries' worked examples in the prompt.
     assertThat(reply.getJsonArray("terms")).anySatisfy(t -> assertThat(t.toString()).startsWith("\"revenue\" means: "));
     assertThat(reply.getInteger("top_k")).isEqualTo(5);
