@@ -113,7 +113,8 @@ public final class ExecutionVerticle extends VerticleBase {
         .recover(e -> Future.failedFuture(e instanceof io.vertx.core.eventbus.ReplyException r
             && r.failureType() == io.vertx.core.eventbus.ReplyFailure.TIMEOUT
             ? new IllegalStateException("its receiver took nothing for " + ackMs / 1000 + " s") : e));
-    gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(), req.seeSensitive(), sink)
+    gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(),
+        GateRequest.settingsMap(req.settings()), req.seeSensitive(), sink)
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           if (e instanceof ReadOnlyExecutor.Busy busy) {

@@ -24,6 +24,8 @@ import org.yaml.snakeyaml.error.YAMLException;
  *     admin: false
  *     db_role: analyst_eu        # optional
  *     see_sensitive: true        # optional: shown sensitive columns unmasked
+ *     settings:                  # optional: session settings set for her statements (row rules)
+ *       app.tenant_id: 42
  * </pre>
  * A token in clear ({@code token:}) is refused: the file stores digests only. Every problem is reported with
  * the user's position and what to write instead; read once, at start, off any event loop.
@@ -34,7 +36,7 @@ public final class UsersFile {
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern ROLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]{0,62}");
   private static final Set<String> KEYS = Set.of("name", "display_name", "token_sha256", "admin", "db_role",
-      "see_sensitive");
+      "see_sensitive", "settings");
 
   private UsersFile() {}
 
@@ -97,10 +99,35 @@ public final class UsersFile {
         throw new IllegalArgumentException(at + " (" + name + "): see_sensitive must be true or false");
       }
       String display = string(u.get("display_name"));
-      users.add(new User(name, display == null ? name : display, a, role, seeSensitive));
+      users.add(new User(name, display == null ? name : display, a, role, seeSensitive, settings(u.get("settings"), at + " (" + name + ")")));
       digests.add(digest);
     }
     return new Users(users, digests);
+  }
+
+  /** A user's {@code settings:}: custom setting names to single values (text, number, true/false). */
+  private static Map<String, String> settings(Object given, String at) {
+    if (given == null) return Map.of();
+    if (!(given instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException(at + ": settings must be a mapping of setting name to value, like "
+          + "settings: {app.tenant_id: 42}");
+    }
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      String name;
+      try {
+        name = RowSettings.name(String.valueOf(e.getKey()));
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException(at + ": settings: " + bad.getMessage());
+      }
+      String value = RowSettings.value(e.getValue());
+      if (value == null) {
+        throw new IllegalArgumentException(at + ": settings: " + name + " must be one value (a text, a number or true/false, "
+            + "at most " + RowSettings.MAX_VALUE + " characters)");
+      }
+      if (out.put(name, value) != null) throw new IllegalArgumentException(at + ": settings: " + name + " is named twice");
+    }
+    return out;
   }
 
   private static String string(Object o) {
