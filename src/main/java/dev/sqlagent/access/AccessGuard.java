@@ -69,6 +69,7 @@ public final class AccessGuard {
   private final byte[] tokenDigest;
   private final Users users;
   private final OidcVerifier oidc;
+  private final ProtectedResource resource;
   private final TrustedProxies proxies;
   private final boolean identityRequired;
   private final int maxBodyBytes;
@@ -81,6 +82,7 @@ public final class AccessGuard {
     this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
     this.users = config.users();
     this.oidc = oidc;
+    this.resource = oidc == null ? null : new ProtectedResource(config, oidc);
     this.proxies = config.trustedProxies();
     this.identityRequired = users.configured() || oidc != null;
     this.maxBodyBytes = config.maxBodyBytes();
@@ -237,7 +239,7 @@ public final class AccessGuard {
         OidcVerifier.Refused r = ar.cause() instanceof OidcVerifier.Refused x ? x
             : new OidcVerifier.Refused(401, "invalid_token", "the token could not be verified");
         if (r.status() == 401) {
-          ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\", error=\"invalid_token\"");
+          ctx.response().putHeader("WWW-Authenticate", challenge(ctx, true, "Bearer realm=\"sql-agent\", error=\"invalid_token\""));
         } else {
           ctx.response().putHeader("Retry-After", String.valueOf(RETRY_AFTER_SECONDS));
         }
@@ -249,7 +251,7 @@ public final class AccessGuard {
     }
     User user = users.authenticate(presented).orElse(null);
     if (user == null) {
-      ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"sql-agent\"");
+      ctx.response().putHeader("WWW-Authenticate", challenge(ctx, presented != null, "Bearer realm=\"sql-agent\""));
       String how = oidc != null ? "sign in, or send \"Authorization: Bearer <token>\" with a token from " + oidc.settings().issuer()
           : "send \"Authorization: Bearer <token>\"";
       JsonErrors.send(ctx, 401, new JsonObject().put("ok", false).put("error_type", "unauthorized")
@@ -260,6 +262,14 @@ public final class AccessGuard {
       return;
     }
     admit(ctx, user, false);
+  }
+
+  /**
+   * A 401's {@code WWW-Authenticate}: on {@code /mcp} with a sign-on, where an MCP client finds the issuer to sign in
+   * at ({@link ProtectedResource}); elsewhere {@code otherwise}.
+   */
+  private String challenge(RoutingContext ctx, boolean tokenRefused, String otherwise) {
+    return resource != null && ProtectedResource.covers(ctx) ? resource.challenge(ctx, tokenRefused) : otherwise;
   }
 
   /**

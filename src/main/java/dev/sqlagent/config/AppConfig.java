@@ -55,6 +55,8 @@ public record AppConfig(
     int maxBodyBytes,
     int askPerClient,
     Optional<String> allowedOrigin,
+    // The URL clients reach the service at (SQLAGENT_PUBLIC_URL): names the MCP endpoint in its OAuth metadata.
+    Optional<String> publicUrl,
     // Limits against hostile input and heavy load.
     long maxResultBytes,
     int askInFlight,
@@ -249,6 +251,7 @@ public record AppConfig(
         r.integer("SQLAGENT_MAX_BODY_BYTES", 4_096, 16 * 1024 * 1024),
         r.integer("SQLAGENT_ASK_PER_CLIENT", 1, 1_000),
         r.optional("SQLAGENT_ALLOWED_ORIGIN").map(AppConfig::origin),
+        r.optional("SQLAGENT_PUBLIC_URL").map(AppConfig::publicUrl),
         r.integer("SQLAGENT_MAX_RESULT_BYTES", 65_536, 256 * 1024 * 1024),
         r.integer("SQLAGENT_ASK_IN_FLIGHT", 1, 10_000),
         r.integer("SQLAGENT_ASK_QUEUE", 0, 100_000),
@@ -337,7 +340,7 @@ public record AppConfig(
     return new AppConfig(dbUrl, stateUrl, schemas, notesFile, allowWritableRole, promptBudgetTokens, home, httpHost,
         httpPort, baseUrl, model, List.of(), rowCap, maxPlanCost, statementTimeoutMs, lockTimeoutMs, llmCallTimeoutMs,
         questionTimeoutMs, llmContextTokens, promptPricePerMTok, completionPricePerMTok, llmAnswerSummary, apiToken,
-        logBufferRows, logRetryMaxMs, healthTimeoutMs, maxBodyBytes, askPerClient, allowedOrigin, maxResultBytes,
+        logBufferRows, logRetryMaxMs, healthTimeoutMs, maxBodyBytes, askPerClient, allowedOrigin, publicUrl, maxResultBytes,
         askInFlight, askQueue, llmMaxConnections, httpIdleTimeoutMs, httpHeaderTimeoutMs, candidates,
         candidateTemperature, users, conversationDays, conversationBudgetTokens, verifiedThreshold, allowFunctions,
         transactionPooler, statePoolSize, oidc, trustedProxies, modelSees, notes, exportMaxRows, exportMaxBytes,
@@ -455,6 +458,23 @@ public record AppConfig(
       throw new ConfigException("SQLAGENT_ALLOWED_ORIGIN=" + s + ": expected an origin like https://agent.example or http://host:8080 (no path)");
     }
     return o;
+  }
+
+  /** {@code https://host[:port][/path]}: a URL a client can reach, without query, fragment or trailing slash. */
+  static String publicUrl(String s) {
+    String u = s.strip().replaceAll("/+$", "");
+    java.net.URI uri;
+    try {
+      uri = new java.net.URI(u);
+    } catch (java.net.URISyntaxException e) {
+      uri = null;
+    }
+    if (uri == null || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null
+        || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null || u.contains("\"")) {
+      throw new ConfigException("SQLAGENT_PUBLIC_URL=" + s + ": expected the URL clients reach the service at, like "
+          + "https://agent.example.com or https://intranet.example.com/sql-agent (no query, no fragment)");
+    }
+    return u;
   }
 
   static Path defaultHome() {

@@ -128,6 +128,9 @@ public final class Settings {
           s("SQLAGENT_ALLOWED_ORIGIN", null, "the service's own origin",
               "browser origin allowed on `POST /api`, `/ws`, `/eventbus` and `/mcp` (e.g. `https://agent.example`, no "
                   + "path)"),
+          s("SQLAGENT_PUBLIC_URL", null, "unset: the scheme and host the request came to",
+              "the URL clients reach the service at (e.g. `https://agent.example.com`, a path allowed): names `/mcp` in "
+                  + "the sign-on metadata MCP clients read ([MCP sign-in](mcp.md#sign-in-from-an-mcp-client))"),
           s("SQLAGENT_TRUSTED_PROXIES", null, "unset: those headers are ignored",
               "comma-separated addresses or CIDR blocks (IPv4, IPv6) of proxies whose `Forwarded` / `X-Forwarded-*` "
                   + "headers are believed, for per-client limits, origin checks and watching "

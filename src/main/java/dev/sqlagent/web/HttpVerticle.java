@@ -2,6 +2,7 @@ package dev.sqlagent.web;
 
 import dev.sqlagent.errors.JsonErrors;
 import dev.sqlagent.access.AccessGuard;
+import dev.sqlagent.access.ProtectedResource;
 import dev.sqlagent.access.SignIn;
 import dev.sqlagent.users.OidcVerifier;
 import dev.sqlagent.agent.AgentRoutes;
@@ -50,6 +51,7 @@ public final class HttpVerticle extends VerticleBase {
     if (oidc != null) oidc.start();   // discovery and keys, in the background: a token that comes first waits for them
     AccessGuard.mount(router, vertx, config, oidc);
     SignIn.mount(router, oidc);
+    ProtectedResource.mount(router, config, oidc);
     router.get("/health").handler(this::liveness);
     AgentRoutes.mount(router, vertx, config);
     RetrievalRoutes.mount(router, vertx, config);

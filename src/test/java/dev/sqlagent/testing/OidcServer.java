@@ -27,7 +27,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A small OpenID Connect issuer on loopback for tests: the discovery document, a key set the test changes (key
  * rotation), tokens signed in the test with generated RSA keys, and for the page's sign-in an authorize endpoint
  * that signs the configured person in at once and redirects back with a code, and a token endpoint that gives the
- * tokens only for the PKCE verifier that matches the code's challenge.
+ * tokens only for the PKCE verifier that matches the code's challenge. For MCP clients also dynamic client
+ * registration (RFC 7591: public clients, redirect URIs checked exactly) and resource indicators (RFC 8707): a
+ * {@code resource} named at the authorize endpoint must be named again at the token endpoint and becomes the
+ * token's audience, as an issuer that honours them does.
  */
 public final class OidcServer implements AutoCloseable {
 
@@ -46,6 +49,9 @@ public final class OidcServer implements AutoCloseable {
   /** What the token endpoint was asked, and whether the verifier matched. */
   public record TokenRequest(String code, String verifier, boolean verifierMatched) {}
 
+  /** A client registered at the registration endpoint: its id and the redirect URIs it may use. */
+  public record Registration(String clientId, List<String> redirectUris) {}
+
   private final HttpServer server;
   private final List<JsonObject> published = new CopyOnWriteArrayList<>();
   private final AtomicInteger jwksFetches = new AtomicInteger();
@@ -53,6 +59,8 @@ public final class OidcServer implements AutoCloseable {
   private final Map<String, JsonObject> codes = new ConcurrentHashMap<>();
   public final List<TokenRequest> tokenRequests = new CopyOnWriteArrayList<>();
   public final List<String> authorizeRequests = new CopyOnWriteArrayList<>();
+  public final List<Registration> registrations = new CopyOnWriteArrayList<>();
+  private final Map<String, Registration> clients = new ConcurrentHashMap<>();
   private volatile Key signingKey;
   private volatile JsonObject signInClaims = new JsonObject();
   private volatile long tokenLifetimeSeconds = 300;
@@ -72,6 +80,7 @@ public final class OidcServer implements AutoCloseable {
     });
     router.get("/authorize").handler(ctx -> self[0].authorize(ctx));
     router.post("/token").handler(BodyHandler.create(false).setBodyLimit(16_384)).handler(ctx -> self[0].token(ctx));
+    router.post("/register").handler(BodyHandler.create(false).setBodyLimit(16_384)).handler(ctx -> self[0].register(ctx));
     HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").await(30, TimeUnit.SECONDS);
     self[0] = new OidcServer(server);
     return self[0];
@@ -161,21 +170,67 @@ public final class OidcServer implements AutoCloseable {
     String base = "http://127.0.0.1:" + port();
     ctx.json(new JsonObject().put("issuer", issuer()).put("jwks_uri", base + "/jwks")
         .put("authorization_endpoint", base + "/authorize").put("token_endpoint", base + "/token")
+        .put("registration_endpoint", base + "/register")
         .put("response_types_supported", new JsonArray().add("code"))
+        .put("grant_types_supported", new JsonArray().add("authorization_code"))
+        .put("subject_types_supported", new JsonArray().add("public"))
+        .put("id_token_signing_alg_values_supported", new JsonArray().add("RS256"))
+        .put("token_endpoint_auth_methods_supported", new JsonArray().add("none"))
         .put("code_challenge_methods_supported", new JsonArray().add("S256")));
+  }
+
+  /** A client registered in advance (as an administrator does at an issuer without dynamic registration). */
+  public OidcServer preRegister(String clientId, String redirectUri) {
+    clients.put(clientId, new Registration(clientId, List.of(redirectUri)));
+    return this;
+  }
+
+  /** RFC 7591: a public client (no secret) with the redirect URIs it names; they must be http(s) URLs. */
+  private void register(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (RuntimeException e) {
+      body = null;
+    }
+    JsonArray uris = body == null ? null : body.getJsonArray("redirect_uris");
+    if (uris == null || uris.isEmpty() || uris.stream().anyMatch(u -> !(u instanceof String x) || !x.matches("https?://.+"))) {
+      ctx.response().setStatusCode(400).putHeader("content-type", "application/json")
+          .end(new JsonObject().put("error", "invalid_redirect_uri").encode());
+      return;
+    }
+    Registration r = new Registration("client-" + UUID.randomUUID(), uris.stream().map(String::valueOf).toList());
+    clients.put(r.clientId(), r);
+    registrations.add(r);
+    ctx.response().setStatusCode(201).putHeader("content-type", "application/json").end(new JsonObject()
+        .put("client_id", r.clientId()).put("client_id_issued_at", System.currentTimeMillis() / 1000)
+        .put("redirect_uris", new JsonArray(r.redirectUris())).put("token_endpoint_auth_method", "none")
+        .put("grant_types", new JsonArray().add("authorization_code")).put("response_types", new JsonArray().add("code"))
+        .put("client_name", body.getString("client_name", "")).encode());
+  }
+
+  /** The page's client may use any redirect URI; a registered one only those it registered. */
+  private boolean mayUse(String clientId, String redirect) {
+    if (CLIENT_ID.equals(clientId)) return true;
+    Registration r = clientId == null ? null : clients.get(clientId);
+    return r != null && r.redirectUris().contains(redirect);
   }
 
   private void authorize(RoutingContext ctx) {
     authorizeRequests.add(ctx.request().uri());
     String redirect = ctx.request().getParam("redirect_uri");
     String challenge = ctx.request().getParam("code_challenge");
-    if (!CLIENT_ID.equals(ctx.request().getParam("client_id")) || redirect == null || challenge == null
+    String client = ctx.request().getParam("client_id");
+    if (redirect == null || !mayUse(client, redirect) || challenge == null
         || !"S256".equals(ctx.request().getParam("code_challenge_method")) || !"code".equals(ctx.request().getParam("response_type"))) {
       ctx.response().setStatusCode(400).end("bad authorization request");
       return;
     }
     String code = UUID.randomUUID().toString();
-    codes.put(code, new JsonObject().put("challenge", challenge).put("redirect_uri", redirect));
+    JsonObject grant = new JsonObject().put("challenge", challenge).put("redirect_uri", redirect).put("client_id", client);
+    String resource = ctx.request().getParam("resource");
+    if (resource != null) grant.put("resource", resource);
+    codes.put(code, grant);
     String state = ctx.request().getParam("state");
     ctx.redirect(redirect + (redirect.contains("?") ? "&" : "?") + "code=" + code
         + (state == null ? "" : "&state=" + java.net.URLEncoder.encode(state, StandardCharsets.UTF_8)));
@@ -189,7 +244,8 @@ public final class OidcServer implements AutoCloseable {
     boolean matched = grant != null && verifier != null && b64(sha256(verifier)).equals(grant.getString("challenge"))
         && grant.getString("redirect_uri").equals(ctx.request().getFormAttribute("redirect_uri"))
         && "authorization_code".equals(ctx.request().getFormAttribute("grant_type"))
-        && CLIENT_ID.equals(ctx.request().getFormAttribute("client_id"));
+        && grant.getString("client_id").equals(ctx.request().getFormAttribute("client_id"))
+        && java.util.Objects.equals(grant.getString("resource"), ctx.request().getFormAttribute("resource"));
     tokenRequests.add(new TokenRequest(code, verifier, matched));
     if (!matched) {
       ctx.response().setStatusCode(400).putHeader("content-type", "application/json")
@@ -197,6 +253,7 @@ public final class OidcServer implements AutoCloseable {
       return;
     }
     JsonObject claims = signInClaims.copy();
+    if (grant.getString("resource") != null) claims.put("aud", grant.getString("resource"));
     long now = System.currentTimeMillis() / 1000;
     long lifetime = tokenLifetimeSeconds;
     claims.put("iat", now).put("exp", now + lifetime);
