@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * security forced on, its policy reading the session setting {@code app.tenant_id}, and an agent role that neither
  * owns it nor bypasses RLS. {@code SQLAGENT_OIDC_SETTINGS=app.tenant_id=org.tenant} takes the tenant from each token's
  * nested claim (the users file gives a service account its own). Two tenants asking the same thing get only their
- * rows through {@code /api/query}, ask (a scripted model writes the SQL), export and MCP; a statement that sets or
+ * rows through {@code /api/query}, ask (a scripted model writes the SQL, or a verified query answers), export and MCP;
+ * a statement that sets or
  * resets the tenant, however spelt, is refused; a token without the claim (and a users-file user without the
  * setting) is refused with 403 naming what is missing.
  *
@@ -203,6 +204,24 @@ class RowRulesFromSignOnTest {
     assertThat(b.statusCode()).as(b.bodyAsString()).isEqualTo(200);
     assertThat(subjects(b.bodyAsJsonObject().getJsonArray("rows"))).containsExactlyElementsOf(TWO);
     assertThat(b.bodyAsString()).doesNotContain(ONE.get(0)).doesNotContain(ONE.get(1));
+  }
+
+  @Test
+  void aVerifiedQueryAnswersEachTenantWithTheirOwnRows() throws Exception {
+    // Verified queries are checked for nobody in particular, without settings: on announcements, whose policy lets
+    // such a session plan (and read), rather than on tickets, whose policy fails without the setting.
+    String question = "List every announcement with its title";
+    HttpResponse<Buffer> added = post(ANN, "/api/verified", new JsonObject().put("question", question)
+        .put("sql", "SELECT id, tenant_id, title FROM announcements ORDER BY id"));
+    assertThat(added.statusCode()).as(added.bodyAsString()).isEqualTo(200);
+    int calls = model.requestCount();
+    for (Map.Entry<String, List<String>> tenant : Map.of(ANN, List.of(NEWS_ONE), BOB, List.of(NEWS_TWO)).entrySet()) {
+      HttpResponse<Buffer> r = post(tenant.getKey(), "/api/ask", new JsonObject().put("question", question));
+      assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+      assertThat(r.bodyAsJsonObject().getString("answer_source")).as(r.bodyAsString()).isEqualTo("verified");
+      assertThat(subjects(r.bodyAsJsonObject().getJsonArray("rows"))).containsExactlyElementsOf(tenant.getValue());
+    }
+    assertThat(model.requestCount()).as("model calls").isEqualTo(calls);
   }
 
   @Test
