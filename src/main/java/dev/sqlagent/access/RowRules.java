@@ -5,7 +5,6 @@ import dev.sqlagent.users.RowSettings;
 import dev.sqlagent.users.User;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * Row rules from the sign-on: once a session setting is a row rule ({@code SQLAGENT_OIDC_SETTINGS}, or the users file's
@@ -24,10 +23,7 @@ final class RowRules {
   }
 
   static RowRules of(AppConfig config) {
-    RowSettings claims = config.oidc().map(o -> o.rowSettings()).orElse(RowSettings.NONE);
-    TreeSet<String> names = new TreeSet<>(claims.names());
-    names.addAll(config.users().settingNames());
-    return new RowRules(List.copyOf(names), claims);
+    return new RowRules(config.rowSettingNames(), config.oidc().map(o -> o.rowSettings()).orElse(RowSettings.NONE));
   }
 
   /** The 403 body for {@code user}, or null when they have every row setting. */

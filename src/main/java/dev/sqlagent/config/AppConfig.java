@@ -380,6 +380,16 @@ public record AppConfig(
     }
   }
 
+  /**
+   * The session settings every user's statements carry (row rules): those of {@code SQLAGENT_OIDC_SETTINGS} and those
+   * any users-file user sets, sorted; empty without row rules.
+   */
+  public List<String> rowSettingNames() {
+    java.util.TreeSet<String> names = new java.util.TreeSet<>(users.settingNames());
+    oidc.ifPresent(o -> names.addAll(o.rowSettings().names()));
+    return List.copyOf(names);
+  }
+
   /** Whether every request must name a user: a users file, a sign-on, or both. */
   public boolean identityRequired() {
     return users.configured() || oidc.isPresent();
