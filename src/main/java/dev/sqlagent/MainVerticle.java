@@ -98,7 +98,8 @@ public final class MainVerticle extends VerticleBase {
     CatalogueHolder catalogue = CatalogueHolder.open(vertx, target, config.schemas());
     // In dependency order: what the agent calls is up before the agent, the agent before the edges.
     List<Supplier<Deployable>> steps = List.of(
-        () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles(), catalogue),
+        () -> new ExecutionVerticle(target, Gate.Settings.from(config), config.users().dbRoles(), catalogue,
+            !config.rowSettingNames().isEmpty()),
         () -> new RetrievalVerticle(target, stateDb, config, node, catalogue),
         () -> new GenerationVerticle(ChatClientOptions.from(config)));
     // Duties for exactly one node of a cluster.

@@ -75,6 +75,7 @@ public final class AccessGuard {
   private final int maxBodyBytes;
   private final int askPerClient;
   private final AskSlots slots;
+  private final RowRules rowRules;
 
   private AccessGuard(Vertx vertx, AppConfig config, OidcVerifier oidc) {
     String token = config.apiToken().orElse(null);
@@ -86,6 +87,7 @@ public final class AccessGuard {
     this.identityRequired = users.configured() || oidc != null;
     this.maxBodyBytes = config.maxBodyBytes();
     this.askPerClient = config.askPerClient();
+    this.rowRules = RowRules.of(config);
     // One table per Vert.x instance, shared by every HTTP verticle instance.
     this.slots = (AskSlots) vertx.sharedData().<String, AskSlots>getLocalMap("sqlagent.access")
         .computeIfAbsent("ask-slots", k -> new AskSlots());
@@ -231,7 +233,7 @@ public final class AccessGuard {
         if (paused && !ctx.request().isEnded()) ctx.request().resume();
         if (ar.succeeded()) {
           ctx.put(TOKEN_UNTIL, ar.result().acceptedUntil());
-          admit(ctx, ar.result().user());
+          admit(ctx, ar.result().user(), true);
           return;
         }
         OidcVerifier.Refused r = ar.cause() instanceof OidcVerifier.Refused x ? x
@@ -259,7 +261,7 @@ public final class AccessGuard {
               : "the token is not valid"));
       return;
     }
-    admit(ctx, user);
+    admit(ctx, user, false);
   }
 
   /**
@@ -278,7 +280,12 @@ public final class AccessGuard {
     return ctx == null ? null : ctx.get(TOKEN_UNTIL);
   }
 
-  private static void admit(RoutingContext ctx, User user) {
+  private void admit(RoutingContext ctx, User user, boolean signedOn) {
+    JsonObject refused = rowRules.refusal(user, signedOn);
+    if (refused != null) {
+      JsonErrors.send(ctx, 403, refused);
+      return;
+    }
     ctx.put(Users.CONTEXT_KEY, user);
     ctx.put(WATCH_ALL, user.admin());
     ctx.next();

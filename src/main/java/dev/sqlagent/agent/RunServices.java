@@ -58,9 +58,13 @@ final class RunServices {
     this.model = new GenerationClient(vertx, step, settings.onOneNode());  // each call waits what is left of the run
   }
 
-  /** The tables for the question (widened after an unknown table or column), as the asking user's role sees them. */
+  /**
+   * The tables for the question (widened after an unknown table or column), as the asking user's role sees them; for a
+   * user with row settings, without stored values or sample rows.
+   */
   Future<Retrieval> retrieve(String question, boolean widen) {
-    return control.guard(() -> retrieval.retrieve(new Retrieval.Request(question, widen, dbRole)));
+    return control.guard(() -> retrieval.retrieve(new Retrieval.Request(question, widen, dbRole,
+        !User.settingsOf(user).isEmpty())));
   }
 
   /** The verified queries closest to the question. */

@@ -352,7 +352,14 @@ public record AppConfig(
   /** SQLAGENT_OIDC_*: present when an issuer is set. */
   private static Optional<OidcSettings> oidc(Values r) {
     Optional<String> issuer = r.optional("SQLAGENT_OIDC_ISSUER");
-    if (issuer.isEmpty()) return Optional.empty();
+    Optional<String> rowSettings = r.optional("SQLAGENT_OIDC_SETTINGS");
+    if (issuer.isEmpty()) {
+      if (rowSettings.isPresent()) {
+        throw new ConfigException("SQLAGENT_OIDC_SETTINGS is set but SQLAGENT_OIDC_ISSUER is not: the settings come from "
+            + "sign-on tokens' claims (users of the users file take theirs from its settings:)");
+      }
+      return Optional.empty();
+    }
     if (r.optional("SQLAGENT_API_TOKEN").isPresent()) {
       throw new ConfigException("SQLAGENT_OIDC_ISSUER and SQLAGENT_API_TOKEN are both set: with a sign-on every user has a "
           + "token of their own; unset SQLAGENT_API_TOKEN");
@@ -361,7 +368,7 @@ public record AppConfig(
       return Optional.of(OidcSettings.of(issuer.get(), r.optional("SQLAGENT_OIDC_AUDIENCE").orElse(null),
           r.optional("SQLAGENT_OIDC_CLIENT_ID").orElse(null), r.integer("SQLAGENT_OIDC_CLOCK_SKEW_S", 0, 3_600),
           r.optional("SQLAGENT_OIDC_CLAIMS").orElse(null), r.optional("SQLAGENT_OIDC_SCOPES").orElse(null),
-          r.integer("SQLAGENT_OIDC_KEYS_REFETCH_S", 1, 86_400)));
+          r.integer("SQLAGENT_OIDC_KEYS_REFETCH_S", 1, 86_400)).withRowSettings(rowSettings.orElse(null)));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
@@ -373,6 +380,16 @@ public record AppConfig(
     } catch (IllegalArgumentException e) {
       throw new ConfigException("SQLAGENT_TRUSTED_PROXIES: " + e.getMessage());
     }
+  }
+
+  /**
+   * The session settings every user's statements carry (row rules): those of {@code SQLAGENT_OIDC_SETTINGS} and those
+   * any users-file user sets, sorted; empty without row rules.
+   */
+  public List<String> rowSettingNames() {
+    java.util.TreeSet<String> names = new java.util.TreeSet<>(users.settingNames());
+    oidc.ifPresent(o -> names.addAll(o.rowSettings().names()));
+    return List.copyOf(names);
   }
 
   /** Whether every request must name a user: a users file, a sign-on, or both. */

@@ -169,6 +169,10 @@ public final class Settings {
                   + "`see_sensitive` are `claim:value` (granted when the claim is or holds the value), e.g. "
                   + "`admin=groups:sql-admins,role=db_role,see_sensitive=groups:pii`; `groups` names the claim listing "
                   + "the user's groups ([budgets](budgets.md))"),
+          s("SQLAGENT_OIDC_SETTINGS", null, "none",
+              "row rules: session settings set from claims for each user's statements, `setting=claim`, e.g. "
+                  + "`app.tenant_id=tenant,app.region=claims.region`; a token without one is refused (403) "
+                  + "([row rules](users-and-conversations.md#row-rules-from-the-sign-on))"),
           s("SQLAGENT_OIDC_CLOCK_SKEW_S", "60", null,
               "seconds of clock difference tolerated on `exp` and `nbf` (0 to 3600)"),
           s("SQLAGENT_OIDC_KEYS_REFETCH_S", "10", null,

@@ -17,9 +17,15 @@ import io.vertx.core.json.JsonObject;
  * @param seeSensitive the asking user may see the notes file's sensitive columns unmasked (else they are masked)
  * @param sink the address the chunks of rows go to ({@link ExportChunk}), each sent once the previous one was
  *     acknowledged; a failed acknowledgement stops the export
+ * @param settings the asking user's row settings ({@code {name: value}}, {@link GateRequest#settings()}), null for none
  */
 public record ExportRequest(String sql, boolean liftCap, int maxRows, long maxBytes, @OmitWhenNull String dbRole,
-    boolean seeSensitive, String sink) {
+    boolean seeSensitive, String sink, @OmitWhenNull JsonObject settings) {
+
+  public ExportRequest(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole, boolean seeSensitive,
+      String sink) {
+    this(sql, liftCap, maxRows, maxBytes, dbRole, seeSensitive, sink, null);
+  }
 
   public JsonObject toJson() {
     return RecordJson.toJson(this);

@@ -7,7 +7,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * One statement for the gate ({@code Addresses.EXECUTE}): {@code {sql, run, run_id?, row_cap?, db_role?,
- * see_sensitive?}}. A check ({@code run: false}) goes through every stage but the execution and its reply says
+ * see_sensitive?, settings?}}. A check ({@code run: false}) goes through every stage but the execution and its reply says
  * whether the statement passed; a run checks it again and reads its rows. The grading mode
  * ({@link GateClient#grade}) reads only {@code sql}.
  *
@@ -16,9 +16,15 @@ import io.vertx.core.json.JsonObject;
  * @param rowCap most rows returned (at least 1), null for the configured cap
  * @param dbRole the asking user's database role the statement runs as, null for the gate's own
  * @param seeSensitive true: the asking user may see the notes file's sensitive columns unmasked; null or false: masked
+ * @param settings the asking user's row settings ({@code {name: value}}), set for the statement in its transaction;
+ *     null for none
  */
 public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @OmitWhenNull Integer rowCap,
-    @OmitWhenNull String dbRole, @OmitWhenNull Boolean seeSensitive) {
+    @OmitWhenNull String dbRole, @OmitWhenNull Boolean seeSensitive, @OmitWhenNull JsonObject settings) {
+
+  public GateRequest(String sql, boolean run, String runId, Integer rowCap, String dbRole, Boolean seeSensitive) {
+    this(sql, run, runId, rowCap, dbRole, seeSensitive, null);
+  }
 
   /** Run {@code sql}, as the gate's own role, with the configured cap. */
   public static GateRequest run(String sql) {
@@ -37,36 +43,56 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
 
   /** The same statement to run: what a check passed, asked again with its rows. */
   public GateRequest toRun() {
-    return new GateRequest(sql, true, runId, rowCap, dbRole, seeSensitive);
+    return new GateRequest(sql, true, runId, rowCap, dbRole, seeSensitive, settings);
   }
 
   /** The same with at most {@code cap} rows (null: the configured cap). */
   public GateRequest withRowCap(Integer cap) {
-    return new GateRequest(sql, run, runId, cap, dbRole, seeSensitive);
+    return new GateRequest(sql, run, runId, cap, dbRole, seeSensitive, settings);
   }
 
   /** The same belonging to run {@code id}: stopping that run cancels the statement. */
   public GateRequest inRun(String id) {
-    return new GateRequest(sql, run, id, rowCap, dbRole, seeSensitive);
+    return new GateRequest(sql, run, id, rowCap, dbRole, seeSensitive, settings);
   }
 
   /** The same as database role {@code role} (null: the gate's own). */
   public GateRequest asRole(String role) {
-    return new GateRequest(sql, run, runId, rowCap, role, seeSensitive);
+    return new GateRequest(sql, run, runId, rowCap, role, seeSensitive, settings);
   }
 
   /**
-   * The same asked by {@code user} (null: no users file): as their database role, and with the notes file's sensitive
-   * columns unmasked only when they are granted {@code see_sensitive}.
+   * The same asked by {@code user} (null: no users file): as their database role, with their row settings, and with
+   * the notes file's sensitive columns unmasked only when they are granted {@code see_sensitive}.
    */
   public GateRequest by(User user) {
     return new GateRequest(sql, run, runId, rowCap, user == null ? null : user.dbRole(),
-        User.seesSensitive(user) ? Boolean.TRUE : null);
+        User.seesSensitive(user) ? Boolean.TRUE : null, settingsJson(User.settingsOf(user)));
+  }
+
+  /** Row settings as the request carries them: null for none. */
+  public static JsonObject settingsJson(java.util.Map<String, String> settings) {
+    return settings == null || settings.isEmpty() ? null : new JsonObject(new java.util.LinkedHashMap<>(settings));
+  }
+
+  /** The row settings to set for the statement, by name (empty: none). */
+  public java.util.Map<String, String> settingsByName() {
+    return settingsMap(settings);
+  }
+
+  /** {@code {name: value}} as a sorted map of texts; a value that is not a text is ignored (the gate's readers check). */
+  public static java.util.Map<String, String> settingsMap(JsonObject settings) {
+    if (settings == null || settings.isEmpty()) return java.util.Map.of();
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    for (String name : settings.fieldNames()) {
+      if (settings.getValue(name) instanceof String v) out.put(name, v);
+    }
+    return java.util.Collections.unmodifiableMap(out);
   }
 
   /** The same shown ({@code sees}) or not shown the sensitive columns' values. */
   public GateRequest seeingSensitive(boolean sees) {
-    return new GateRequest(sql, run, runId, rowCap, dbRole, sees ? Boolean.TRUE : null);
+    return new GateRequest(sql, run, runId, rowCap, dbRole, sees ? Boolean.TRUE : null, settings);
   }
 
   /** Whether the values of sensitive columns are shown unmasked (a user granted see_sensitive); else masked. */
@@ -97,6 +123,10 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
     if (role != null && !(role instanceof String)) throw new IllegalArgumentException("\"db_role\" must be a string");
     Object sees = json.getValue("see_sensitive");
     if (sees != null && !(sees instanceof Boolean)) throw new IllegalArgumentException("\"see_sensitive\" must be true or false");
-    return new GateRequest(s, r, (String) runId, rowCap, (String) role, (Boolean) sees);
+    Object settings = json.getValue("settings");
+    if (settings != null && !(settings instanceof JsonObject o && o.stream().allMatch(e -> e.getValue() instanceof String))) {
+      throw new IllegalArgumentException("\"settings\" must be an object of setting names to texts");
+    }
+    return new GateRequest(s, r, (String) runId, rowCap, (String) role, (Boolean) sees, (JsonObject) settings);
   }
 }

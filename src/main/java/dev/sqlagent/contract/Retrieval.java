@@ -54,16 +54,23 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
   }
 
   /**
-   * The request: a question, whether to widen (repair after an unknown table or column), and the asking user's
-   * database role (null: the service's own), whose grants decide which tables are seen.
+   * The request: a question, whether to widen (repair after an unknown table or column), the asking user's
+   * database role (null: the service's own), whose grants decide which tables are seen, and whether row settings
+   * filter the user's rows ({@code rowRules}): the stored values and sample rows, read without those settings, are
+   * then not shown.
    */
-  public record Request(String question, boolean widen, String dbRole) {
+  public record Request(String question, boolean widen, String dbRole, boolean rowRules) {
     public Request(String question, boolean widen) {
       this(question, widen, null);
     }
 
+    public Request(String question, boolean widen, String dbRole) {
+      this(question, widen, dbRole, false);
+    }
+
     public JsonObject toJson() {
       JsonObject j = new JsonObject().put("question", question).put("widen", widen);
+      if (rowRules) j.put("row_rules", true);
       return dbRole == null ? j : j.put("db_role", dbRole);
     }
 
@@ -76,7 +83,9 @@ public record Retrieval(List<ScoredTable> tables, String schema, String samples,
       if (!(w instanceof Boolean widen)) throw new IllegalArgumentException("'widen' must be true or false");
       Object role = j.getValue("db_role");
       if (role != null && !(role instanceof String)) throw new IllegalArgumentException("'db_role' must be a string");
-      return new Request(s, widen, (String) role);
+      Object rules = j.getValue("row_rules", false);
+      if (!(rules instanceof Boolean rowRules)) throw new IllegalArgumentException("'row_rules' must be true or false");
+      return new Request(s, widen, (String) role, rowRules);
     }
   }
 

@@ -39,6 +39,7 @@ public final class ExecutionVerticle extends VerticleBase {
   private final List<String> userRoles;
   /** The process's catalogue; null: the gate reads one of its own. */
   private final CatalogueHolder catalogue;
+  private final boolean rowSettings;
   private Gate gate;
 
   /** Without users' database roles (no users file). */
@@ -56,10 +57,17 @@ public final class ExecutionVerticle extends VerticleBase {
    *     schema refresh reaches the gate with nothing to reload (null: a catalogue of the gate's own)
    */
   public ExecutionVerticle(Target db, Gate.Settings settings, List<String> userRoles, CatalogueHolder catalogue) {
+    this(db, settings, userRoles, catalogue, false);
+  }
+
+  /** @param rowSettings users' statements carry row settings: the roles that run them must be able to set them */
+  public ExecutionVerticle(Target db, Gate.Settings settings, List<String> userRoles, CatalogueHolder catalogue,
+      boolean rowSettings) {
     this.db = db;
     this.settings = settings;
     this.userRoles = List.copyOf(userRoles);
     this.catalogue = catalogue;
+    this.rowSettings = rowSettings;
   }
 
   @Override
@@ -70,6 +78,7 @@ public final class ExecutionVerticle extends VerticleBase {
           // A stopped run (cancelled, or past its deadline): its running statement is cancelled in PostgreSQL.
           vertx.eventBus().<JsonObject>consumer(Addresses.STOP_WORK, m -> gate.stop(OpsMessages.StopWork.fromJson(m.body()).runId()));
           return UserRoles.check(gate, userRoles, db.role())
+              .compose(v -> rowSettings ? UserRoles.checkRowSettings(gate, userRoles, db.role()) : Future.succeededFuture())
               .compose(v -> vertx.eventBus().consumer(Addresses.EXECUTE, this::onExecute).completion())
               .compose(v -> vertx.eventBus().localConsumer(Addresses.GATE_GRADE, this::onGrade).completion())
               .compose(v -> vertx.eventBus().consumer(Addresses.GATE_EXPORT, this::onExport).completion());
@@ -113,7 +122,8 @@ public final class ExecutionVerticle extends VerticleBase {
         .recover(e -> Future.failedFuture(e instanceof io.vertx.core.eventbus.ReplyException r
             && r.failureType() == io.vertx.core.eventbus.ReplyFailure.TIMEOUT
             ? new IllegalStateException("its receiver took nothing for " + ackMs / 1000 + " s") : e));
-    gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(), req.seeSensitive(), sink)
+    gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(),
+        GateRequest.settingsMap(req.settings()), req.seeSensitive(), sink)
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           if (e instanceof ReadOnlyExecutor.Busy busy) {

@@ -254,11 +254,11 @@ public final class Gate {
   }
 
   /** A request as the gate takes it: its row cap resolved, and where an export's rows go (null: into the reply). */
-  private record Asked(String sql, boolean run, int cap, String runId, String dbRole, boolean seeSensitive,
-                       Streaming streaming) {
+  private record Asked(String sql, boolean run, int cap, String runId, String dbRole,
+                       java.util.Map<String, String> rowSettings, boolean seeSensitive, Streaming streaming) {
     static Asked of(GateRequest r, int configuredCap) {
       int cap = r.rowCap() == null ? configuredCap : Math.max(1, Math.min(r.rowCap(), configuredCap));
-      return new Asked(r.sql(), r.run(), cap, r.runId(), r.dbRole(), r.showsSensitive(), null);
+      return new Asked(r.sql(), r.run(), cap, r.runId(), r.dbRole(), r.settingsByName(), r.showsSensitive(), null);
     }
   }
 
@@ -440,7 +440,8 @@ public final class Gate {
    * see {@link #plan}); the rows. The reset follows the reply.
    */
   private Future<GateReply> described(Query q) {
-    return executor.inReadOnlyTransaction(q.runId(), q.asked().dbRole(), q.asked().streaming() != null,
+    return executor.inReadOnlyTransaction(q.runId(), q.asked().dbRole(), q.asked().rowSettings(),
+        q.asked().streaming() != null,
         conn -> describe(conn, q.bounded().executed()),
         (conn, columns) -> {
           shapes.put(q.shapeKey(), columns);
@@ -458,7 +459,8 @@ public final class Gate {
    */
   private Future<GateReply> guessed(Query q, List<ResultShape.Column> known) {
     record Sent(List<ResultShape.Column> columns, Future<Planned> planned) {}
-    return executor.inReadOnlyTransaction(q.runId(), q.asked().dbRole(), q.asked().streaming() != null, conn -> {
+    return executor.inReadOnlyTransaction(q.runId(), q.asked().dbRole(), q.asked().rowSettings(),
+        q.asked().streaming() != null, conn -> {
           Future<List<ResultShape.Column>> columns = describe(conn, q.bounded().executed());
           Future<Planned> planned = plan(conn, q, known);
           return columns.map(c -> new Sent(c, planned));
@@ -682,6 +684,12 @@ public final class Gate {
    */
   public Future<GateReply> export(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole,
       boolean seeSensitive, RowSink sink) {
+    return export(sql, liftCap, maxRows, maxBytes, dbRole, java.util.Map.of(), seeSensitive, sink);
+  }
+
+  /** The same with the asking user's row settings, set for the statement in its transaction as for {@link #submit}. */
+  public Future<GateReply> export(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole,
+      java.util.Map<String, String> rowSettings, boolean seeSensitive, RowSink sink) {
     Future<String> text = !liftCap ? Future.succeededFuture(sql) : vertx.executeBlocking(() -> {
       try {
         return RowBound.lift(sql, PgLexer.lex(sql).tokens());
@@ -689,7 +697,7 @@ public final class Gate {
         return sql;  // the static check refuses it with its own words
       }
     }, false);
-    return text.compose(t -> pass(new Asked(t, true, Math.max(1, maxRows), null, dbRole, seeSensitive,
+    return text.compose(t -> pass(new Asked(t, true, Math.max(1, maxRows), null, dbRole, rowSettings, seeSensitive,
         new Streaming(maxBytes, sink))));
   }
 

@@ -170,6 +170,18 @@ public final class ReadOnlyExecutor {
   <A, T> Future<T> inReadOnlyTransaction(String runId, String dbRole, boolean export,
                                           Function<SqlConnection, Future<A>> first,
                                           BiFunction<SqlConnection, A, Future<T>> then) {
+    return inReadOnlyTransaction(runId, dbRole, java.util.Map.of(), export, first, then);
+  }
+
+  /**
+   * The same with a user's row settings ({@code name → value}): each set with {@code set_config(name, value, true)},
+   * name and value bound as parameters, inside the transaction (so ROLLBACK ends them) after the role switch and
+   * before {@code first}, so the statement is described, planned and run under the row-level security policies that
+   * read them.
+   */
+  <A, T> Future<T> inReadOnlyTransaction(String runId, String dbRole, java.util.Map<String, String> rowSettings,
+                                          boolean export, Function<SqlConnection, Future<A>> first,
+                                          BiFunction<SqlConnection, A, Future<T>> then) {
     if (running.stopped(runId)) return Future.failedFuture(new Stopped());
     if (export && exporting.incrementAndGet() > exportLane.connections()) {
       exporting.decrementAndGet();
@@ -179,7 +191,7 @@ public final class ReadOnlyExecutor {
     Future<T> done = (export ? exportPool : pool).getConnection()
         .recover(e -> Future.failedFuture(busy(e) ? new Busy("no connection to the database was free within "
             + POOL_WAIT_S + " s") : e))
-        .compose(conn -> leased(conn, runId, dbRole, export, first, then));
+        .compose(conn -> leased(conn, runId, dbRole, rowSettings, export, first, then));
     if (export) done.onComplete(x -> exporting.decrementAndGet());
     return done;
   }
@@ -188,17 +200,20 @@ public final class ReadOnlyExecutor {
     return dev.sqlagent.db.PoolBusy.waitRanOut(e);
   }
 
-  private <A, T> Future<T> leased(SqlConnection conn, String runId, String dbRole, boolean export,
-                                  Function<SqlConnection, Future<A>> first, BiFunction<SqlConnection, A, Future<T>> then) {
+  private <A, T> Future<T> leased(SqlConnection conn, String runId, String dbRole, java.util.Map<String, String> rowSettings,
+                                  boolean export, Function<SqlConnection, Future<A>> first,
+                                  BiFunction<SqlConnection, A, Future<T>> then) {
     running.hold(runId, conn);
     Future<T> outcome;
     String setup = begin + roleSwitch(dbRole) + (export ? "; SET LOCAL idle_in_transaction_session_timeout = "
         + exportLane.idleInTransactionMs() : "");
     try {
       Future<RowSet<Row>> begun = traced(setup, () -> conn.query(setup).execute());
+      Future<?> settingsSet = rowSettings(conn, rowSettings);
       Future<A> firstDone = first.apply(conn);
       outcome = begun
-          // A failed setup is the failure to report; its pipelined first step fails with it (aborted transaction).
+          // A failed setup is the failure to report; its pipelined steps fail with it (aborted transaction).
+          .compose(v -> settingsSet, e -> settingsSet.transform(x -> Future.failedFuture(e)))
           .compose(v -> firstDone, e -> firstDone.transform(x -> Future.failedFuture(e)))
           .compose(a -> running.stopped(runId) ? Future.failedFuture(new Stopped()) : then.apply(conn, a));
     } catch (RuntimeException e) {
@@ -324,6 +339,17 @@ public final class ReadOnlyExecutor {
   /** Whether {@code runId} was stopped (its next step should not start). */
   public boolean stopped(String runId) {
     return running.stopped(runId);
+  }
+
+  /** Sets a user's row settings, local to the transaction: names and values are bound parameters, never SQL text. */
+  static final String SET_ROW_SETTING = "SELECT set_config($1, $2, true)";
+
+  /** {@link #SET_ROW_SETTING} once per setting, sent behind the setup; done at once for none. */
+  private Future<?> rowSettings(SqlConnection conn, java.util.Map<String, String> settings) {
+    if (settings == null || settings.isEmpty()) return Future.succeededFuture();
+    List<io.vertx.sqlclient.Tuple> each = settings.entrySet().stream()
+        .map(e -> io.vertx.sqlclient.Tuple.of(e.getKey(), e.getValue())).toList();
+    return traced(SET_ROW_SETTING, () -> conn.preparedQuery(SET_ROW_SETTING).executeBatch(each));
   }
 
   /** {@code ; SET LOCAL ROLE "role"} for a user's role (a plain name, checked by the users file, quoted anyway). */

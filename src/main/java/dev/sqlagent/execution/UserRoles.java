@@ -19,7 +19,36 @@ final class UserRoles {
              CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN pg_has_role(current_user, r::name, 'MEMBER') END AS member
       FROM unnest($1::text[]) AS r""";
 
+  /** Whether each role may run set_config (PostgreSQL grants it to PUBLIC by default; a hardened role may lack it). */
+  private static final String SET_CONFIG = "pg_catalog.set_config(text,text,boolean)";
+  private static final String MAY_SET = "SELECT r, has_function_privilege(r, '" + SET_CONFIG + "', 'EXECUTE') AS may "
+      + "FROM unnest($1::text[]) AS r";
+
   private UserRoles() {}
+
+  /**
+   * With row settings, the start-up check that every role a user's statement may run as (the agent role, and each
+   * users-file role) may EXECUTE set_config, or every such statement would fail; a role that may not stops the start
+   * with the GRANT that fixes it.
+   */
+  static Future<Void> checkRowSettings(Gate gate, List<String> roles, String agentRole) {
+    List<String> all = new ArrayList<>();
+    all.add(agentRole);
+    all.addAll(roles);
+    return gate.executor().pool().preparedQuery(MAY_SET).execute(Tuple.of(all.toArray(new String[0]))).compose(rows -> {
+      List<String> problems = new ArrayList<>();
+      for (Row row : rows) {
+        if (!row.getBoolean("may")) {
+          String role = row.getString("r");
+          problems.add("users' row settings (SQLAGENT_OIDC_SETTINGS, the users file's settings:) are set with set_config, "
+              + "which the role " + role + " may not EXECUTE; as the database's admin run: GRANT EXECUTE ON FUNCTION "
+              + SET_CONFIG.replace(",", ", ") + " TO " + Identifiers.quote(role));
+        }
+      }
+      return problems.isEmpty() ? Future.succeededFuture()
+          : Future.failedFuture(new IllegalStateException(String.join("; ", problems)));
+    });
+  }
 
   static Future<Void> check(Gate gate, List<String> roles, String agentRole) {
     if (roles.isEmpty()) return Future.succeededFuture();

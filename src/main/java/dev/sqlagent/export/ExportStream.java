@@ -69,9 +69,11 @@ public final class ExportStream {
           .onSuccess(v -> msg.reply(new JsonObject()))
           .onFailure(e -> msg.fail(410, "the export's receiver stopped: " + e.getMessage()));
     });
-    // As the asking user: their database role, and their sensitive columns masked unless they may see them.
+    // As the asking user: their database role, their row settings, and their sensitive columns masked unless they may
+    // see them.
     ExportRequest request = new ExportRequest(sql, liftCap, maxRows, limits.maxBytes(), user == null ? null : user.dbRole(),
-        dev.sqlagent.users.User.seesSensitive(user), sink);
+        dev.sqlagent.users.User.seesSensitive(user), sink,
+        dev.sqlagent.contract.GateRequest.settingsJson(dev.sqlagent.users.User.settingsOf(user)));
     return consumer.completion()
         .compose(v -> gate.export(request, EXPORT_MAX_MS))
         .compose(reply -> {

@@ -72,11 +72,13 @@ final class QuestionRetrieval {
     // A governed metric the question names brings its tables, and its definition goes to the prompt.
     List<Notes.Metric> metrics = followed.notes().notes().metricsIn(req.question());
     Future<Choice> chosen = ranking.compose(r -> wholeValues
-        .compose(whole -> values.links(r.catalogue(), role, whole))
+        // Row rules filter the user's rows, and the stored values were read without them: no value links a table.
+        .compose(whole -> req.rowRules() ? Future.succeededFuture(Map.<String, String>of())
+            : values.links(r.catalogue(), role, whole))
         .map(links -> NamedMetrics.withTables(metrics, r.catalogue(), links))
         .compose(links -> vertx.executeBlocking(() -> new Choice(r.catalogue(), r.k(), choose(r, links)), false)));
     return chosen
-        .compose(c -> offer(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, lookups)
+        .compose(c -> offer(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, req.rowRules(), lookups)
             .map(r -> r.withTerms(followed.notes().termsFor(r.tableNames()))
                 .withMetrics(NamedMetrics.definitions(metrics, c.catalogue()))));
   }
@@ -92,35 +94,40 @@ final class QuestionRetrieval {
     return TableChoice.choice(learned.graph(catalogue), r.ranked(), r.k(), catalogue.tables().size(), links);
   }
 
-  /** The chosen tables as the prompt shows them, with the stored values the role may see. */
+  /**
+   * The chosen tables as the prompt shows them, with the stored values the role may see. With {@code rowRules} (the
+   * user's rows are filtered by row settings) no stored value and no sample row is shown: they are read without the
+   * user's settings, so they may come from rows the user cannot see.
+   */
   private Future<Retrieval> offer(Catalogue catalogue, String question, List<ScoredTable> chosen, int k, int budget,
-      String role, Future<ValueMatcher.Prepared> lookups) {
+      String role, boolean rowRules, Future<ValueMatcher.Prepared> lookups) {
     List<TableInfo> offered = chosen.stream().map(s -> catalogue.find(s.name()).orElseThrow()).toList();
     List<String> names = chosen.stream().map(ScoredTable::name).toList();
+    if (rowRules) return fitted(offered, Future.succeededFuture(List.of()), chosen, names, question, k, budget, role, false);
     if (!config.modelSees().storedValues()) {
       // SQLAGENT_MODEL_SEES=schema: no stored value reaches the prompt, neither a column's values nor a question's match.
-      return fitted(offered, Future.succeededFuture(List.of()), chosen, names, question, k, budget, role);
+      return fitted(offered, Future.succeededFuture(List.of()), chosen, names, question, k, budget, role, true);
     }
     Future<List<ValueMatch>> matched = values.matched(lookups, question, offered);
     if (role != null) {
       // A user's role sees only the stored values it can find itself (row-level security): those wait for the look.
       return matched.compose(found -> values.shownTo(catalogue, role, offered, found))
           .compose(shown -> fitted(shown.tables(), Future.succeededFuture(shown.matches()), chosen, names, question, k,
-              budget, role));
+              budget, role, true));
     }
     // The agent role's own: samples are read while the question's values are matched.
-    return fitted(values.annotate(offered), matched, chosen, names, question, k, budget, null);
+    return fitted(values.annotate(offered), matched, chosen, names, question, k, budget, null, true);
   }
 
   private Future<Retrieval> fitted(List<TableInfo> tables, Future<List<ValueMatch>> matched, List<ScoredTable> chosen,
-      List<String> names, String question, int k, int budget, String role) {
+      List<String> names, String question, int k, int budget, String role, boolean samplesShown) {
     PromptBudget.Fitted fitted = PromptBudget.fit(tables, question, budget);
     if (fitted.overBudget()) {
       LOG.warn("schema text of {} tables is {} tokens even shortened, over the prompt budget of {}", tables.size(),
           fitted.tokens(), budget);
     }
     // Below SQLAGENT_MODEL_SEES=samples no row is read.
-    Future<List<SampleRows>> read = config.modelSees().sampleRows() ? samples.forPrompt(role, fitted.shown())
+    Future<List<SampleRows>> read = samplesShown && config.modelSees().sampleRows() ? samples.forPrompt(role, fitted.shown())
         : Future.succeededFuture(List.of());
     return read.compose(rows -> matched.map(found -> new Retrieval(chosen,
         fitted.schema() + learned.promptText(names, followed.current()) + StoredValues.schemaText(found),

@@ -147,7 +147,8 @@ public final class DatabaseTools {
     return switch (tool) {
       case LIST_TABLES -> listTables(role(user));
       case DESCRIBE_TABLE -> describeTable(args.getValue("name"), role(user));
-      case SAMPLE_ROWS -> sampleRows(args.getValue("name"), args.getValue("n"), role(user));
+      case SAMPLE_ROWS -> User.settingsOf(user).isEmpty() ? sampleRows(args.getValue("name"), args.getValue("n"), role(user))
+          : Future.succeededFuture(SAMPLES_UNDER_ROW_RULES);
       case RUN_QUERY -> runQuery(args.getValue("sql"), user);
       case FEEDBACK -> feedback(args.getValue("run_id"), args.getValue("rating"), args.getValue("comment"), user);
       case VERIFY -> verify(args.getValue("run_id"), args.getValue("question"), user);
@@ -156,6 +157,14 @@ public final class DatabaseTools {
       default -> ask(args.getValue("question"), args.getValue("conversation_id"), user, runId, client);
     };
   }
+
+  /**
+   * Sample rows are read without a user's row settings, so for a user who has them they could show rows of others:
+   * the tool refuses and points to {@code run_query}, which the gate runs with them.
+   */
+  private static final ToolResult SAMPLES_UNDER_ROW_RULES = ToolResult.error("forbidden", "your rows are filtered by row "
+      + "settings from your sign-on, and sample_rows does not apply them: use run_query (SELECT * FROM the_table LIMIT 5), "
+      + "which does");
 
   /** Every visible table with its one-line note and approximate row count. */
   public Future<ToolResult> listTables() {

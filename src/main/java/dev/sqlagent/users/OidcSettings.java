@@ -9,12 +9,37 @@ import java.util.List;
  * and the scopes it asks for. Read once at start; the keys themselves are fetched by {@link OidcVerifier}.
  *
  * @param keysRefetchSeconds the least time between two fetches of the issuer's keys prompted by an unknown key id
+ * @param rowSettings the session settings set from claims for the user's statements ({@code SQLAGENT_OIDC_SETTINGS})
  */
 public record OidcSettings(String issuer, List<String> audiences, String clientId, int clockSkewSeconds,
-    ClaimMap claims, String scopes, int keysRefetchSeconds) {
+    ClaimMap claims, String scopes, int keysRefetchSeconds, RowSettings rowSettings) {
 
   public OidcSettings {
     audiences = List.copyOf(audiences);
+    rowSettings = rowSettings == null ? RowSettings.NONE : rowSettings;
+  }
+
+  /**
+   * The same with the row settings of {@code spec} ({@code SQLAGENT_OIDC_SETTINGS}).
+   *
+   * @throws IllegalArgumentException naming the setting that is wrong
+   */
+  public OidcSettings withRowSettings(String spec) {
+    RowSettings parsed;
+    try {
+      parsed = RowSettings.parse(spec);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("SQLAGENT_OIDC_SETTINGS: " + e.getMessage());
+    }
+    return new OidcSettings(issuer, audiences, clientId, clockSkewSeconds, claims, scopes, keysRefetchSeconds, parsed);
+  }
+
+  /** The user these verified claims name, with the row settings they give. */
+  User user(io.vertx.core.json.JsonObject verified) {
+    User u = claims.user(verified);
+    if (!rowSettings.configured()) return u;
+    return new User(u.name(), u.displayName(), u.admin(), u.dbRole(), u.seeSensitive(), u.groups(),
+        rowSettings.resolve(verified));
   }
 
   /**
@@ -52,7 +77,7 @@ public record OidcSettings(String issuer, List<String> audiences, String clientI
       throw new IllegalArgumentException("SQLAGENT_OIDC_CLAIMS: " + e.getMessage());
     }
     return new OidcSettings(iss, auds, client, skew, map, scopes == null || scopes.isBlank() ? "openid profile" : scopes.strip(),
-        refetch);
+        refetch, RowSettings.NONE);
   }
 
   /** Where the issuer describes itself (OpenID Connect Discovery). */
@@ -63,6 +88,7 @@ public record OidcSettings(String issuer, List<String> audiences, String clientI
   @Override
   public String toString() {
     return "issuer=" + issuer + " audience=" + String.join(",", audiences) + (clientId == null ? "" : " clientId=" + clientId)
-        + " clockSkewS=" + clockSkewSeconds + " claims=" + claims;
+        + " clockSkewS=" + clockSkewSeconds + " claims=" + claims
+        + (rowSettings.configured() ? " settings=" + rowSettings : "");
   }
 }

@@ -190,7 +190,7 @@ public final class OidcVerifier {
           + " (clock skew allowed " + skew + " s)");
     }
     try {
-      return settings.claims().user(claims);
+      return settings.user(claims);
     } catch (IllegalArgumentException e) {
       throw new Refused(401, "unusable_claims", e.getMessage());
     }

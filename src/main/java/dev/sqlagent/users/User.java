@@ -1,27 +1,45 @@
 package dev.sqlagent.users;
 
 import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Who asked: a user of the users file, or one the company's sign-on vouched for (a verified OpenID Connect token).
  * {@code dbRole}, when set, is the database role the gate switches to for this user's statements (so the target's
  * grants and row-level security apply to them); {@code seeSensitive} whether the user may see sensitive columns
- * unmasked; {@code groups} the groups the users file or a sign-on claim puts them in (their budgets apply to them).
- * Never holds the token, so a user can travel on the bus and into events without carrying a credential.
+ * unmasked; {@code groups} the groups the users file or a sign-on claim puts them in (their budgets apply to them);
+ * {@code settings} the session settings (row rules, {@link RowSettings}) the gate sets for their statements, by name. Never holds the token, so a user can travel on the bus and into events without carrying a credential.
  */
 public record User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive,
-    java.util.List<String> groups) {
+    java.util.List<String> groups, Map<String, String> settings) {
 
   public User {
     groups = groups == null ? java.util.List.of() : java.util.List.copyOf(groups);
+    settings = settings == null || settings.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(settings));
   }
 
   public User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive) {
-    this(name, displayName, admin, dbRole, seeSensitive, java.util.List.of());
+    this(name, displayName, admin, dbRole, seeSensitive, java.util.List.of(), Map.of());
+  }
+
+  public User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive,
+      java.util.List<String> groups) {
+    this(name, displayName, admin, dbRole, seeSensitive, groups, Map.of());
+  }
+
+  public User(String name, String displayName, boolean admin, String dbRole, boolean seeSensitive,
+      Map<String, String> settings) {
+    this(name, displayName, admin, dbRole, seeSensitive, java.util.List.of(), settings);
   }
 
   public User(String name, String displayName, boolean admin, String dbRole) {
     this(name, displayName, admin, dbRole, false);
+  }
+
+  /** The session settings the gate sets for {@code user}'s statements (none for no user). */
+  public static Map<String, String> settingsOf(User user) {
+    return user == null ? Map.of() : user.settings();
   }
 
   /** Whether {@code user} (null: no users file, an anonymous caller) is shown sensitive values unmasked. */
@@ -32,6 +50,7 @@ public record User(String name, String displayName, boolean admin, String dbRole
   public JsonObject toJson() {
     JsonObject json = new JsonObject().put("name", name).put("display_name", displayName).put("admin", admin).put("db_role", dbRole);
     if (!groups.isEmpty()) json.put("groups", new io.vertx.core.json.JsonArray(groups));
+    if (!settings.isEmpty()) json.put("settings", new JsonObject(new java.util.LinkedHashMap<>(settings)));
     return seeSensitive ? json.put("see_sensitive", true) : json;
   }
 
@@ -41,7 +60,17 @@ public record User(String name, String displayName, boolean admin, String dbRole
     return new User(json.getString("name"), json.getString("display_name", json.getString("name")),
         json.getBoolean("admin", false), json.getString("db_role"), json.getBoolean("see_sensitive", false),
         json.getValue("groups") instanceof io.vertx.core.json.JsonArray g
-            ? g.stream().filter(String.class::isInstance).map(String.class::cast).toList() : java.util.List.of());
+            ? g.stream().filter(String.class::isInstance).map(String.class::cast).toList() : java.util.List.of(),
+        settings(json.getValue("settings")));
+  }
+
+  private static Map<String, String> settings(Object json) {
+    if (!(json instanceof JsonObject o)) return Map.of();
+    Map<String, String> out = new TreeMap<>();
+    for (String name : o.fieldNames()) {
+      if (o.getValue(name) instanceof String v) out.put(name, v);
+    }
+    return out;
   }
 
   /**

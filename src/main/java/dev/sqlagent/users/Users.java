@@ -60,6 +60,11 @@ public final class Users {
     return users.stream().map(User::dbRole).filter(r -> r != null).distinct().sorted().toList();
   }
 
+  /** The session settings any user of the file sets (row rules), sorted: every user's statements need each. */
+  public List<String> settingNames() {
+    return users.stream().flatMap(u -> u.settings().keySet().stream()).distinct().sorted().toList();
+  }
+
   /** The user a request authenticated as; null without a users file. */
   public static User of(io.vertx.ext.web.RoutingContext ctx) {
     return ctx.get(CONTEXT_KEY);

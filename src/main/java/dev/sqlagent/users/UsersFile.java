@@ -26,6 +26,8 @@ import org.yaml.snakeyaml.error.YAMLException;
  *     see_sensitive: true        # optional: shown sensitive columns unmasked
  *     groups: [analysts]         # optional: the groups whose budgets apply
  *     budget: {questions_per_day: 50, tokens_per_day: 200000, cost_usd_per_day: 2.0}   # optional
+ *     settings:                  # optional: session settings set for her statements (row rules)
+ *       app.tenant_id: 42
  * groups:                        # optional: group name -> its budget (groups may also come from a sign-on claim)
  *   analysts:
  *     budget: {questions_per_day: 200}
@@ -41,7 +43,7 @@ public final class UsersFile {
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern ROLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]{0,62}");
   private static final Set<String> KEYS = Set.of("name", "display_name", "token_sha256", "admin", "db_role",
-      "see_sensitive", "groups", "budget");
+      "see_sensitive", "groups", "budget", "settings");
 
   private UsersFile() {}
 
@@ -113,7 +115,8 @@ public final class UsersFile {
       String display = string(u.get("display_name"));
       List<String> groups = userGroups(u.get("groups"), at + " (" + name + ")", groupBudgets);
       if (u.containsKey("budget")) userBudgets.put(name, Budget.parse(u.get("budget"), at + " (" + name + ")"));
-      users.add(new User(name, display == null ? name : display, a, role, seeSensitive, groups));
+      users.add(new User(name, display == null ? name : display, a, role, seeSensitive, groups,
+          settings(u.get("settings"), at + " (" + name + ")")));
       digests.add(digest);
     }
     return new Users(users, digests, new Budgets(userBudgets, groupBudgets, fallback));
@@ -157,6 +160,31 @@ public final class UsersFile {
   private static String groupName(Object o) {
     String s = string(o);
     return s == null || s.length() > 128 ? null : s;
+  }
+
+  /** A user's {@code settings:}: custom setting names to single values (text, number, true/false). */
+  private static Map<String, String> settings(Object given, String at) {
+    if (given == null) return Map.of();
+    if (!(given instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException(at + ": settings must be a mapping of setting name to value, like "
+          + "settings: {app.tenant_id: 42}");
+    }
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      String name;
+      try {
+        name = RowSettings.name(String.valueOf(e.getKey()));
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException(at + ": settings: " + bad.getMessage());
+      }
+      String value = RowSettings.value(e.getValue());
+      if (value == null) {
+        throw new IllegalArgumentException(at + ": settings: " + name + " must be one value (a text, a number or true/false, "
+            + "at most " + RowSettings.MAX_VALUE + " characters)");
+      }
+      if (out.put(name, value) != null) throw new IllegalArgumentException(at + ": settings: " + name + " is named twice");
+    }
+    return out;
   }
 
   private static String string(Object o) {
