@@ -6,7 +6,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * An export for the gate ({@code Addresses.GATE_EXPORT}): {@code {sql, lift_cap, max_rows, max_bytes, db_role?,
- * see_sensitive, sink}}.
+ * see_sensitive, sink, format?}}.
  *
  * @param sql the statement to export, through every check of the gate
  * @param liftCap the statement is an answer's SQL whose result the interactive row cap cut: the LIMIT that cap put
@@ -17,9 +17,10 @@ import io.vertx.core.json.JsonObject;
  * @param seeSensitive the asking user may see the notes file's sensitive columns unmasked (else they are masked)
  * @param sink the address the chunks of rows go to ({@link ExportChunk}), each sent once the previous one was
  *     acknowledged; a failed acknowledgement stops the export
+ * @param format the file's format ({@code csv} or {@code xlsx}; null: csv), which the gate writes as it reads the rows
  */
 public record ExportRequest(String sql, boolean liftCap, int maxRows, long maxBytes, @OmitWhenNull String dbRole,
-    boolean seeSensitive, String sink) {
+    boolean seeSensitive, String sink, @OmitWhenNull String format) {
 
   public JsonObject toJson() {
     return RecordJson.toJson(this);
