@@ -52,6 +52,8 @@ class ExportServiceBenchmark {
     if (!BASELINE.isBlank()) jars.put("baseline", Path.of(BASELINE).toAbsolutePath().toString());
     for (String jar : jars.values()) assertThat(Path.of(jar)).as("build the jar first").exists();
     Map<String, List<Long>> times = new LinkedHashMap<>();
+    // The service JVM's own CPU time per export: what the export costs, whatever else the machine runs.
+    Map<String, List<Long>> cpu = new LinkedHashMap<>();
     List<String> loads = new ArrayList<>();
     try (ExportDatabase db = new ExportDatabase()) {
       for (int round = 0; round < ROUNDS; round++) {
@@ -63,6 +65,8 @@ class ExportServiceBenchmark {
             long[] coldWarm = twoExports(jars.get(name), db, format);
             times.computeIfAbsent(name + " " + format + " cold", k -> new ArrayList<>()).add(coldWarm[0]);
             times.computeIfAbsent(name + " " + format + " warm", k -> new ArrayList<>()).add(coldWarm[1]);
+            cpu.computeIfAbsent(name + " " + format + " cold", k -> new ArrayList<>()).add(coldWarm[2]);
+            cpu.computeIfAbsent(name + " " + format + " warm", k -> new ArrayList<>()).add(coldWarm[3]);
             times.computeIfAbsent("psql", k -> new ArrayList<>()).add(psqlCopy(db));
           }
         }
@@ -76,12 +80,13 @@ class ExportServiceBenchmark {
     for (var e : times.entrySet()) {
       if (e.getKey().equals("psql")) continue;
       long ms = median(e.getValue());
-      report.append(String.format("  %-20s %6d ms  %5.1fx psql  %s%n", e.getKey(), ms, (double) ms / psql, e.getValue()));
+      report.append(String.format("  %-20s %6d ms  %5.1fx psql  %s; service CPU %d ms %s%n", e.getKey(), ms,
+          (double) ms / psql, e.getValue(), median(cpu.get(e.getKey())), cpu.get(e.getKey())));
     }
     System.out.println(report);
   }
 
-  /** A fresh service from {@code jar}: the first export's time and the second's, in ms. */
+  /** A fresh service from {@code jar}: the first export's time and the second's, then their service CPU time, in ms. */
   static long[] twoExports(String jar, ExportDatabase db, String format) throws Exception {
     int port = FreePorts.next();
     Path home = Files.createTempDirectory("export-bench");
@@ -100,13 +105,20 @@ class ExportServiceBenchmark {
     try {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       awaitReady(http, port, service, home);
+      long cpu0 = cpuMs(service);
       long cold = export(http, port, format);
+      long cpu1 = cpuMs(service);
       long warm = export(http, port, format);
-      return new long[] {cold, warm};
+      long cpu2 = cpuMs(service);
+      return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu1};
     } finally {
       service.destroy();
       if (!service.waitFor(30, TimeUnit.SECONDS)) service.destroyForcibly();
     }
+  }
+
+  static long cpuMs(Process p) {
+    return p.info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(-1L);
   }
 
   static void awaitReady(HttpClient http, int port, Process service, Path home) throws Exception {
