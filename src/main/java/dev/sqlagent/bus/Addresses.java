@@ -14,9 +14,9 @@ public final class Addresses {
    */
   public static final String GATE_GRADE = "sqlagent.execution.grade";
   /**
-   * An export ({@code contract.ExportRequest}): the whole gate with the export's row cap and byte bound, the rows
-   * streamed in chunks ({@code contract.ExportChunk}) to the request's {@code sink}, each chunk sent once the last one
-   * was acknowledged; the reply, at the end, is the gate's reply (no rows). No edge forwards to it.
+   * An export ({@code contract.ExportRequest}): the whole gate with the export's row cap and byte bound, the file
+   * written as the rows are read and its bytes streamed in chunks ({@code contract.ExportChunk}) to the request's
+   * {@code sink}, each chunk sent once the last one was acknowledged; the reply, at the end, is the gate's reply (no rows). No edge forwards to it.
    */
   public static final String GATE_EXPORT = "sqlagent.execution.export";
 

@@ -1,22 +1,25 @@
 package dev.sqlagent.contract;
 
-import dev.sqlagent.bus.OmitWhenNull;
-import dev.sqlagent.bus.RecordJson;
-import io.vertx.core.json.JsonArray;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
 /**
- * One chunk of an export's rows, sent to the export's sink: {@code {columns?, rows}}. The first chunk carries the
- * columns ({@code [{name, type}]}, as a gate result names them) and may have no rows (an empty result); the rows are
- * arrays of cells as in a gate result. The sink acknowledges each chunk when it wants the next one.
+ * The next bytes of an export's file, sent to the export's sink: {@code {bytes}}. The gate writes the file as it reads
+ * the rows, so the chunks, in order, are the whole file; the first chunk (its header at least, possibly empty for a
+ * format that writes nothing yet) means the file begins. The sink acknowledges each chunk when it wants the next one.
  */
-public record ExportChunk(@OmitWhenNull JsonArray columns, JsonArray rows) {
+public record ExportChunk(Buffer bytes) {
+
+  private static final String BYTES = "bytes";
 
   public JsonObject toJson() {
-    return RecordJson.toJson(this);
+    return new JsonObject().put(BYTES, bytes);
   }
 
+  /** Over a cluster the bytes travel as base64 text; locally as the buffer itself. */
   public static ExportChunk fromJson(JsonObject json) {
-    return RecordJson.fromJson(ExportChunk.class, json);
+    Buffer bytes = json.getBuffer(BYTES);
+    if (bytes == null) throw new IllegalArgumentException("\"bytes\" is required");
+    return new ExportChunk(bytes);
   }
 }

@@ -6,7 +6,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * An export for the gate ({@code Addresses.GATE_EXPORT}): {@code {sql, lift_cap, max_rows, max_bytes, db_role?,
- * see_sensitive, sink}}.
+ * see_sensitive, sink, format?}}.
  *
  * @param sql the statement to export, through every check of the gate
  * @param liftCap the statement is an answer's SQL whose result the interactive row cap cut: the LIMIT that cap put
@@ -18,14 +18,10 @@ import io.vertx.core.json.JsonObject;
  * @param sink the address the chunks of rows go to ({@link ExportChunk}), each sent once the previous one was
  *     acknowledged; a failed acknowledgement stops the export
  * @param settings the asking user's row settings ({@code {name: value}}, {@link GateRequest#settings()}), null for none
+ * @param format the file's format ({@code csv} or {@code xlsx}; null: csv), which the gate writes as it reads the rows
  */
 public record ExportRequest(String sql, boolean liftCap, int maxRows, long maxBytes, @OmitWhenNull String dbRole,
-    boolean seeSensitive, String sink, @OmitWhenNull JsonObject settings) {
-
-  public ExportRequest(String sql, boolean liftCap, int maxRows, long maxBytes, String dbRole, boolean seeSensitive,
-      String sink) {
-    this(sql, liftCap, maxRows, maxBytes, dbRole, seeSensitive, sink, null);
-  }
+    boolean seeSensitive, String sink, @OmitWhenNull JsonObject settings, @OmitWhenNull String format) {
 
   public JsonObject toJson() {
     return RecordJson.toJson(this);

@@ -34,8 +34,8 @@ public final class GateClient {
   }
 
   /**
-   * An export: the rows go to the request's sink chunk by chunk ({@link ExportChunk}); the reply, once the export
-   * ended, is the gate's reply without rows (its result counts them). {@code waitMs} bounds the whole export.
+   * An export: the file, written in the request's format as the rows are read, goes to the request's sink chunk by
+   * chunk ({@link ExportChunk}); the reply, once the export ended and its last bytes went out, is the gate's reply without rows (its result counts them). {@code waitMs} bounds the whole export.
    */
   public Future<GateReply> export(ExportRequest request, long waitMs) {
     return gate.<JsonObject>request(Addresses.GATE_EXPORT, request.toJson(), waitMs).map(GateReply::fromJson);

@@ -11,6 +11,7 @@ import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusFailure;
 import dev.sqlagent.catalogue.CatalogueHolder;
 import dev.sqlagent.db.Target;
+import dev.sqlagent.export.ExportFile;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -103,8 +104,9 @@ public final class ExecutionVerticle extends VerticleBase {
   }
 
   /**
-   * An export ({@link Gate#export}): each chunk of rows is a request to the sink, the next one sent once it was
-   * acknowledged within the export lane's {@link ExportLane#ackMs()}; the reply is the gate's, at the end. Every
+   * An export ({@link Gate#export}): the file is written here as its rows are read ({@link ExportFile}), each chunk of
+   * its bytes a request to the sink, the next one sent once it was acknowledged within the export lane's
+   * {@link ExportLane#ackMs()}; the reply is the gate's, after the file's last bytes. Every
    * export connection in use: a {@code busy} bus failure (an edge says 503 with Retry-After).
    */
   private void onExport(Message<Object> msg) {
@@ -117,13 +119,18 @@ public final class ExecutionVerticle extends VerticleBase {
     }
     long ackMs = settings.exports().ackMs();
     DeliveryOptions ack = new DeliveryOptions().setSendTimeout(ackMs);
-    RowSink sink = (columns, rows) -> vertx.eventBus().request(req.sink(), new ExportChunk(columns, rows).toJson(), ack)
+    // The file is written here, as the rows are read; only its bytes travel to the receiver.
+    ExportFile file = ExportFile.of(vertx, req.format(), bytes -> vertx.eventBus()
+        .request(req.sink(), new ExportChunk(bytes).toJson(), ack)
         .<Void>mapEmpty()
         .recover(e -> Future.failedFuture(e instanceof io.vertx.core.eventbus.ReplyException r
             && r.failureType() == io.vertx.core.eventbus.ReplyFailure.TIMEOUT
-            ? new IllegalStateException("its receiver took nothing for " + ackMs / 1000 + " s") : e));
+            ? new IllegalStateException("its receiver took nothing for " + ackMs / 1000 + " s") : e)),
+        req.maxRows(), req.maxBytes());
     gate.export(req.sql(), req.liftCap(), req.maxRows(), req.maxBytes(), req.dbRole(),
-        GateRequest.settingsMap(req.settings()), req.seeSensitive(), sink)
+        GateRequest.settingsMap(req.settings()), req.seeSensitive(), file::rows)
+        // The reply follows the file's last bytes (or their failure: the receiver went away).
+        .compose(reply -> file.end(reply).transform(x -> Future.succeededFuture(reply)))
         .onSuccess(reply -> msg.reply(reply.toJson()))
         .onFailure(e -> {
           if (e instanceof ReadOnlyExecutor.Busy busy) {

@@ -722,7 +722,7 @@ public final class Gate {
     boolean shown = q.sensitivity().seeSensitive();
     int[] sent = {0};
     RowSink guarded = (cols, rows) -> {
-      if (!shown) ResultMasks.apply(masks, rows);
+      if (!shown) ResultMasks.applyToCells(masks, rows);
       int before = sent[0];
       sent[0] += rows.size();
       return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e, before)));

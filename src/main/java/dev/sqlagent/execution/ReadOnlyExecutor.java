@@ -460,8 +460,8 @@ public final class ReadOnlyExecutor {
   }
 
   /** Rows per read of an export at most, and the bytes one read may hold at the worst-case row size. */
-  static final int STREAM_CHUNK_ROWS = 1000;
-  static final long STREAM_CHUNK_BYTES = 1L << 20;
+  static final int STREAM_CHUNK_ROWS = 2000;
+  static final long STREAM_CHUNK_BYTES = 4L << 20;
 
   /**
    * What an export streamed: its rows, and what cut it ({@code "rows"}: more rows than {@code maxRows};
@@ -471,51 +471,120 @@ public final class ReadOnlyExecutor {
 
   /**
    * Streams a shaped statement's rows to {@code sink} through a portal, one chunk per read: a read asks for no more
-   * rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size, and the next read goes out only once the
-   * sink has taken the chunk, so memory holds one chunk whatever the result's size. At most {@code maxRows} rows and
-   * {@code maxBytes} bytes of cells (as JSON, as {@link #fetchBounded} counts them) are sent; one row past either is
+   * rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size. A chunk is handed to the sink once the sink
+   * has taken the one before, and the next read goes out as soon as it is handed over, so the database reads one chunk
+   * while the sink works on the other and memory holds two chunks at most, whatever the result's size. At most
+   * {@code maxRows} rows and {@code maxBytes} bytes of cells ({@link #cellBytes}) are sent; one row past either is
    * {@link Streamed#truncatedBy()}. The first chunk carries {@code columns}, even when there are no rows.
    */
   Future<Streamed> stream(PreparedStatement ps, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
                           long maxBytes, RowSink sink) {
     int chunk = (int) Math.max(1, Math.min(STREAM_CHUNK_ROWS, STREAM_CHUNK_BYTES / ResultShape.worstRowBytes(columns)));
-    return streamMore(ps.cursor(), columns, columnsJson, maxRows, maxBytes, sink, chunk, new int[] {0}, new long[] {0}, 0);
+    Streaming s = new Streaming(ps.cursor(), columns, maxRows, maxBytes, sink, chunk);
+    s.read(columnsJson, Future.succeededFuture(), System.nanoTime());
+    return s.done.future();
+  }
+
+  /** One export's read loop ({@link #stream}). */
+  private static final class Streaming {
+    private final Cursor cursor;
+    private final List<ResultShape.Column> columns;
+    private final int maxRows;
+    private final long maxBytes;
+    private final RowSink sink;
+    private final int chunk;
+    final Promise<Streamed> done = Promise.promise();
+    /** Rows read and handed to the sink (or waiting to be), and their bytes. */
+    private int sent;
+    private long bytes;
+
+    Streaming(Cursor cursor, List<ResultShape.Column> columns, int maxRows, long maxBytes, RowSink sink, int chunk) {
+      this.cursor = cursor;
+      this.columns = columns;
+      this.maxRows = maxRows;
+      this.maxBytes = maxBytes;
+      this.sink = sink;
+      this.chunk = chunk;
+    }
+
+    /**
+     * Reads the next chunk while the sink works on the one before ({@code taking}); {@code idleSince} is when the read
+     * before came back: a read that fails after rows went out fails with {@link Cut}, saying how long the transaction
+     * sat idle before it.
+     */
+    void read(JsonArray columnsJson, Future<Void> taking, long idleSince) {
+      long idleMs = (System.nanoTime() - idleSince) / 1_000_000;
+      int handed = sent;
+      cursor.read(Math.min(chunk, maxRows + 1 - sent)).onComplete(ar -> {
+        if (ar.failed()) {
+          done.tryFail(handed > 0 ? new Cut(handed, idleMs, ar.cause()) : ar.cause());
+          return;
+        }
+        long readAt = System.nanoTime();
+        List<Object[]> out = new java.util.ArrayList<>(ar.result().size());
+        String cut = null;
+        int width = columns.size();
+        for (Row r : ar.result()) {
+          if (sent + out.size() >= maxRows) {
+            cut = "rows";
+            break;
+          }
+          Object[] cells = new Object[width];
+          ResultJson.cells(r, columns, cells);
+          long size = cellBytes(cells);
+          if (bytes + size > maxBytes) {
+            cut = "bytes";
+            break;
+          }
+          bytes += size;
+          out.add(cells);
+        }
+        sent += out.size();
+        boolean end = cut != null || !cursor.hasMore();
+        String truncatedBy = cut;
+        taking.onComplete(before -> {
+          if (before.failed()) {
+            done.tryFail(before.cause());
+            return;
+          }
+          Future<Void> taken = out.isEmpty() && columnsJson == null ? Future.succeededFuture()
+              : sink.accept(columnsJson, out);
+          if (end) {
+            taken.onComplete(t -> {
+              if (t.succeeded()) done.tryComplete(new Streamed(sent, truncatedBy));
+              else done.tryFail(t.cause());
+            });
+          } else {
+            read(null, taken, readAt);
+          }
+        });
+      });
+    }
   }
 
   /**
-   * @param waitedMs how long the sink took to take the chunk before (the transaction sat idle that long): a read that
-   *     fails after rows went out fails with {@link Cut}, which says so
+   * The bytes an export counts for one row against its bound: each cell's text as it travels (a string's characters,
+   * a number's digits, a JSON value's encoding), with a separator or quotes, about its size as JSON.
    */
-  private Future<Streamed> streamMore(Cursor cursor, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
-                                      long maxBytes, RowSink sink, int chunk, int[] sent, long[] bytes, long waitedMs) {
-    Future<RowSet<Row>> read = cursor.read(Math.min(chunk, maxRows + 1 - sent[0]));
-    if (sent[0] > 0) read = read.recover(e -> Future.failedFuture(new Cut(sent[0], waitedMs, e)));
-    return read.compose(rows -> {
-      JsonArray out = new JsonArray();
-      String cut = null;
-      for (Row r : rows) {
-        if (sent[0] + out.size() >= maxRows) {
-          cut = "rows";
-          break;
-        }
-        JsonArray cells = ResultJson.row(r, columns);
-        long size = cells.encode().length();
-        if (bytes[0] + size > maxBytes) {
-          cut = "bytes";
-          break;
-        }
-        bytes[0] += size;
-        out.add(cells);
-      }
-      sent[0] += out.size();
-      boolean end = cut != null || !cursor.hasMore();
-      Future<Void> taken = out.isEmpty() && columnsJson == null ? Future.succeededFuture() : sink.accept(columnsJson, out);
-      String truncatedBy = cut;
-      long handed = System.nanoTime();
-      return taken.compose(v -> end ? Future.succeededFuture(new Streamed(sent[0], truncatedBy))
-          : streamMore(cursor, columns, null, maxRows, maxBytes, sink, chunk, sent, bytes,
-              (System.nanoTime() - handed) / 1_000_000));
-    });
+  static long cellBytes(Object[] cells) {
+    long n = 2;
+    for (Object c : cells) {
+      if (c == null) n += 5;
+      else if (c instanceof String s) n += s.length() + 3;
+      else if (c instanceof Integer || c instanceof Long || c instanceof Short) n += digits(((Number) c).longValue()) + 1;
+      else if (c instanceof Boolean b) n += b ? 5 : 6;
+      else if (c instanceof JsonArray a) n += a.encode().length() + 1;
+      else if (c instanceof io.vertx.core.json.JsonObject o) n += o.encode().length() + 1;
+      else n += c.toString().length() + 1;
+    }
+    return n;
+  }
+
+  private static int digits(long v) {
+    if (v == Long.MIN_VALUE) return 20;
+    int d = v < 0 ? 2 : 1;
+    for (long x = Math.abs(v); x >= 10; x /= 10) d++;
+    return d;
   }
 
   /**

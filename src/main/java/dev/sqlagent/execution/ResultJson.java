@@ -52,20 +52,22 @@ final class ResultJson {
   /** One row of a shaped result (see {@link ResultShape}): each cell by how its column travelled. */
   static JsonArray row(Row r, java.util.List<ResultShape.Column> columns) {
     JsonArray cells = new JsonArray();
-    for (int i = 0; i < r.size(); i++) {
-      Object v = r.getValue(i);
-      ResultShape.Kind kind = i < columns.size() ? columns.get(i).kind() : ResultShape.Kind.NATIVE;
-      if (v == null || kind == ResultShape.Kind.NATIVE || !(v instanceof String s)) {
-        cells.add(cell(v));
-      } else if (kind == ResultShape.Kind.JSON) {
-        cells.add(jsonText(s));
-      } else if (kind == ResultShape.Kind.ARRAY) {
-        cells.add(PgArrayText.toJson(s, ResultShape.elementType(columns.get(i).type())));
-      } else {
-        cells.add(s);
-      }
-    }
+    for (int i = 0; i < r.size(); i++) cells.add(cell(r, i, columns));
     return cells;
+  }
+
+  /** The cells of one row of a shaped result into {@code out}, each as {@link #row} has it, with no array around them. */
+  static void cells(Row r, java.util.List<ResultShape.Column> columns, Object[] out) {
+    for (int i = 0; i < out.length && i < r.size(); i++) out[i] = cell(r, i, columns);
+  }
+
+  private static Object cell(Row r, int i, java.util.List<ResultShape.Column> columns) {
+    Object v = r.getValue(i);
+    ResultShape.Kind kind = i < columns.size() ? columns.get(i).kind() : ResultShape.Kind.NATIVE;
+    if (v == null || kind == ResultShape.Kind.NATIVE || !(v instanceof String s)) return cell(v);
+    if (kind == ResultShape.Kind.JSON) return jsonText(s);
+    if (kind == ResultShape.Kind.ARRAY) return PgArrayText.toJson(s, ResultShape.elementType(columns.get(i).type()));
+    return s;
   }
 
   /** json/jsonb text: objects and arrays as JSON (when not clipped), anything else as PostgreSQL's text. */

@@ -105,6 +105,16 @@ final class ResultMasks {
     }
   }
 
+  /** The same for rows as arrays of cells (an export's). */
+  static void applyToCells(Mask[] masks, java.util.List<Object[]> rows) {
+    if (masks == null || !any(masks)) return;
+    for (Object[] row : rows) {
+      for (int i = 0; i < masks.length && i < row.length; i++) {
+        if (masks[i] != null) row[i] = masks[i].apply(row[i]);
+      }
+    }
+  }
+
   static boolean any(Mask[] masks) {
     for (Mask m : masks) if (m != null) return true;
     return false;

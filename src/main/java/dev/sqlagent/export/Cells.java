@@ -6,8 +6,6 @@ import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A result's cells as an export writes them: numbers stay numbers, dates become dates where the format has them,
@@ -20,8 +18,6 @@ final class Cells {
   private static final Set<String> NUMBERS = Set.of("int2", "int4", "int8", "float4", "float8", "numeric");
   /** The first characters that make a spreadsheet evaluate a cell ({@code =SUM(...)}, {@code +1}, {@code @cmd}, tab, CR). */
   private static final String FORMULA_STARTS = "=+-@\t\r";
-  private static final Pattern TIMESTAMP =
-      Pattern.compile("(\\d{4}-\\d{2}-\\d{2}) (\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?)(?:[+-]\\d{2}(?::\\d{2}){0,2})?");
 
   static boolean numeric(String type) {
     return NUMBERS.contains(type);
@@ -85,6 +81,10 @@ final class Cells {
 
   /** An integer too long for a spreadsheet's number: kept whole as text rather than rounded. */
   static boolean tooLongForASpreadsheet(Number n) {
+    if (n instanceof Long || n instanceof Integer || n instanceof Short) {
+      long v = n.longValue();
+      return v >= 1_000_000_000_000_000L || v <= -1_000_000_000_000_000L;
+    }
     BigDecimal d;
     if (n instanceof Long || n instanceof Integer || n instanceof Short) {
       d = BigDecimal.valueOf(n.longValue());
@@ -112,25 +112,76 @@ final class Cells {
   /** A date column's cell ({@code 2024-01-31}) as a date: null for BC dates and infinity, which stay text. */
   static LocalDate date(Object cell) {
     String s = cell.toString();
-    if (s.length() != 10) return null;
+    if (s.length() != 10 || s.charAt(4) != '-' || s.charAt(7) != '-') return null;
+    int y = digits(s, 0, 4);
+    int m = digits(s, 5, 7);
+    int d = digits(s, 8, 10);
+    if (y < 0 || m < 0 || d < 0) return null;
     try {
-      return LocalDate.parse(s);
-    } catch (java.time.format.DateTimeParseException e) {
+      return LocalDate.of(y, m, d);
+    } catch (java.time.DateTimeException e) {
       return null;
     }
   }
 
   /**
-   * A timestamp's cell ({@code 2024-01-31 10:00:00[.ffffff][+01]}) as the wall time it shows (a spreadsheet has no
-   * time zones: a timestamptz is shown in the session's zone, as psql shows it): null for BC and infinity.
+   * A timestamp's cell ({@code 2024-01-31 10:00:00[.ffffff][+01[:30[:15]]]}) as the wall time it shows (a spreadsheet
+   * has no time zones: a timestamptz is shown in the session's zone, as psql shows it): null for BC and infinity.
    */
   static LocalDateTime timestamp(Object cell) {
-    Matcher m = TIMESTAMP.matcher(cell.toString());
-    if (!m.matches()) return null;
-    try {
-      return LocalDateTime.parse(m.group(1) + "T" + m.group(2));
-    } catch (java.time.format.DateTimeParseException e) {
+    String s = cell.toString();
+    int n = s.length();
+    if (n < 19 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != ' ' || s.charAt(13) != ':'
+        || s.charAt(16) != ':') {
       return null;
     }
+    int y = digits(s, 0, 4);
+    int mo = digits(s, 5, 7);
+    int d = digits(s, 8, 10);
+    int h = digits(s, 11, 13);
+    int mi = digits(s, 14, 16);
+    int sec = digits(s, 17, 19);
+    if ((y | mo | d | h | mi | sec) < 0) return null;
+    int i = 19;
+    int nanos = 0;
+    if (i < n && s.charAt(i) == '.') {
+      int from = ++i;
+      while (i < n && i - from < 9 && isDigit(s.charAt(i))) nanos = nanos * 10 + (s.charAt(i++) - '0');
+      if (i == from) return null;
+      for (int k = i - from; k < 9; k++) nanos *= 10;
+    }
+    if (i < n && !zone(s, i)) return null;
+    try {
+      return LocalDateTime.of(y, mo, d, h, mi, sec, nanos);
+    } catch (java.time.DateTimeException e) {
+      return null;
+    }
+  }
+
+  /** A zone offset from {@code i} to the end: {@code +HH}, {@code +HH:MM} or {@code +HH:MM:SS} (or {@code -}). */
+  private static boolean zone(String s, int i) {
+    int n = s.length();
+    if (s.charAt(i) != '+' && s.charAt(i) != '-') return false;
+    if (n - i != 3 && n - i != 6 && n - i != 9) return false;
+    if (digits(s, i + 1, i + 3) < 0) return false;
+    for (int k = i + 3; k < n; k += 3) {
+      if (s.charAt(k) != ':' || digits(s, k + 1, k + 3) < 0) return false;
+    }
+    return true;
+  }
+
+  /** The decimal number of {@code s}'s ASCII digits from {@code from} to {@code to}; -1 when one is not a digit. */
+  private static int digits(String s, int from, int to) {
+    int v = 0;
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (!isDigit(c)) return -1;
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 }

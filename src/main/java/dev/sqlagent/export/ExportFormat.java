@@ -47,7 +47,7 @@ public enum ExportFormat {
     return "unknown export format '" + given + "': use format=csv or format=xlsx";
   }
 
-  /** A writer of this format. */
+  /** A writer of this format (the gate's side of an export writes the file: {@link ExportFile}). */
   TableWriter writer() {
     return this == CSV ? new CsvTableWriter() : new XlsxTableWriter();
   }

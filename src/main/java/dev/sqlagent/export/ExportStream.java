@@ -13,10 +13,11 @@ import io.vertx.core.json.JsonObject;
 import java.util.UUID;
 
 /**
- * One export from the receiving side: asks the gate for it ({@link GateClient#export}), takes its chunks of rows at a
- * sink address of its own, writes each in the format off the event loop and hands the bytes to an {@link Output}; the
- * gate reads the next chunk only once the output took this one, so a slow client slows the database read down rather
- * than filling memory. The file ends with a note when a limit cut the result or the query failed part way.
+ * One export from the receiving side: asks the gate for it ({@link GateClient#export}) and takes the file's bytes at a
+ * sink address of its own, chunk by chunk, handing each to an {@link Output}. The gate writes the file as it reads
+ * the rows ({@link ExportFile}) and sends the next chunk only once the output took this one, so a slow client slows
+ * the database read down rather than filling memory. The file ends with a note when a limit cut the result or the
+ * query failed part way.
  */
 public final class ExportStream {
 
@@ -48,24 +49,23 @@ public final class ExportStream {
    */
   public static Future<Outcome> run(Vertx vertx, GateClient gate, ExportFormat format, String sql, boolean liftCap,
                                     dev.sqlagent.users.User user, Limits limits, Output out) {
-    TableWriter writer = format.writer();
     int maxRows = format.maxRows(limits.maxRows());
     boolean[] began = {false};
     String sink = SINK_PREFIX + UUID.randomUUID();
+    // The gate writes the file; its bytes come here in order, the next chunk once the output took this one.
     MessageConsumer<JsonObject> consumer = vertx.eventBus().consumer(sink, (Message<JsonObject> msg) -> {
-      ExportChunk chunk = ExportChunk.fromJson(msg.body());
-      vertx.executeBlocking(() -> {
-            if (chunk.columns() != null) writer.start(chunk.columns());
-            writer.rows(chunk.rows());
-            return writer.take();
-          }, true)
-          .compose(bytes -> {
-            if (!began[0]) {
-              began[0] = true;
-              out.begin();
-            }
-            return out.write(bytes);
-          })
+      Buffer bytes;
+      try {
+        bytes = ExportChunk.fromJson(msg.body()).bytes();
+      } catch (IllegalArgumentException e) {
+        msg.fail(400, e.getMessage());
+        return;
+      }
+      if (!began[0]) {
+        began[0] = true;
+        out.begin();
+      }
+      out.write(bytes)
           .onSuccess(v -> msg.reply(new JsonObject()))
           .onFailure(e -> msg.fail(410, "the export's receiver stopped: " + e.getMessage()));
     });
@@ -73,20 +73,10 @@ public final class ExportStream {
     // see them.
     ExportRequest request = new ExportRequest(sql, liftCap, maxRows, limits.maxBytes(), user == null ? null : user.dbRole(),
         dev.sqlagent.users.User.seesSensitive(user), sink,
-        dev.sqlagent.contract.GateRequest.settingsJson(dev.sqlagent.users.User.settingsOf(user)));
+        dev.sqlagent.contract.GateRequest.settingsJson(dev.sqlagent.users.User.settingsOf(user)), format.wireName());
     return consumer.completion()
         .compose(v -> gate.export(request, EXPORT_MAX_MS))
-        .compose(reply -> {
-          if (!began[0]) return Future.succeededFuture(new Outcome(reply, false));
-          String note = note(reply, maxRows, limits.maxBytes());
-          return vertx.executeBlocking(() -> {
-                writer.end(note);
-                return writer.take();
-              }, true)
-              .compose(out::write)
-              .map(v -> new Outcome(reply, true))
-              .recover(e -> Future.succeededFuture(new Outcome(reply, true)));
-        })
+        .map(reply -> new Outcome(reply, began[0]))
         .eventually(() -> consumer.unregister());
   }
 

@@ -3,7 +3,6 @@ package dev.sqlagent.export;
 import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.db.PgUrl;
 import dev.sqlagent.execution.Gate;
-import dev.sqlagent.execution.RowSink;
 import dev.sqlagent.execution.StaticCheck;
 import io.vertx.core.Vertx;
 import java.lang.management.ManagementFactory;
@@ -30,24 +29,21 @@ public final class ExportHeapProbe {
     try {
       Gate gate = Gate.start(vertx, Gate.Database.of(url.options("export-probe")),
           Gate.Settings.DEFAULTS.withTimeouts(120_000, 1000).withPoolSize(1)).await(120, TimeUnit.SECONDS);
-      TableWriter writer = format.writer();
       long[] bytes = {0};
-      RowSink sink = (columns, rows) -> vertx.executeBlocking(() -> {
-        if (columns != null) writer.start(columns);
-        writer.rows(rows);
-        bytes[0] += writer.take().length();
-        return null;
-      }, true).mapEmpty();
+      int cap = format.maxRows(maxRows);
+      ExportFile file = ExportFile.of(vertx, format.wireName(), b -> {
+        bytes[0] += b.length();
+        return io.vertx.core.Future.succeededFuture();
+      }, cap, Long.MAX_VALUE / 4);
       for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) pool.resetPeakUsage();
       long t0 = System.nanoTime();
-      GateReply reply = gate.export(sql, false, format.maxRows(maxRows), Long.MAX_VALUE / 4, null, false, sink)
+      GateReply reply = gate.export(sql, false, cap, Long.MAX_VALUE / 4, null, false, file::rows)
           .await(10, TimeUnit.MINUTES);
       if (!reply.ok()) {
         System.out.println("refused " + reply.error().type().wireName() + ": " + reply.error().message());
         System.exit(1);
       }
-      writer.end(ExportStream.note(reply, maxRows, Long.MAX_VALUE / 4));
-      bytes[0] += writer.take().length();
+      file.end(reply).await(1, TimeUnit.MINUTES);
       long ms = (System.nanoTime() - t0) / 1_000_000;
       long peak = 0;
       for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {

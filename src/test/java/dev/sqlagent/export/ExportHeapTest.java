@@ -38,7 +38,11 @@ class ExportHeapTest {
   static Process probe(String heap, Class<?> main, String... args) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(List.of(java, heap, "-XX:+UseSerialGC", "-cp", classpath, main.getName()));
+    List<String> command = new ArrayList<>(List.of(java, heap, "-XX:+UseSerialGC"));
+    // Extra options for a probe's JVM (a flight recording while profiling), never set by the suite.
+    String extra = System.getProperty("export.probe.jvm", "");
+    if (!extra.isBlank()) command.addAll(List.of(extra.trim().split("\\s+")));
+    command.addAll(List.of("-cp", classpath, main.getName()));
     command.addAll(List.of(args));
     return new ProcessBuilder(command).redirectErrorStream(true).start();
   }

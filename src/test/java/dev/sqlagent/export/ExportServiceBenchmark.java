@@ -1,0 +1,174 @@
+package dev.sqlagent.export;
+
+import static dev.sqlagent.testing.BenchmarkMachine.loadAverage;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sqlagent.testing.FreePorts;
+import dev.sqlagent.testing.TestDatabase;
+import io.vertx.core.json.JsonObject;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Exports as a user meets them: {@code POST /api/query/export} of 100,000 rows × 10 columns ({@link ExportDatabase})
+ * against the service running as its jar, timed from the request to the file's last byte. Per format, a fresh service
+ * JVM takes two exports in a row: the first is <em>cold</em> (JIT, pools and caches fresh), the second <em>warm</em>.
+ * Beside each, {@code psql \copy (…) TO STDOUT WITH (FORMAT csv, HEADER)} of the same query as the same role. With
+ * {@code -Dexport.baseline.jar=…} (a jar built from another commit) the same runs for that jar interleave with this
+ * one's in every round, so both meet the same machine load.
+ *
+ * <pre>
+ * mvn -o -q package -DskipTests
+ * mvn -o -B test -Dtest=ExportServiceBenchmark -Dgroups=benchmark -Dtest.excludedGroups= \
+ *   [-Dexport.baseline.jar=/tmp/old-export/target/sql-agent.jar] [-Dexport.rounds=3]
+ * </pre>
+ */
+@Tag("benchmark")
+class ExportServiceBenchmark {
+
+  static final String JAR = System.getProperty("export.jar", "target/sql-agent.jar");
+  static final String BASELINE = System.getProperty("export.baseline.jar", "");
+  static final int ROUNDS = Integer.getInteger("export.rounds", 3);
+  static final String PSQL = System.getProperty("sqlagent.psql", "psql");
+
+  @Test
+  void csvAndXlsxColdAndWarmBesidePsqlCopy() throws Exception {
+    Map<String, String> jars = new LinkedHashMap<>();
+    jars.put("this", Path.of(JAR).toAbsolutePath().toString());
+    if (!BASELINE.isBlank()) jars.put("baseline", Path.of(BASELINE).toAbsolutePath().toString());
+    for (String jar : jars.values()) assertThat(Path.of(jar)).as("build the jar first").exists();
+    Map<String, List<Long>> times = new LinkedHashMap<>();
+    // The service JVM's own CPU time per export: what the export costs, whatever else the machine runs.
+    Map<String, List<Long>> cpu = new LinkedHashMap<>();
+    List<String> loads = new ArrayList<>();
+    try (ExportDatabase db = new ExportDatabase()) {
+      for (int round = 0; round < ROUNDS; round++) {
+        loads.add(loadAverage());
+        List<String> order = new ArrayList<>(jars.keySet());
+        if (round % 2 == 1) java.util.Collections.reverse(order);
+        for (String name : order) {
+          for (String format : List.of("csv", "xlsx")) {
+            long[] coldWarm = twoExports(jars.get(name), db, format);
+            times.computeIfAbsent(name + " " + format + " cold", k -> new ArrayList<>()).add(coldWarm[0]);
+            times.computeIfAbsent(name + " " + format + " warm", k -> new ArrayList<>()).add(coldWarm[1]);
+            cpu.computeIfAbsent(name + " " + format + " cold", k -> new ArrayList<>()).add(coldWarm[2]);
+            cpu.computeIfAbsent(name + " " + format + " warm", k -> new ArrayList<>()).add(coldWarm[3]);
+            times.computeIfAbsent("psql", k -> new ArrayList<>()).add(psqlCopy(db));
+          }
+        }
+        loads.add(loadAverage());
+      }
+    }
+    long psql = median(times.get("psql"));
+    StringBuilder report = new StringBuilder("\nExport of " + ExportDatabase.ROWS + " rows x 10 columns over HTTP, median of "
+        + ROUNDS + " rounds (load average during the rounds: " + String.join(" | ", loads) + ")\n");
+    report.append(String.format("  psql \\copy ... TO STDOUT: %d ms %s%n", psql, times.get("psql")));
+    for (var e : times.entrySet()) {
+      if (e.getKey().equals("psql")) continue;
+      long ms = median(e.getValue());
+      report.append(String.format("  %-20s %6d ms  %5.1fx psql  %s; service CPU %d ms %s%n", e.getKey(), ms,
+          (double) ms / psql, e.getValue(), median(cpu.get(e.getKey())), cpu.get(e.getKey())));
+    }
+    System.out.println(report);
+  }
+
+  /** A fresh service from {@code jar}: the first export's time and the second's, then their service CPU time, in ms. */
+  static long[] twoExports(String jar, ExportDatabase db, String format) throws Exception {
+    int port = FreePorts.next();
+    Path home = Files.createTempDirectory("export-bench");
+    Map<String, String> env = new HashMap<>(TestDatabase.get().env(Map.of()));
+    env.put("SQLAGENT_DB_URL", db.ro.withSecret());
+    env.put("SQLAGENT_HOME", home.toString());
+    env.put("SQLAGENT_HTTP_PORT", String.valueOf(port));
+    // Nothing read in the background while the exports run.
+    env.put("SQLAGENT_MODEL_SEES", "schema");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-XX:MaxRAMPercentage=50", "-jar", jar)
+        .redirectErrorStream(true).redirectOutput(home.resolve("service.log").toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("SQLAGENT_"));
+    pb.environment().putAll(env);
+    Process service = pb.start();
+    try {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      awaitReady(http, port, service, home);
+      long cpu0 = cpuMs(service);
+      long cold = export(http, port, format);
+      long cpu1 = cpuMs(service);
+      long warm = export(http, port, format);
+      long cpu2 = cpuMs(service);
+      return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu1};
+    } finally {
+      service.destroy();
+      if (!service.waitFor(30, TimeUnit.SECONDS)) service.destroyForcibly();
+    }
+  }
+
+  static long cpuMs(Process p) {
+    return p.info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(-1L);
+  }
+
+  static void awaitReady(HttpClient http, int port, Process service, Path home) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (System.nanoTime() < deadline) {
+      assertThat(service.isAlive()).as("the service ended: " + Files.readString(home.resolve("service.log"))).isTrue();
+      try {
+        var r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/health")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) return;
+      } catch (java.io.IOException notYet) {
+        // still starting
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("the service did not start: " + Files.readString(home.resolve("service.log")));
+  }
+
+  /** One export, read to its last byte as fast as it comes: its time in ms. */
+  static long export(HttpClient http, int port, String format) throws Exception {
+    String body = new JsonObject().put("sql", ExportDatabase.ALL).put("format", format).encode();
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/query/export"))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    long t0 = System.nanoTime();
+    HttpResponse<InputStream> r = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+    long bytes = 0;
+    try (InputStream in = r.body()) {
+      byte[] buf = new byte[1 << 16];
+      for (int n; (n = in.read(buf)) > 0; ) bytes += n;
+    }
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(bytes).isGreaterThan(5_000_000L);
+    return ms;
+  }
+
+  static long psqlCopy(ExportDatabase db) throws Exception {
+    long t0 = System.nanoTime();
+    Process p = new ProcessBuilder(PSQL, db.ro.withSecret(), "-q", "-c",
+        "\\copy (" + ExportDatabase.ALL + ") TO STDOUT WITH (FORMAT csv, HEADER)")
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(false).start();
+    assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertThat(p.exitValue()).isZero();
+    return ms;
+  }
+
+  static long median(List<Long> values) {
+    List<Long> sorted = new ArrayList<>(values);
+    sorted.sort(Long::compare);
+    return sorted.get(sorted.size() / 2);
+  }
+}
