@@ -195,7 +195,7 @@ public final class ReadOnlyExecutor {
     String setup = begin + roleSwitch(dbRole) + (export ? "; SET LOCAL idle_in_transaction_session_timeout = "
         + exportLane.idleInTransactionMs() : "");
     try {
-      Future<RowSet<Row>> begun = traced(setup, () -> conn.query(setup).execute());
+      Future<RowSet<Row>> begun = conn.query(setup).execute();
       Future<A> firstDone = first.apply(conn);
       outcome = begun
           // A failed setup is the failure to report; its pipelined first step fails with it (aborted transaction).
@@ -246,10 +246,6 @@ public final class ReadOnlyExecutor {
    * too; the parse's failure is the one reported.
    */
   Future<Void> executeUnnamed(SqlConnection conn, String sql) {
-    return traced(sql, () -> sendUnnamed(conn, sql));
-  }
-
-  private Future<Void> sendUnnamed(SqlConnection conn, String sql) {
     // Through a layer-7 proxy the client parses again before each bind, with the description's text: its own way then.
     // With a tracer, the client's query reporting cannot take a statement sent below its API: its own way too (one
     // round trip more per checked query, while tracing is on).
@@ -362,9 +358,12 @@ public final class ReadOnlyExecutor {
     return chained.compose(v -> deallocated).compose(v -> rolledBack).mapEmpty();
   }
 
-  /** A trusted statement of ours, through the simple protocol, traced. */
+  /**
+   * A trusted statement of ours, through the simple protocol. Not a span of its own: the transaction's setup, plan and
+   * reset are the gate's statement's span ({@link #traced}).
+   */
   Future<RowSet<Row>> simple(SqlConnection conn, String sql) {
-    return traced(sql, () -> conn.query(sql).execute());
+    return conn.query(sql).execute();
   }
 
   /** {@code send}'s statement {@code sql} as a span of the trace it serves (when tracing is on). */

@@ -407,6 +407,10 @@ final class LiveSocket {
     final TreeMap<Long, GraphEvent> pending = new TreeMap<>();
     /** explain_sql's event went out: nothing of the run is left to come. */
     boolean explained;
+    /** The answer frame went out. */
+    boolean answerSent;
+    /** explain_sql's event when it came before the answer frame went out: it follows that frame. */
+    GraphEvent afterAnswer;
 
     RunStream(String runId) {
       this.runId = runId;
@@ -429,7 +433,13 @@ final class LiveSocket {
     }
 
     private void send(GraphEvent e) {
-      if (EXPLAIN_SQL.equals(e.node())) explained = true;
+      if (EXPLAIN_SQL.equals(e.node())) {
+        explained = true;
+        if (!answerSent) {
+          afterAnswer = e;
+          return;
+        }
+      }
       sendFrame(eventFrame(e));
     }
 
@@ -444,8 +454,8 @@ final class LiveSocket {
             flush();
           })
           .onComplete(ar -> {
-            // The answer is the run's end for this connection; explain_sql comes after it (off the answer's path), so
-            // the run's address is followed until that event, for a while at most.
+            // The answer frame follows the run's events up to its answer; explain_sql's event comes after that frame
+            // (it is off the answer's path), so the run's address is followed until it comes, for a while at most.
             boolean tail = !explained && StepData.SqlExplained.follows(answer);
             if (tail) {
               runs.remove(runId);
@@ -458,6 +468,8 @@ final class LiveSocket {
             pending.values().forEach(this::send);
             pending.clear();
             sendFrame(answerFrame(answer));
+            answerSent = true;
+            if (afterAnswer != null) sendFrame(eventFrame(afterAnswer));
           });
     }
 
