@@ -6,6 +6,7 @@ import { label, kind as kindOf, endsRun, nextSteps } from './graph.js';
 import { send } from './socket.js';
 import { Thread } from './conversation.js';
 import { showAnswer, showFailure, MODEL_DOWN } from './answer.js';
+import { attachExplanation } from './explain.js';
 
 let runCounter = 0;
 
@@ -123,6 +124,7 @@ export class Run {
       case 'answer':
       case 'give_up':
         return ev.status === 'started' ? undefined : this.endStep(ev, d);
+      case 'explain_sql': return this.explained(d);
       default:
         if (endsRun(ev.node)) return ev.status === 'started' ? undefined : this.endStep(ev, d);
         return this.genericStep(ev, d);
@@ -433,6 +435,14 @@ export class Run {
     this.attempts.forEach(a => this.stopReading(a));
     this.stop.hidden = true;
     showAnswer(this, answer);
+    if (this.explanation) attachExplanation(this.el, this.explanation);
+  }
+
+  /** What the answer's SQL does, in words: it comes after the answer (explain_sql), and goes under its SQL. */
+  explained(d) {
+    if (!d.explanation) return;
+    this.explanation = d.explanation;
+    if (this.ended) attachExplanation(this.el, d.explanation);
   }
 
   failed(message) {

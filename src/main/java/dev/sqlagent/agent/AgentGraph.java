@@ -79,6 +79,8 @@ final class AgentGraph {
         edge(Node.SELECT_SCHEMA, "an unknown table or column: the tables are chosen again, wider", (run, s) -> s.needsTables),
         edge(Node.GENERATE_SQL, "the next attempt", (run, s) -> true));
     declareEnd(Node.ANSWER, AnswerStep::new);
+    // Published by the driver after the answer went out (AgentRun#explainAfter): never on the answer's path.
+    declare(Node.EXPLAIN_SQL, null);
     declareEnd(Node.GIVE_UP, GiveUp::new);
     declareEnd(Node.CLARIFY, Clarify::new);
     declareEnd(Node.CANCELLED, null);

@@ -4,6 +4,7 @@ import dev.sqlagent.contract.FirstSqlMutator;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
 import dev.sqlagent.contract.RunOptions;
+import dev.sqlagent.explain.SqlExplanation;
 import dev.sqlagent.telemetry.Tracing;
 import dev.sqlagent.users.User;
 import io.vertx.core.Future;
@@ -139,6 +140,20 @@ final class AgentRun {
           if (after.answer != null) return Future.succeededFuture(after.answer);
           return walk(AgentGraph.next(node, context, after).to(), after);
         });
+  }
+
+  /**
+   * explain_sql, once the answer went out: what the answer's SQL does in words, from its parse on a worker, published as
+   * the run's last event (its explanation null when the parser cannot read the SQL). Nothing for an answer without a
+   * result to explain ({@link StepData.SqlExplained#follows}).
+   */
+  void explainAfter(Answer answer) {
+    if (!StepData.SqlExplained.follows(answer)) return;
+    String sql = answer.sql();
+    Context nodeTrace = nodeContext(Node.EXPLAIN_SQL, answer.attempts());
+    Future<String> explained = vertx.executeBlocking(() -> SqlExplanation.of(sql), false).otherwise((String) null);
+    Tracing.ending(Span.fromContext(nodeTrace), explained)
+        .onSuccess(text -> events.finished(Node.EXPLAIN_SQL, answer.attempts(), new StepData.SqlExplained(sql, text)));
   }
 
   /** A span for one node's work (a child of the question's), with the node in the run's log fields. */

@@ -337,6 +337,7 @@ public final class AgentVerticle extends VerticleBase {
           if (keeper != null) keeper.keep(json);
           msg.reply(json);
           vertx.eventBus().publish(Addresses.ANSWERS, json);
+          agentRun.explainAfter(answer);
           drain.replied(runId);
           LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
               answer.attempts(), answer.history().isEmpty() ? "" : ", errors "

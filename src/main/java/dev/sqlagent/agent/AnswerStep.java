@@ -4,7 +4,6 @@ import dev.sqlagent.contract.GateReply;
 import dev.sqlagent.contract.ChatRequest;
 import dev.sqlagent.contract.Answer;
 import dev.sqlagent.contract.Node;
-import dev.sqlagent.explain.SqlExplanation;
 import io.vertx.core.Future;
 import io.vertx.core.json.Json;
 import dev.sqlagent.contract.StepData;
@@ -13,7 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * answer: the result in words (the model's, when configured and prose, else a deterministic summary) with the SQL that
- * produced it; or a refusal (the model's, or a write the gate refused), which announces nothing before it.
+ * produced it; or a refusal (the model's, or a write the gate refused), which announces nothing before it. What the SQL
+ * does in words is not on the answer's path: explain_sql publishes it after the answer went out.
  */
 final class AnswerStep extends Step {
 
@@ -46,13 +46,9 @@ final class AnswerStep extends Step {
         ? wordAnswer(sql, r).recover(err -> err instanceof RunControl.Stopped ? Future.failedFuture(err)
             : Future.succeededFuture(RunContext.plainSummary(r)))
         : Future.succeededFuture(RunContext.plainSummary(r));
-    // What the SQL does, in words, from its parse (off the event loop), while the model words the answer.
-    Future<String> explained = run.vertx().executeBlocking(() -> SqlExplanation.of(sql), false)
-        .otherwise((String) null);
     // The SQL as submitted, when the row cap changed it: an export runs it with its own LIMIT under the export's cap.
     String written = s.lastSql == null || s.lastSql.strip().equals(sql) ? null : s.lastSql;
-    return words.compose(text -> explained.map(explanation ->
-        ended(s, run.answerOf(s, text, sql, false, false, false, r).withExplanation(explanation).withSqlAsWritten(written))));
+    return words.map(text -> ended(s, run.answerOf(s, text, sql, false, false, false, r).withSqlAsWritten(written)));
   }
 
   private static RunState ended(RunState s, Answer answer) {

@@ -22,6 +22,7 @@ public enum Node {
   DECIDE("decision", "Decide"),
   PREPARE_REPAIR("decision", "Prepare a repair"),
   ANSWER("answer", "Answer"),
+  EXPLAIN_SQL("tool", "Explain the SQL"),
   GIVE_UP("answer", "Give up"),
   CLARIFY("answer", "Ask which reading"),
   CANCELLED("answer", "Cancelled");

@@ -24,7 +24,7 @@ public sealed interface StepData permits StepData.VerifiedAsked, StepData.Verifi
     StepData.FaultInjected, StepData.CandidateChecking, StepData.CandidateRan, StepData.CandidateFailed,
     StepData.Voted, StepData.SqlStarted, StepData.SqlChecked, StepData.SqlRan, StepData.SqlFailed,
     StepData.Inspected, StepData.ProbeStarted, StepData.ProbeSkipped, StepData.Probed, StepData.Decided,
-    StepData.RepairStarted, StepData.RepairPrepared, StepData.AnswerStarted, Answer {
+    StepData.RepairStarted, StepData.RepairPrepared, StepData.AnswerStarted, StepData.SqlExplained, Answer {
 
   /** The event's data. */
   default JsonObject toJson() {
@@ -152,6 +152,19 @@ public sealed interface StepData permits StepData.VerifiedAsked, StepData.Verifi
   /** answer started (a refusal announces nothing). */
   record AnswerStarted() implements StepData {}
 
+  /**
+   * explain_sql finished, after the answer went out: what the answer's SQL does in plain words (the tables it reads
+   * and how they are joined, the rows it keeps, how it groups, what it returns, how it sorts, how many rows at most),
+   * from its parse and without a model; {@code explanation} is null when the SQL could not be parsed.
+   */
+  record SqlExplained(String sql, String explanation) implements StepData {
+
+    /** Whether explain_sql follows this answer: a result with its SQL (not a refusal, give-up, cancel or choice). */
+    public static boolean follows(Answer answer) {
+      return answer.sql() != null && "answered".equals(answer.outcome());
+    }
+  }
+
   /** Which records each node's events carry, by status. */
   private static Map<Node, Map<String, List<Class<? extends StepData>>>> declared() {
     Map<Node, Map<String, List<Class<? extends StepData>>>> m = new EnumMap<>(Node.class);
@@ -182,6 +195,7 @@ public sealed interface StepData permits StepData.VerifiedAsked, StepData.Verifi
     on(m, Node.PREPARE_REPAIR, GraphEvent.FINISHED, RepairPrepared.class);
     on(m, Node.ANSWER, GraphEvent.STARTED, AnswerStarted.class);
     on(m, Node.ANSWER, GraphEvent.FINISHED, Answer.class);
+    on(m, Node.EXPLAIN_SQL, GraphEvent.FINISHED, SqlExplained.class);
     on(m, Node.GIVE_UP, GraphEvent.FINISHED, Answer.class);
     on(m, Node.CLARIFY, GraphEvent.FINISHED, Answer.class);
     on(m, Node.CANCELLED, GraphEvent.FINISHED, Answer.class);

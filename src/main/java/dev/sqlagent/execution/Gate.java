@@ -417,8 +417,9 @@ public final class Gate {
     Stages stages = q.stages();
     String sql = q.sql();
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
-    Future<GateReply> outcome = known == null ? described(q)
-        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
+    // One span for the statement in its transaction (describe, plan, rows), named and shaped by its text.
+    Future<GateReply> outcome = executor.traced(q.bounded().executed(), () -> known == null ? described(q)
+        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e)));
     return outcome.recover(err -> {
       if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(GateErrors.cancelled(sql), false));
       if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
@@ -503,7 +504,7 @@ public final class Gate {
    * java.util.function.Function, java.util.function.BiFunction)}).
    */
   private Future<List<ResultShape.Column>> describe(SqlConnection conn, String executed) {
-    return executor.traced(executed, () -> ReadOnlyExecutor.describe(conn, executed))
+    return ReadOnlyExecutor.describe(conn, executed)
         .recover(e -> Future.failedFuture(new Located(e, 0)))
         .map(ResultShape::columns);
   }
@@ -621,8 +622,7 @@ public final class Gate {
 
   /** The planned statement's rows (one more than the cap, so a cut shows), within the result's byte bound. */
   private Future<JsonArray> execute(Query q, List<ResultShape.Column> columns, Planned planned) {
-    return executor.traced(planned.execute(),
-            () -> executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes()))
+    return executor.fetchBounded(planned.runner(), columns, q.cap() + 1, settings.maxResultBytes())
         .recover(e -> Future.failedFuture(e instanceof ReadOnlyExecutor.TooLarge ? e : new Located(e, planned.prefix())));
   }
 

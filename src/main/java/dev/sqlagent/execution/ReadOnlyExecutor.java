@@ -208,7 +208,7 @@ public final class ReadOnlyExecutor {
     String setup = begin + roleSwitch(dbRole) + (export ? "; SET LOCAL idle_in_transaction_session_timeout = "
         + exportLane.idleInTransactionMs() : "");
     try {
-      Future<RowSet<Row>> begun = traced(setup, () -> conn.query(setup).execute());
+      Future<RowSet<Row>> begun = conn.query(setup).execute();
       Future<?> settingsSet = rowSettings(conn, rowSettings);
       Future<A> firstDone = first.apply(conn);
       outcome = begun
@@ -261,10 +261,6 @@ public final class ReadOnlyExecutor {
    * too; the parse's failure is the one reported.
    */
   Future<Void> executeUnnamed(SqlConnection conn, String sql) {
-    return traced(sql, () -> sendUnnamed(conn, sql));
-  }
-
-  private Future<Void> sendUnnamed(SqlConnection conn, String sql) {
     // Through a layer-7 proxy the client parses again before each bind, with the description's text: its own way then.
     // With a tracer, the client's query reporting cannot take a statement sent below its API: its own way too (one
     // round trip more per checked query, while tracing is on).
@@ -349,7 +345,7 @@ public final class ReadOnlyExecutor {
     if (settings == null || settings.isEmpty()) return Future.succeededFuture();
     List<io.vertx.sqlclient.Tuple> each = settings.entrySet().stream()
         .map(e -> io.vertx.sqlclient.Tuple.of(e.getKey(), e.getValue())).toList();
-    return traced(SET_ROW_SETTING, () -> conn.preparedQuery(SET_ROW_SETTING).executeBatch(each));
+    return conn.preparedQuery(SET_ROW_SETTING).executeBatch(each);
   }
 
   /** {@code ; SET LOCAL ROLE "role"} for a user's role (a plain name, checked by the users file, quoted anyway). */
@@ -388,9 +384,12 @@ public final class ReadOnlyExecutor {
     return chained.compose(v -> deallocated).compose(v -> rolledBack).mapEmpty();
   }
 
-  /** A trusted statement of ours, through the simple protocol, traced. */
+  /**
+   * A trusted statement of ours, through the simple protocol. Not a span of its own: the transaction's setup, plan and
+   * reset are the gate's statement's span ({@link #traced}).
+   */
   Future<RowSet<Row>> simple(SqlConnection conn, String sql) {
-    return traced(sql, () -> conn.query(sql).execute());
+    return conn.query(sql).execute();
   }
 
   /** {@code send}'s statement {@code sql} as a span of the trace it serves (when tracing is on). */

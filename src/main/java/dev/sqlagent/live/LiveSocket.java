@@ -11,6 +11,8 @@ import dev.sqlagent.contract.RerunRequest;
 import dev.sqlagent.contract.StateClient;
 import dev.sqlagent.contract.StateMessages;
 import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.Node;
+import dev.sqlagent.contract.StepData;
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.bus.BusError;
 import dev.sqlagent.bus.BusFailure;
@@ -79,6 +81,9 @@ final class LiveSocket {
   private final Map<String, RunStream> runs = new HashMap<>();
   private boolean watching;
   private boolean closed;
+  /** How long an answered run's address is followed for its explain_sql event. */
+  static final long EXPLANATION_WAIT_MS = 10_000;
+  private static final String EXPLAIN_SQL = Node.EXPLAIN_SQL.wireName();
   /** Bytes written to this client, and the most of them it is known to have read (its pongs say so). */
   private long sent;
   private long read;
@@ -403,6 +408,12 @@ final class LiveSocket {
     MessageConsumer<JsonObject> consumer;
     long lastSent;
     final TreeMap<Long, GraphEvent> pending = new TreeMap<>();
+    /** explain_sql's event went out: nothing of the run is left to come. */
+    boolean explained;
+    /** The answer frame went out. */
+    boolean answerSent;
+    /** explain_sql's event when it came before the answer frame went out: it follows that frame. */
+    GraphEvent afterAnswer;
 
     RunStream(String runId) {
       this.runId = runId;
@@ -413,14 +424,26 @@ final class LiveSocket {
       if (seq <= lastSent) return;
       pending.put(seq, event);
       flush();
+      if (explained && !runs.containsKey(runId)) unsubscribe();
     }
 
     void flush() {
       while (!pending.isEmpty() && pending.firstKey() == lastSent + 1) {
         GraphEvent e = pending.pollFirstEntry().getValue();
         lastSent++;
-        sendFrame(eventFrame(e));
+        send(e);
       }
+    }
+
+    private void send(GraphEvent e) {
+      if (EXPLAIN_SQL.equals(e.node())) {
+        explained = true;
+        if (!answerSent) {
+          afterAnswer = e;
+          return;
+        }
+      }
+      sendFrame(eventFrame(e));
     }
 
     void finish(Answer answer) {
@@ -434,11 +457,22 @@ final class LiveSocket {
             flush();
           })
           .onComplete(ar -> {
-            close();
+            // The answer frame follows the run's events up to its answer; explain_sql's event comes after that frame
+            // (it is off the answer's path), so the run's address is followed until it comes, for a while at most.
+            boolean tail = !explained && StepData.SqlExplained.follows(answer);
+            if (tail) {
+              runs.remove(runId);
+              owner.release(runId);
+              vertx.setTimer(EXPLANATION_WAIT_MS, t -> unsubscribe());
+            } else {
+              close();
+            }
             // Whatever is still pending came after a hole nothing can fill: send it in order anyway.
-            pending.values().forEach(e -> sendFrame(eventFrame(e)));
+            pending.values().forEach(this::send);
             pending.clear();
             sendFrame(answerFrame(answer));
+            answerSent = true;
+            if (afterAnswer != null) sendFrame(eventFrame(afterAnswer));
           });
     }
 
@@ -453,9 +487,13 @@ final class LiveSocket {
     }
 
     void close() {
-      if (consumer != null) consumer.unregister();
+      unsubscribe();
       runs.remove(runId);
       owner.release(runId);
+    }
+
+    void unsubscribe() {
+      if (consumer != null && consumer.isRegistered()) consumer.unregister();
     }
   }
 }

@@ -107,8 +107,8 @@ class TracedClusterTest {
     List<String> up = new ArrayList<>();
     for (Received at = question; at != null && !at.isRoot(); at = byId.get(at.parentSpanId())) up.add(at.parentSpanId());
     assertThat(up).as("the question's ancestors").endsWith(root.spanId());
-    assertThat(up.stream().map(byId::get).filter(s -> s != null && edge.name().equals(s.resource().get("service.instance.id")))
-        .map(Received::kind).toList()).contains("SPAN_KIND_CLIENT");
+    // The bus hop between them carries the trace and makes no span of its own.
+    assertThat(trace.stream().map(Received::name).toList()).doesNotContain("send", "publish");
     assertThat(trace.stream().map(Received::name).toList()).contains("select_schema", "generate_sql", "chat "
         + FakeModelServer.MODEL);
     // No value of the question, no secret, in any span of the trace.

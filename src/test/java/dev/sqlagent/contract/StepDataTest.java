@@ -55,6 +55,7 @@ class StepDataTest {
     keys.put(StepData.RepairStarted.class, List.of("error_type", "strategy"));
     keys.put(StepData.RepairPrepared.class, List.of("error_type", "strategy", "instruction", "widened"));
     keys.put(StepData.AnswerStarted.class, List.of());
+    keys.put(StepData.SqlExplained.class, List.of("sql", "explanation"));
     keys.forEach((type, expected) -> assertThat(RecordJson.keys(type)).as(type.getSimpleName()).containsExactlyElementsOf(expected));
     // Every record of the family is pinned above (Answer has its own keys test).
     assertThat(StepData.class.getPermittedSubclasses()).allSatisfy(c -> assertThat(c == Answer.class || keys.containsKey(c))

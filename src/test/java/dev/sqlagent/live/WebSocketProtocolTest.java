@@ -89,6 +89,13 @@ class WebSocketProtocolTest {
       assertThat(events.stream().map(e -> e.getString("node") + ":" + e.getString("status")).toList())
           .contains("generate_sql:progress", "validate_sql:finished", "execute_sql:finished");
 
+      // Then what the SQL does, in words: explain_sql, after the answer frame (it is off the answer's path).
+      JsonObject explained = c.next();
+      assertThat(explained.getString("node")).isEqualTo("explain_sql");
+      assertThat(explained.getLong("seq")).isEqualTo(events.size() + 1L);
+      events = new java.util.ArrayList<>(events);
+      events.add(explained);
+
       // The HTTP view of the same run holds the same events.
       var resp = WebClient.create(vertx).get(port, "127.0.0.1", "/api/runs/" + runId + "/events")
           .as(BodyCodec.jsonObject()).send().await(10, TimeUnit.SECONDS);
@@ -141,7 +148,8 @@ class WebSocketProtocolTest {
       assertThat(assertComplete(seen, runId)).hasSameSizeAs(assertComplete(asked, runId));
 
       watcher.send(new JsonObject().put("type", "unwatch"));
-      assertThat(watcher.next().getBoolean("watching")).isFalse();
+      // The run's explain_sql event may come after its answer, before the reply to unwatch.
+      assertThat(watcher.until(type("watching"), 20)).last().satisfies(f -> assertThat(f.getBoolean("watching")).isFalse());
       asker.send(ask("How many stores are there?"));
       asker.until(type("answer"), 60);
       assertThat(watcher.frames.poll(300, TimeUnit.MILLISECONDS)).as("no events after unwatch").isNull();
@@ -155,7 +163,8 @@ class WebSocketProtocolTest {
     try (LiveClient c = LiveClient.connect(vertx, port)) {
       c.send(ask("How many products are there?"));
       runId = c.next().getString("run_id");
-      total = assertComplete(c.until(type("answer"), 60), runId).size();
+      // Every event of the run: explain_sql is its last, after the answer.
+      total = assertComplete(c.until(f -> "explain_sql".equals(f.getString("node")), 60), runId).size();
     }
     try (LiveClient late = LiveClient.connect(vertx, port)) {
       late.send(new JsonObject().put("type", "replay").put("run_id", runId).put("after_seq", 1));

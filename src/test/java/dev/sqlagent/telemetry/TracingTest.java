@@ -99,9 +99,20 @@ class TracingTest {
 
     List<Received> trace = otlp.awaitTrace(traceId, t -> t.stream().anyMatch(s -> "question".equals(s.name()))
         && t.stream().anyMatch(s -> s.allText().contains("agent_query_log"))
-        && t.stream().anyMatch(s -> s.allText().contains("conversation_turns")), 60);
+        && t.stream().anyMatch(s -> s.allText().contains("conversation_turns"))
+        && t.stream().anyMatch(s -> "explain_sql".equals(s.name())) && t.stream().anyMatch(s -> "UPDATE".equals(s.name())),
+        60);
     Map<String, Received> byId = trace.stream().collect(Collectors.toMap(Received::spanId, s -> s, (a, b) -> a));
     String all = trace.stream().map(Received::name).toList().toString();
+
+    // The spans a question makes, and no others: the request, the question, one per node, the model call (and its
+    // HTTP request), the gate's statement under validate_sql and under execute_sql, the state store's writes (the run's
+    // claim, its turn, its log row, the claim's finish). No span per event-bus message, none per statement of the
+    // gate's transaction.
+    assertThat(trace.stream().map(Received::name).toList()).as(all).containsExactlyInAnyOrder(
+        "POST", "question", "lookup_verified", "select_schema", "generate_sql", "chat " + FakeModelServer.MODEL, "POST",
+        "validate_sql", "SELECT", "execute_sql", "SELECT", "inspect_result", "decide", "answer", "explain_sql",
+        "INSERT", "INSERT", "INSERT", "UPDATE");
 
     // Parentage: one root (the HTTP request), every other span's parent is in the trace.
     assertThat(trace.stream().filter(Received::isRoot).toList()).as(all).hasSize(1);
