@@ -2,6 +2,7 @@ package dev.sqlagent.mcp;
 
 import dev.sqlagent.bus.Addresses;
 import dev.sqlagent.contract.GraphEvent;
+import dev.sqlagent.contract.Node;
 import dev.sqlagent.display.StepLine;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema.LoggingLevel;
@@ -84,6 +85,9 @@ final class StepNotifications {
       return;
     }
     if (GraphEvent.PROGRESS.equals(event.status())) return;
+    // The explanation is worked out after the answer is sent, so it belongs to no tool call's steps: sent or not
+    // depending on how fast it came, it would make the call's last step a race.
+    if (Node.EXPLAIN_SQL.wireName().equals(event.node())) return;
     String line = StepLine.of(event);
     int progress = ++steps;
     sent = sent.compose(previous -> Future.fromCompletionStage(send(progress, line).toFuture(), context));
