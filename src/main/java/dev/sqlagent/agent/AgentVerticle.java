@@ -335,13 +335,14 @@ public final class AgentVerticle extends VerticleBase {
           // Clustered, the answer's log row is kept from here as well as by the edge that delivers it: the
           // answer of a run whose edge is gone (killed mid-run) has its row all the same.
           if (keeper != null) keeper.keep(json);
+          // Logged before the reply leaves, so whoever holds the answer finds its line written.
+          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
+              answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
+              + answer.history().stream().map(Attempt::errorType).toList());
           msg.reply(json);
           vertx.eventBus().publish(Addresses.ANSWERS, json);
           agentRun.explainAfter(answer);
           drain.replied(runId);
-          LOG.info("run {} {} in {} ms after {} attempt(s){}", runId, answer.outcome().replace('_', ' '), answer.latencyMs(),
-              answer.attempts(), answer.history().isEmpty() ? "" : ", errors "
-              + answer.history().stream().map(Attempt::errorType).toList());
           span.setAttribute("sql_agent.outcome", answer.outcome());
           span.setAttribute("sql_agent.attempts", (long) answer.attempts());
           span.end();

@@ -56,7 +56,7 @@ final class ClusterNodes implements AutoCloseable {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       while (System.nanoTime() < deadline) {
         String out = output();
-        if (out.contains(" ready in ") || out.contains("\"message\":\"ready in ")) return;  // text or JSON lines
+        if (out.contains("ServeCommand - ready in ") || out.contains("\"message\":\"ready in ")) return;  // text or JSON lines
         if (!process.isAlive()) throw new AssertionError(role + " node exited (" + process.exitValue() + "):\n" + out);
         Thread.sleep(200);
       }

@@ -47,7 +47,8 @@ public final class ServiceProcess implements AutoCloseable {
   public ServiceProcess awaitReady(long seconds) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < deadline) {
-      if (output().contains(" ready in ")) return this;
+      // serve's own line: other components log a "ready in" of theirs before the HTTP port is open.
+      if (output().contains("ServeCommand - ready in ")) return this;
       if (!process.isAlive()) throw new AssertionError("the service exited (" + process.exitValue() + "):\n" + output());
       Thread.sleep(200);
     }
