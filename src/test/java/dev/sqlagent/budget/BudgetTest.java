@@ -6,6 +6,7 @@ import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
 import dev.sqlagent.testing.OidcServer;
 import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.testing.TestDatabase;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -220,6 +221,20 @@ class BudgetTest {
       refusedOverHttp(ask(restarted, TOKENS.get("sam")), name("sam"), "questions_per_day", 2L, 2L, "user " + name("sam"));
     } finally {
       restarted.close();
+    }
+    // The counts are the state store's: the target has no such table, and nothing of the count was written there.
+    try (java.sql.Connection state = TestDatabase.get().adminConnection(dev.sqlagent.state.StateStore.EMBEDDED_DATABASE);
+        java.sql.PreparedStatement q = state.prepareStatement("SELECT questions FROM budget_usage WHERE user_name = ?")) {
+      q.setString(1, name("sam"));
+      try (java.sql.ResultSet rs = q.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(2L);
+      }
+    }
+    try (java.sql.Connection target = TestDatabase.get().shopAdmin();
+        java.sql.ResultSet rs = target.createStatement().executeQuery("SELECT to_regclass('budget_usage') IS NULL")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getBoolean(1)).as("a budget table in the target").isTrue();
     }
   }
 
