@@ -81,7 +81,7 @@ class DeskLiveTest {
       c.send(new JsonObject().put("type", "choose").put("run_id", first.getString("run_id")).put("reading", 1));
       JsonObject accepted2 = nextNotAnEvent(c);
       assertThat(accepted2.getString("type")).isEqualTo("accepted");
-      JsonObject notAsked = c.next(30);
+      JsonObject notAsked = nextNotAnEvent(c);
       assertThat(notAsked.getString("type")).as(notAsked.encode()).isEqualTo("error");
       assertThat(notAsked.getString("message")).contains("did not ask which reading was meant");
     }
