@@ -44,6 +44,8 @@ class ExportServiceBenchmark {
   static final String BASELINE = System.getProperty("export.baseline.jar", "");
   static final int ROUNDS = Integer.getInteger("export.rounds", 3);
   static final String PSQL = System.getProperty("sqlagent.psql", "psql");
+  /** A directory for a flight recording of each export (cold and warm apart), for a profile; empty: none. */
+  static final String JFR = System.getProperty("export.jfr", "");
 
   @Test
   void csvAndXlsxColdAndWarmBesidePsqlCopy() throws Exception {
@@ -105,16 +107,34 @@ class ExportServiceBenchmark {
     try {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       awaitReady(http, port, service, home);
+      String tag = Path.of(jar).getParent().getParent().getFileName() + "-" + format;
+      record(service, "start", tag + "-cold");
       long cpu0 = cpuMs(service);
       long cold = export(http, port, format);
       long cpu1 = cpuMs(service);
+      record(service, "stop", tag + "-cold");
+      record(service, "start", tag + "-warm");
+      long cpu2a = cpuMs(service);
       long warm = export(http, port, format);
       long cpu2 = cpuMs(service);
-      return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu1};
+      record(service, "stop", tag + "-warm");
+      return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu2a};
     } finally {
       service.destroy();
       if (!service.waitFor(30, TimeUnit.SECONDS)) service.destroyForcibly();
     }
+  }
+
+  /** Starts or stops a flight recording {@code name} in the service (with {@code -Dexport.jfr} only). */
+  static void record(Process service, String what, String name) throws Exception {
+    if (JFR.isBlank()) return;
+    Files.createDirectories(Path.of(JFR));
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    List<String> cmd = new ArrayList<>(List.of(jcmd, String.valueOf(service.pid()), "JFR." + what, "name=" + name));
+    if (what.equals("start")) cmd.addAll(List.of("settings=profile"));
+    else cmd.add("filename=" + Path.of(JFR, name + ".jfr").toAbsolutePath());
+    Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
   }
 
   static long cpuMs(Process p) {
