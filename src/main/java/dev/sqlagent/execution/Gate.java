@@ -195,6 +195,7 @@ public final class Gate {
         }, false)
         .compose(v -> catalogue.current())
         .map(snapshot -> {
+          executor.openExportConnection();
           LOG.info("gate ready: {} visible tables (catalogue version {}), row cap {}, max plan cost {}",
               snapshot.catalogue().tables().size(), snapshot.version(), settings.rowCap(), settings.maxPlanCost());
           return new Gate(vertx, settings, executor, catalogue);

@@ -126,6 +126,17 @@ public final class ReadOnlyExecutor {
         .build();
   }
 
+  /**
+   * Opens one export connection ahead of the first export, which then finds it signed in: a connection's SCRAM sign-in
+   * hashes the password thousands of times, slow in a JVM that has not run it yet. Best effort: an export opens its
+   * own when this one could not be.
+   */
+  void openExportConnection() {
+    exportPool.getConnection()
+        .onSuccess(SqlConnection::close)
+        .onFailure(e -> LOG.debug("no export connection opened ahead: {}", e.getMessage()));
+  }
+
   /** The pool, for trusted catalogue reads (never for user SQL). */
   Pool pool() {
     return pool;

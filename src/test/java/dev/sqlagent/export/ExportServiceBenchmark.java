@@ -131,7 +131,7 @@ class ExportServiceBenchmark {
     Files.createDirectories(Path.of(JFR));
     String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
     List<String> cmd = new ArrayList<>(List.of(jcmd, String.valueOf(service.pid()), "JFR." + what, "name=" + name));
-    if (what.equals("start")) cmd.addAll(List.of("settings=profile"));
+    if (what.equals("start")) cmd.add("settings=" + System.getProperty("export.jfr.settings", "profile"));
     else cmd.add("filename=" + Path.of(JFR, name + ".jfr").toAbsolutePath());
     Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
