@@ -62,29 +62,37 @@ public enum ExportFormat {
    * thread of its own while the service starts. Nothing is read from any database.
    */
   public static void warmUp() {
+    long t0 = System.nanoTime();
+    for (ExportFormat format : values()) {
+      try {
+        format.warmUpWriter();
+      } catch (IOException | RuntimeException e) {
+        LoggerFactory.getLogger(ExportFormat.class).debug("the {} writer's warm-up failed: {}", format.wireName, e.toString());
+      }
+    }
+    LoggerFactory.getLogger(ExportFormat.class).debug("export writers warmed up in {} ms", (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  /** {@link #warmUp} of this format's writer: the bytes it wrote. */
+  long warmUpWriter() throws IOException {
     JsonArray columns = new JsonArray();
     String[] types = {"int4", "text", "numeric", "float8", "date", "timestamp", "timestamptz", "bool", "text", "int8"};
     for (int c = 0; c < types.length; c++) columns.add(new JsonObject().put("name", "c" + c).put("type", types[c]));
-    try {
-      for (ExportFormat format : values()) {
-        TableWriter writer = format.writer();
-        writer.start(columns);
-        for (int from = 0; from < WARM_UP_ROWS; from += 2000) {
-          List<Object[]> rows = new ArrayList<>(2000);
-          for (int i = from; i < from + 2000; i++) {
-            rows.add(new Object[] {String.valueOf(i), "name " + i, i + ".25", String.valueOf(i / 7.0), "2024-01-02",
-                "2024-01-01 08:31:00", "2024-01-01 00:00:01+00", i % 2 == 0 ? "true" : "false",
-                i % 100 == 0 ? "=1+2, \"quoted\"" : i % 10 == 0 ? null : "note " + i, String.valueOf(i * 1000000007L)});
-          }
-          writer.rows(rows);
-          writer.take();
-        }
-        writer.end("warm-up");
-        writer.take();
+    TableWriter writer = writer();
+    writer.start(columns);
+    long bytes = 0;
+    for (int from = 0; from < WARM_UP_ROWS; from += 2000) {
+      List<Object[]> rows = new ArrayList<>(2000);
+      for (int i = from; i < from + 2000; i++) {
+        rows.add(new Object[] {String.valueOf(i), "name " + i, i + ".25", String.valueOf(i / 7.0), "2024-01-02",
+            "2024-01-01 08:31:00", "2024-01-01 00:00:01+00", i % 2 == 0 ? "true" : "false",
+            i % 100 == 0 ? "=1+2, \"quoted\"" : i % 10 == 0 ? null : "note " + i, String.valueOf(i * 1000000007L)});
       }
-    } catch (IOException | RuntimeException e) {
-      LoggerFactory.getLogger(ExportFormat.class).debug("the export writers' warm-up failed: {}", e.toString());
+      writer.rows(rows);
+      bytes += writer.take().length();
     }
+    writer.end("warm-up");
+    return bytes + writer.take().length();
   }
 
   /** A writer of this format (the gate's side of an export writes the file: {@link ExportFile}). */
