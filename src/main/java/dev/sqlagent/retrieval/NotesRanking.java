@@ -47,11 +47,28 @@ final class NotesRanking {
     this.terms = List.copyOf(t);
   }
 
-  /** The ranking re-scored by the notes for this question, best first; unchanged when the notes say nothing. */
-  List<ScoredTable> rerank(List<ScoredTable> ranked, String question, LocalDate today) {
+  /**
+   * What the notes read in a question: the periods it names (only when a table is dated) and the business terms it
+   * uses. Apart from {@link #rerank(List, Reading)} because it needs no ranking: it is read beside the embedding.
+   */
+  record Reading(List<DateRange> periods, List<Notes.Term> used) {}
+
+  /** The question's periods and terms, as {@link #rerank(List, Reading)} uses them. */
+  Reading read(String question, LocalDate today) {
     List<DateRange> periods = dated.isEmpty() ? List.of() : new QuestionDates(today).in(question);
     String q = normalise(question);
-    List<Notes.Term> used = terms.stream().filter(t -> t.words().matcher(q).find()).map(TermMatch::term).toList();
+    return new Reading(periods, terms.stream().filter(t -> t.words().matcher(q).find()).map(TermMatch::term).toList());
+  }
+
+  /** The ranking re-scored by the notes for this question, best first; unchanged when the notes say nothing. */
+  List<ScoredTable> rerank(List<ScoredTable> ranked, String question, LocalDate today) {
+    return rerank(ranked, read(question, today));
+  }
+
+  /** The ranking re-scored by what the notes read in the question ({@link #read}). */
+  List<ScoredTable> rerank(List<ScoredTable> ranked, Reading reading) {
+    List<DateRange> periods = reading.periods();
+    List<Notes.Term> used = reading.used();
     if (periods.isEmpty() && used.isEmpty()) return ranked;
     List<ScoredTable> out = new ArrayList<>(ranked.size());
     for (ScoredTable s : ranked) {

@@ -28,7 +28,7 @@ final class QuestionRetrieval {
 
   private static final Logger LOG = LoggerFactory.getLogger(QuestionRetrieval.class);
 
-  /** Every table of the catalogue a role sees, ranked for a question, and how many are chosen by rank. */
+  /** Every table of the catalogue a role sees by similarity to a question, and how many are chosen by rank. */
   private record Ranking(Catalogue catalogue, int k, List<ScoredTable> ranked) {}
 
   /** The tables chosen for a question, from the catalogue its role sees, k of them before join paths. */
@@ -58,16 +58,19 @@ final class QuestionRetrieval {
   /** The retrieval for a question, as a user's database role sees the schema (null: the agent role). */
   Future<Retrieval> retrieve(Retrieval.Request req, String role) {
     int budget = ContextFit.schemaBudget(config.promptBudgetTokens(), contextFit.context());
-    // The tables are ranked (the question's embedding, the longest step) on one worker while the question's
-    // stored-value lookups, which need no tables, are made over all of them on another; the whole values the
-    // question names then link their tables into the choice, and the matches are only sorted by the chosen
-    // tables. The ranking is handed to a worker first: the second task waits a little for its thread.
+    // The tables are ranked by similarity (the question's embedding, the longest step) on one worker while the
+    // question's stored-value lookups, which need no tables, are made over all of them on another, and what the
+    // notes read in the question (its periods, its business terms) beside them; the whole values the question
+    // names then link their tables into the choice, the notes move the ranking there, and the matches are only
+    // sorted by the chosen tables. The embedding is handed to a worker first: the others wait a little for theirs.
     Catalogue all = followed.current();
     Future<Ranking> ranking = index.ready().compose(ready -> followed.seenBy(role)).compose(cat -> {
       int k = TableChoice.topK(cat.tables().size(), req.widen());
-      return vertx.executeBlocking(() -> new Ranking(cat, k, rank(cat, req.question())), false);
+      return vertx.executeBlocking(() -> new Ranking(cat, k, index.rank(cat, req.question())), false);
     });
     Future<ValueMatcher.Prepared> lookups = values.lookups(req.question(), all);
+    Future<NotesRanking.Reading> reading = vertx.executeBlocking(
+        () -> followed.notes().readForRanking(req.question(), LocalDate.now()), false);
     Future<List<ValueMatch>> wholeValues = values.wholeValues(lookups, all);
     // A governed metric the question names brings its tables, and its definition goes to the prompt.
     List<Notes.Metric> metrics = followed.notes().notes().metricsIn(req.question());
@@ -76,22 +79,22 @@ final class QuestionRetrieval {
         .compose(whole -> req.rowRules() ? Future.succeededFuture(Map.<String, String>of())
             : values.links(r.catalogue(), role, whole))
         .map(links -> NamedMetrics.withTables(metrics, r.catalogue(), links))
-        .compose(links -> vertx.executeBlocking(() -> new Choice(r.catalogue(), r.k(), choose(r, links)), false)));
+        .compose(links -> reading.compose(read -> vertx.executeBlocking(
+            () -> new Choice(r.catalogue(), r.k(), choose(r, read, links)), false))));
     return chosen
         .compose(c -> offer(c.catalogue(), req.question(), c.tables(), c.k(), budget, role, req.rowRules(), lookups)
             .map(r -> r.withTerms(followed.notes().termsFor(r.tableNames()))
                 .withMetrics(NamedMetrics.definitions(metrics, c.catalogue()))));
   }
 
-  /** Every table by similarity moved by the notes. BLOCKING (the model): on a worker. */
-  private List<ScoredTable> rank(Catalogue catalogue, String question) {
-    return followed.notes().rerank(index.rank(catalogue, question), question, LocalDate.now());
-  }
-
-  /** The top k with the tables the question's stored values link, then the tables that join them. */
-  private List<ScoredTable> choose(Ranking r, Map<String, String> links) {
+  /**
+   * The ranking moved by the notes, its top k with the tables the question's stored values link, then the tables
+   * that join them.
+   */
+  private List<ScoredTable> choose(Ranking r, NotesRanking.Reading reading, Map<String, String> links) {
     Catalogue catalogue = r.catalogue();
-    return TableChoice.choice(learned.graph(catalogue), r.ranked(), r.k(), catalogue.tables().size(), links);
+    List<ScoredTable> ranked = followed.notes().rerank(r.ranked(), reading);
+    return TableChoice.choice(learned.graph(catalogue), ranked, r.k(), catalogue.tables().size(), links);
   }
 
   /**

@@ -89,6 +89,16 @@ public final class TableNotes {
     return ranking.rerank(ranked, question, today);
   }
 
+  /** What the notes read in the question for {@link #rerank(List, NotesRanking.Reading)}: needs no ranking. */
+  NotesRanking.Reading readForRanking(String question, java.time.LocalDate today) {
+    return ranking.read(question, today);
+  }
+
+  /** {@link #rerank(List, String, java.time.LocalDate)} with the question already read. */
+  List<ScoredTable> rerank(List<ScoredTable> ranked, NotesRanking.Reading reading) {
+    return ranking.rerank(ranked, reading);
+  }
+
   public boolean isEmpty() {
     return notes.isEmpty();
   }

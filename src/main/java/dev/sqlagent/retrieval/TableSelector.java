@@ -203,8 +203,7 @@ public final class TableSelector {
       index(catalogue);
       idx = indexed;
     }
-    String q = question.length() > MAX_QUESTION_CHARS ? question.substring(0, MAX_QUESTION_CHARS) : question;
-    Embedding query = model().embed(QUERY_PREFIX + q).content();
+    Embedding query = embedQuestion(question);
     List<TableInfo> tables = catalogue.tables();
     List<ScoredTable> ranked = new ArrayList<>(tables.size());
     for (int i = 0; i < tables.size(); i++) {
@@ -212,6 +211,12 @@ public final class TableSelector {
     }
     ranked.sort(Comparator.comparingDouble(ScoredTable::score).reversed());
     return ranked;
+  }
+
+  /** The question's vector, as {@link #rank} compares it with the tables' (bge's query instruction before it). */
+  public static Embedding embedQuestion(String question) {
+    String q = question.length() > MAX_QUESTION_CHARS ? question.substring(0, MAX_QUESTION_CHARS) : question;
+    return model().embed(QUERY_PREFIX + q).content();
   }
 
   /** The k tables most similar to the question, best first. */

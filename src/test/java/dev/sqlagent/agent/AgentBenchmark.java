@@ -112,6 +112,20 @@ class AgentBenchmark {
       }
       pool.close().await(10, TimeUnit.SECONDS);
 
+      // Retrieval's floor: the question's embedding alone, in this JVM with nothing beside it (wall and CPU, µs).
+      List<Long> embedWall = new ArrayList<>();
+      List<Long> embedCpu = new ArrayList<>();
+      java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+      for (int r = 0; r < rounds; r++) {
+        for (Question q : questions) {
+          long c0 = threads.getCurrentThreadCpuTime();
+          long t0 = System.nanoTime();
+          dev.sqlagent.retrieval.TableSelector.embedQuestion(q.question());
+          embedWall.add((System.nanoTime() - t0) / 1_000);
+          embedCpu.add((threads.getCurrentThreadCpuTime() - c0) / 1_000);
+        }
+      }
+
       // first-attempt prompt (all messages) vs the same prompt holding every table
       long firstAttemptChars = model.requests().stream().mapToLong(rq -> rq.messages().encode().length()).sum()
           / model.requestCount();
@@ -147,13 +161,17 @@ class AgentBenchmark {
               + "  (one event published as a run publishes it, to its run's address and to every watcher's, with this"
               + " service's consumers: mean %.3f ms; %.1f events per question: %.2f ms a question)%n"
               + "  (the same SQL run directly as the agent role: p50 %.1f ms, p90 %.1f ms, of the gate's share)%n"
+              + "  (the question's embedding alone, one at a time with nothing beside it, of select_schema's share:"
+              + " p50 %.1f ms, p90 %.1f ms; its CPU time p50 %.1f ms)%n"
               + "as a user asks (a conversation opened and its turn recorded, the verified library looked up), %d x 2:%n"
               + "  answer's latency less model time p50 %d ms, p90 %d ms; asked to answered (bus round trip) p50 %d ms,"
               + " p90 %d ms, p99 %d ms%n"
               + "first-attempt prompt: %d chars (~%d tokens) with the top-5 tables; every table: %d chars (~%d tokens), %.0f%% of it%n",
           questions.size(), rounds, Percentiles.of(overhead, 50), Percentiles.of(overhead, 90),
           Percentiles.of(overhead, 99), Collections.max(overhead), Percentiles.of(total, 50), Percentiles.of(total, 99),
-          byStage, publishMs, eventsPerQuestion, publishMs * eventsPerQuestion, Percentiles.of(direct, 50) / 1000.0, Percentiles.of(direct, 90) / 1000.0, questions.size(),
+          byStage, publishMs, eventsPerQuestion, publishMs * eventsPerQuestion, Percentiles.of(direct, 50) / 1000.0, Percentiles.of(direct, 90) / 1000.0,
+          Percentiles.of(embedWall, 50) / 1000.0, Percentiles.of(embedWall, 90) / 1000.0,
+          Percentiles.of(embedCpu, 50) / 1000.0, questions.size(),
           Percentiles.of(userLatency, 50), Percentiles.of(userLatency, 90), Percentiles.of(userWall, 50),
           Percentiles.of(userWall, 90), Percentiles.of(userWall, 99),
           firstAttemptChars, firstAttemptChars / 4, allTablesChars, allTablesChars / 4,
