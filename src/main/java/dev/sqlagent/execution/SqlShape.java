@@ -41,15 +41,52 @@ public final class SqlShape {
   /** The statement's first keyword, upper-cased ("SELECT", "BEGIN"), or "SQL" when it has none. */
   public static String operation(String sql) {
     if (sql == null) return "SQL";
-    try {
-      for (PgLexer.Token t : PgLexer.lex(sql).tokens()) {
-        return t.kind() == PgLexer.Kind.WORD ? t.name().toUpperCase(Locale.ROOT) : "SQL";
+    // Only the first word matters: skip blanks and comments as PostgreSQL does, without lexing the whole statement
+    // (a span is named for every statement sent; the statement may be long).
+    int i = 0;
+    int n = sql.length();
+    while (i < n) {
+      char c = sql.charAt(i);
+      if (Character.isWhitespace(c)) {
+        i++;
+      } else if (sql.startsWith("--", i)) {
+        int eol = sql.indexOf('\n', i);
+        i = eol < 0 ? n : eol + 1;
+      } else if (sql.startsWith("/*", i)) {
+        i = afterComment(sql, i);
+        if (i < 0) return "SQL";
+      } else {
+        break;
       }
-    } catch (PgLexer.LexException e) {
-      String w = firstWord(sql);
-      if (!w.isEmpty()) return w.toUpperCase(Locale.ROOT);
     }
-    return "SQL";
+    int start = i;
+    while (i < n && wordChar(sql.charAt(i), i == start)) i++;
+    return i == start ? "SQL" : sql.substring(start, i).toUpperCase(Locale.ROOT);
+  }
+
+  /** Where the block comment opening at {@code at} ends (comments nest), or -1 when it never closes. */
+  private static int afterComment(String sql, int at) {
+    int depth = 0;
+    int i = at;
+    while (i < sql.length() - 1) {
+      if (sql.startsWith("/*", i)) {
+        depth++;
+        i += 2;
+      } else if (sql.startsWith("*/", i)) {
+        depth--;
+        i += 2;
+        if (depth == 0) return i;
+      } else {
+        i++;
+      }
+    }
+    return -1;
+  }
+
+  /** A character of an unquoted word: a letter, underscore or non-ASCII first, then digits and {@code $} too. */
+  private static boolean wordChar(char c, boolean first) {
+    if (c == '_' || c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+    return !first && ((c >= '0' && c <= '9') || c == '$');
   }
 
   /** A space where the original had one between the two tokens. */

@@ -82,6 +82,8 @@ final class ShapingTracerFactory implements VertxTracerFactory {
         }
         return null;
       }
+      // Vert.x makes no span then: the statement's first word is not looked for (a pool that traces nothing itself).
+      if (policy == TracingPolicy.IGNORE) return null;
       Safe<R> safe = new Safe<>(tags);
       String sql = request == null ? null : safe.raw(request, "db.query.text");
       return inner.sendRequest(context, kind, policy, request, sql == null ? operation : SqlShape.operation(sql), headers,

@@ -219,19 +219,29 @@ class AgentBenchmark {
         }
       }
       int spansBefore = sink.spans().size();
-      List<Long> offMs = new ArrayList<>();
-      List<Long> onMs = new ArrayList<>();
-      int rounds = 3;
+      // Each question's time as the asking client sees it (ns, so a p50 is not a whole number of ms), less the model's
+      // own latency; on and off are asked the same question one after the other, so each pair shares the moment.
+      List<Double> offMs = new ArrayList<>();
+      List<Double> onMs = new ArrayList<>();
+      List<Double> pairDiffMs = new ArrayList<>();
+      int rounds = Integer.getInteger("tracing.rounds", 6);
+      String loadBefore = loadAverage();
       for (int r = 0; r < rounds; r++) {
         for (Question q : questions) {
           // Which goes first alternates, so neither always meets a cooler cache.
           boolean onFirst = (r + questions.indexOf(q)) % 2 == 0;
+          double[] pair = new double[2];
           for (Vertx v : onFirst ? List.of(on, off) : List.of(off, on)) {
+            long t0 = System.nanoTime();
             Answer a = askAsUser(v, q.question());
-            (v == on ? onMs : offMs).add(a.latencyMs() - modelTime(events(v, a.runId())));
+            double ms = (System.nanoTime() - t0) / 1e6 - modelTime(events(v, a.runId()));
+            (v == on ? onMs : offMs).add(ms);
+            pair[v == on ? 1 : 0] = ms;
           }
+          pairDiffMs.add(pair[1] - pair[0]);
         }
       }
+      String loadAfter = loadAverage();
       Thread.sleep(2_000);  // the last batch of spans
       List<dev.sqlagent.testing.OtlpReceiver.Received> measured = sink.spans().subList(spansBefore, sink.spans().size());
       double spansPerQuestion = measured.size() / (double) onMs.size();
@@ -240,17 +250,19 @@ class AgentBenchmark {
       StringBuilder byName = new StringBuilder();
       names.forEach((name, count) -> byName.append(String.format("    %-28s %5.2f a question%n", name,
           count / (double) onMs.size())));
+      double offP50 = Percentiles.of(offMs, 50);
+      double onP50 = Percentiles.of(onMs, 50);
       String report = String.format(
           "tracing's cost, %d questions x %d rounds as a user asks, the same service with tracing off and on in turns "
-              + "(latency less model time):%n"
-              + "  off: p50 %d ms, p90 %d ms, p99 %d ms, mean %.1f ms%n"
-              + "  on:  p50 %d ms, p90 %d ms, p99 %d ms, mean %.1f ms (%.0f spans per question exported over OTLP/HTTP "
-              + "to a receiver in the same JVM)%n"
+              + "(the asking client's time less the model's; load average %s before, %s after):%n"
+              + "  off: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, mean %.2f ms%n"
+              + "  on:  p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, mean %.2f ms (%.0f spans per question exported over "
+              + "OTLP/HTTP to a receiver in the same JVM)%n"
+              + "  on vs off at p50: %+.2f ms (%+.1f%%); the same question on minus off: median %+.2f ms, mean %+.2f ms%n"
               + "  the spans, by name:%n%s",
-          questions.size(), rounds, Percentiles.of(offMs, 50), Percentiles.of(offMs, 90), Percentiles.of(offMs, 99),
-          offMs.stream().mapToLong(Long::longValue).average().orElse(0), Percentiles.of(onMs, 50),
-          Percentiles.of(onMs, 90), Percentiles.of(onMs, 99),
-          onMs.stream().mapToLong(Long::longValue).average().orElse(0), spansPerQuestion, byName);
+          questions.size(), rounds, loadBefore, loadAfter, offP50, Percentiles.of(offMs, 90), Percentiles.of(offMs, 99),
+          mean(offMs), onP50, Percentiles.of(onMs, 90), Percentiles.of(onMs, 99), mean(onMs), spansPerQuestion,
+          onP50 - offP50, 100 * (onP50 - offP50) / offP50, Percentiles.of(pairDiffMs, 50), mean(pairDiffMs), byName);
       System.out.print(report);
       Files.createDirectories(Path.of("target/benchmarks"));
       Files.writeString(Path.of("target/benchmarks/tracing.txt"), report);
@@ -259,6 +271,20 @@ class AgentBenchmark {
       if (off != null) off.close().await(30, TimeUnit.SECONDS);
       sink.close();
       client.close().await(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static double mean(List<Double> values) {
+    return values.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+  }
+
+  /** The machine's load averages (1, 5, 15 minutes), as {@code uptime} prints them. */
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (java.io.IOException e) {
+      return "unknown";
     }
   }
 

@@ -28,6 +28,12 @@ class TelemetryTest {
     assertThat(SqlShape.operation("  select 1")).isEqualTo("SELECT");
     assertThat(SqlShape.operation("/* hi */ BEGIN READ ONLY")).isEqualTo("BEGIN");
     assertThat(SqlShape.operation("(SELECT 1)")).isEqualTo("SQL");
+    assertThat(SqlShape.operation("-- a note\n/* outer /* inner */ still */\twith_x AS (SELECT 1) SELECT 2"))
+        .isEqualTo("WITH_X");
+    assertThat(SqlShape.operation("/* never closed SELECT 1")).isEqualTo("SQL");
+    assertThat(SqlShape.operation("-- only a comment")).isEqualTo("SQL");
+    assertThat(SqlShape.operation("")).isEqualTo("SQL");
+    assertThat(SqlShape.operation("\"quoted\" x")).isEqualTo("SQL");
   }
 
   @Test
