@@ -115,11 +115,13 @@ public final class ExportRoutes {
     }
     // Released once, when the response ends or its connection closes.
     ctx.addEndHandler(ar -> release.run());
-    ExportStream.run(vertx, gate, format, source.sql(), source.liftCap(), user, limits,
-            new HttpOutput(vertx, ctx.request(), format, source.fileName() + "." + format.wireName(), stallMs))
+    HttpOutput output = new HttpOutput(vertx, ctx.request(), format, source.fileName() + "." + format.wireName(), stallMs);
+    ExportStream.run(vertx, gate, format, source.sql(), source.liftCap(), user, limits, output)
         .onSuccess(outcome -> {
           if (!outcome.began()) {
             JsonErrors.send(ctx, 422, outcome.reply().toJson());
+          } else if (output.cut) {
+            output.closeNow();
           } else if (!response.ended() && !response.closed()) {
             response.end();
           }
@@ -164,14 +166,20 @@ public final class ExportRoutes {
       });
     }
 
+    /** Whether the client stalled and its connection was closed: the file must not end as if it were whole. */
+    private boolean cut;
+
     /**
      * Closes the connection at once, the bytes it still holds dropped: Vert.x's own close (and reset) of an HTTP/1.1
-     * connection first waits for the response to end, which a client that reads nothing never lets happen.
+     * connection first waits for the response to end, which a client that reads nothing never lets happen. The close
+     * starts below Vert.x's handler (its context's, not the channel's, which would pass through that handler's
+     * waiting close), so the socket closes now.
      */
     private void closeNow() {
+      cut = true;
       if (response.closed()) return;
       if (request.connection() instanceof io.vertx.core.net.impl.ConnectionBase base) {
-        base.channelHandlerContext().channel().close();
+        base.channelHandlerContext().close();
       } else {
         response.reset();
       }
