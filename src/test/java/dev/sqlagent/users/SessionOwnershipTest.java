@@ -64,7 +64,9 @@ class SessionOwnershipTest {
   }
 
   static HttpResponse<Buffer> send(HttpRequest<Buffer> req, String token, String body) throws Exception {
-    req.bearerTokenAuthentication(token);
+    // Each request on a connection of its own: a refusal may close the connection it came on, and a pooled connection
+    // reused at that moment fails as closed, whatever the service answered.
+    req.bearerTokenAuthentication(token).putHeader("Connection", "close");
     return (body == null ? req.send() : req.putHeader("Content-Type", "text/plain;charset=UTF-8").sendBuffer(Buffer.buffer(body)))
         .await(20, TimeUnit.SECONDS);
   }
