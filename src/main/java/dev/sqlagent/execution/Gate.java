@@ -475,9 +475,17 @@ public final class Gate {
     Stages stages = q.stages();
     String sql = q.sql();
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
-    // One span for the statement in its transaction (describe, plan, rows), named and shaped by its text.
-    Future<GateReply> outcome = executor.traced(q.bounded().executed(), () -> known == null ? described(q)
-        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e)));
+    java.util.function.Supplier<Future<GateReply>> work = () -> known == null ? described(q)
+        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
+    // One span for the statement in its transaction (describe, plan, rows), named and shaped by its text; a held
+    // check's span ends with its reply, and its run is a span of its own, under the node that asked for it.
+    Future<GateReply> outcome;
+    if (q.asked().hold() == null) {
+      outcome = executor.traced(q.bounded().executed(), work);
+    } else {
+      executor.traced(q.bounded().executed(), q.asked().hold()::checkReply);
+      outcome = work.get();
+    }
     return outcome.recover(err -> {
       if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(GateErrors.cancelled(sql), false));
       if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
@@ -556,7 +564,8 @@ public final class Gate {
       return q.asked().hold().passed(checked).compose(v -> {
         Query run = q.ran();
         if (executor.stopped(run.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
-        return execute(run, columns, planned).map(rows -> shapeResult(run, columns, rows, masks, cost));
+        return executor.traced(run.bounded().executed(),
+            () -> execute(run, columns, planned).map(rows -> shapeResult(run, columns, rows, masks, cost)));
       });
     }
     if (q.asked().streaming() != null) return streamed(q, columns, planned, cost, masks);
