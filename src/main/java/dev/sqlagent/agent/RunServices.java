@@ -109,9 +109,12 @@ final class RunServices {
     return ask(GateRequest.run(sql));
   }
 
-  /** The gate's check of {@code sql} (every stage but the execution): passed with its plan's cost, or refused. */
+  /**
+   * The gate's check of {@code sql} (every stage but the execution): passed with its plan's cost, or refused. A check
+   * that passed keeps its transaction a moment: the run of the same statement ({@link #gate}) continues there.
+   */
   Future<GateReply> check(String sql) {
-    return ask(GateRequest.check(sql));
+    return ask(GateRequest.check(sql).holding());
   }
 
   private Future<GateReply> ask(GateRequest request) {

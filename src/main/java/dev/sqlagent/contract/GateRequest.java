@@ -7,7 +7,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * One statement for the gate ({@code Addresses.EXECUTE}): {@code {sql, run, run_id?, row_cap?, db_role?,
- * see_sensitive?, settings?}}. A check ({@code run: false}) goes through every stage but the execution and its reply says
+ * see_sensitive?, settings?, hold?}}. A check ({@code run: false}) goes through every stage but the execution and its reply says
  * whether the statement passed; a run checks it again and reads its rows. The grading mode
  * ({@link GateClient#grade}) reads only {@code sql}.
  *
@@ -18,12 +18,20 @@ import io.vertx.core.json.JsonObject;
  * @param seeSensitive true: the asking user may see the notes file's sensitive columns unmasked; null or false: masked
  * @param settings the asking user's row settings ({@code {name: value}}), set for the statement in its transaction;
  *     null for none
+ * @param hold a check in a run (true): once passed, its transaction waits a moment for the run of the same statement,
+ *     which then continues there; null or false: the check's transaction ends with it
  */
 public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @OmitWhenNull Integer rowCap,
-    @OmitWhenNull String dbRole, @OmitWhenNull Boolean seeSensitive, @OmitWhenNull JsonObject settings) {
+    @OmitWhenNull String dbRole, @OmitWhenNull Boolean seeSensitive, @OmitWhenNull JsonObject settings,
+    @OmitWhenNull Boolean hold) {
 
   public GateRequest(String sql, boolean run, String runId, Integer rowCap, String dbRole, Boolean seeSensitive) {
-    this(sql, run, runId, rowCap, dbRole, seeSensitive, null);
+    this(sql, run, runId, rowCap, dbRole, seeSensitive, null, null);
+  }
+
+  public GateRequest(String sql, boolean run, String runId, Integer rowCap, String dbRole, Boolean seeSensitive,
+      JsonObject settings) {
+    this(sql, run, runId, rowCap, dbRole, seeSensitive, settings, null);
   }
 
   /** Run {@code sql}, as the gate's own role, with the configured cap. */
@@ -46,19 +54,29 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
     return new GateRequest(sql, true, runId, rowCap, dbRole, seeSensitive, settings);
   }
 
+  /** The same check, its transaction kept a moment once it passed, for the run of the same statement in the same run. */
+  public GateRequest holding() {
+    return new GateRequest(sql, run, runId, rowCap, dbRole, seeSensitive, settings, Boolean.TRUE);
+  }
+
+  /** Whether this check is held for its run ({@link #holding}). */
+  public boolean holds() {
+    return !run && Boolean.TRUE.equals(hold);
+  }
+
   /** The same with at most {@code cap} rows (null: the configured cap). */
   public GateRequest withRowCap(Integer cap) {
-    return new GateRequest(sql, run, runId, cap, dbRole, seeSensitive, settings);
+    return new GateRequest(sql, run, runId, cap, dbRole, seeSensitive, settings, hold);
   }
 
   /** The same belonging to run {@code id}: stopping that run cancels the statement. */
   public GateRequest inRun(String id) {
-    return new GateRequest(sql, run, id, rowCap, dbRole, seeSensitive, settings);
+    return new GateRequest(sql, run, id, rowCap, dbRole, seeSensitive, settings, hold);
   }
 
   /** The same as database role {@code role} (null: the gate's own). */
   public GateRequest asRole(String role) {
-    return new GateRequest(sql, run, runId, rowCap, role, seeSensitive, settings);
+    return new GateRequest(sql, run, runId, rowCap, role, seeSensitive, settings, hold);
   }
 
   /**
@@ -67,7 +85,7 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
    */
   public GateRequest by(User user) {
     return new GateRequest(sql, run, runId, rowCap, user == null ? null : user.dbRole(),
-        User.seesSensitive(user) ? Boolean.TRUE : null, settingsJson(User.settingsOf(user)));
+        User.seesSensitive(user) ? Boolean.TRUE : null, settingsJson(User.settingsOf(user)), hold);
   }
 
   /** Row settings as the request carries them: null for none. */
@@ -92,7 +110,7 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
 
   /** The same shown ({@code sees}) or not shown the sensitive columns' values. */
   public GateRequest seeingSensitive(boolean sees) {
-    return new GateRequest(sql, run, runId, rowCap, dbRole, sees ? Boolean.TRUE : null, settings);
+    return new GateRequest(sql, run, runId, rowCap, dbRole, sees ? Boolean.TRUE : null, settings, hold);
   }
 
   /** Whether the values of sensitive columns are shown unmasked (a user granted see_sensitive); else masked. */
@@ -127,6 +145,8 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
     if (settings != null && !(settings instanceof JsonObject o && o.stream().allMatch(e -> e.getValue() instanceof String))) {
       throw new IllegalArgumentException("\"settings\" must be an object of setting names to texts");
     }
-    return new GateRequest(s, r, (String) runId, rowCap, (String) role, (Boolean) sees, (JsonObject) settings);
+    Object hold = json.getValue("hold");
+    if (hold != null && !(hold instanceof Boolean)) throw new IllegalArgumentException("\"hold\" must be true or false");
+    return new GateRequest(s, r, (String) runId, rowCap, (String) role, (Boolean) sees, (JsonObject) settings, (Boolean) hold);
   }
 }

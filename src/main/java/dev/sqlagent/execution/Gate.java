@@ -163,6 +163,8 @@ public final class Gate {
   private final Vertx vertx;
   private final Settings settings;
   private final ReadOnlyExecutor executor;
+  /** Checks that passed, waiting in their transactions for the run of their statement. */
+  private final HeldChecks held;
   /** Where the visible tables come from: each submission uses the snapshot it started with, to its end. */
   private final CatalogueHolder catalogue;
   /**
@@ -180,6 +182,7 @@ public final class Gate {
     this.settings = settings;
     this.errors = new GateErrors(settings.statementTimeoutMs(), settings.maxResultBytes());
     this.executor = executor;
+    this.held = new HeldChecks(vertx);
     this.catalogue = catalogue;
   }
 
@@ -219,9 +222,11 @@ public final class Gate {
   /** Cancels the statement the run is running and refuses its later ones. */
   public void stop(String runId) {
     executor.stop(runId);
+    held.stop(runId);
   }
 
   public Future<Void> close() {
+    held.close();
     return executor.close();
   }
 
@@ -237,16 +242,32 @@ public final class Gate {
    */
   public Future<GateReply> submit(GateRequest request) {
     Asked asked = Asked.of(request, settings.rowCap());
-    return pass(asked).compose(first -> {
+    return firstPass(asked, request.holds()).compose(first -> {
       if (!recoveryConflict(first) || executor.stopped(asked.runId())) return Future.succeededFuture(first);
       // A hot standby cancelled it to replay the primary's changes: the query is not at fault and the conflict has
       // usually passed by now, so the same statement runs once more (no model call, no attempt counted).
       LOG.info("recovery conflict on the standby: running the same statement once more");
-      return pass(asked).map(second -> {
+      return pass(asked.withoutHold()).map(second -> {
         second.stage(GateReply.EXECUTION).ifPresent(s -> s.facts().put("rerun_after", ErrorType.RECOVERY_CONFLICT.wireName()));
         return recoveryConflict(second) ? second.withError(GateErrors.recoveryConflictGiveUp(second.error())) : second;
       });
     });
+  }
+
+  /**
+   * A request's pass: the run of a statement a held check just passed continues in that check's transaction; a check
+   * asked to hold waits there for its run ({@link HeldChecks}); any other goes through every stage.
+   */
+  private Future<GateReply> firstPass(Asked a, boolean hold) {
+    if (a.runId() == null) return pass(a);
+    if (a.run()) {
+      Future<GateReply> ran = held.run(a.key());
+      return ran != null ? ran : pass(a);
+    }
+    if (!hold) return pass(a);
+    HeldChecks.Held check = held.hold(a.key());
+    pass(a.holding(check)).onComplete(check::ended);
+    return check.checkReply();
   }
 
   private static boolean recoveryConflict(GateReply reply) {
@@ -255,10 +276,30 @@ public final class Gate {
 
   /** A request as the gate takes it: its row cap resolved, and where an export's rows go (null: into the reply). */
   private record Asked(String sql, boolean run, int cap, String runId, String dbRole,
-                       java.util.Map<String, String> rowSettings, boolean seeSensitive, Streaming streaming) {
+                       java.util.Map<String, String> rowSettings, boolean seeSensitive, Streaming streaming,
+                       HeldChecks.Held hold) {
     static Asked of(GateRequest r, int configuredCap) {
       int cap = r.rowCap() == null ? configuredCap : Math.max(1, Math.min(r.rowCap(), configuredCap));
-      return new Asked(r.sql(), r.run(), cap, r.runId(), r.dbRole(), r.settingsByName(), r.showsSensitive(), null);
+      return new Asked(r.sql(), r.run(), cap, r.runId(), r.dbRole(), r.settingsByName(), r.showsSensitive(), null, null);
+    }
+
+    /** What its run must match to continue a held check of it. */
+    HeldChecks.Key key() {
+      return new HeldChecks.Key(runId, sql, cap, dbRole, rowSettings, seeSensitive);
+    }
+
+    /** The same check, held for its run once it passed. */
+    Asked holding(HeldChecks.Held check) {
+      return new Asked(sql, run, cap, runId, dbRole, rowSettings, seeSensitive, streaming, check);
+    }
+
+    Asked withoutHold() {
+      return new Asked(sql, run, cap, runId, dbRole, rowSettings, seeSensitive, streaming, null);
+    }
+
+    /** The run of this check, asked now. */
+    Asked ran() {
+      return new Asked(sql, true, cap, runId, dbRole, rowSettings, seeSensitive, streaming, null);
     }
   }
 
@@ -281,7 +322,8 @@ public final class Gate {
           return inTransaction(q);
         })
         .recover(err -> {
-          if (err instanceof ReadOnlyExecutor.Stopped) {
+          // A held check's wait ended without its run: the outcome goes to nobody.
+          if (err instanceof ReadOnlyExecutor.Stopped || err instanceof HeldChecks.Over) {
             return Future.succeededFuture(stages.failed(GateErrors.cancelled(a.sql()), false));
           }
           if (err instanceof SinkGone gone) {
@@ -315,6 +357,16 @@ public final class Gate {
     String runId() {
       return asked.runId();
     }
+
+    /** A run, or a check held for its run: its statement is prepared to run and its masks are read. */
+    boolean mayRun() {
+      return asked.run() || asked.hold() != null;
+    }
+
+    /** A held check's run, asked now: the same statement, its stages so far, its time from now. */
+    Query ran() {
+      return new Query(asked.ran(), verdict, System.nanoTime(), stages.copy(), schema, bounded, shapeKey, sensitivity);
+    }
   }
 
   /**
@@ -334,6 +386,12 @@ public final class Gate {
       done.add(new GateReply.Stage(ORDER.get(done.size()), false, new JsonObject().put("error_type", error.type().wireName())));
       boolean writeRefused = writeIntent && (error.type() == ErrorType.REJECTED || error.type() == ErrorType.PERMISSION_DENIED);
       return GateReply.failed(error, done, writeRefused);
+    }
+
+    Stages copy() {
+      Stages c = new Stages();
+      c.done.addAll(done);
+      return c;
     }
 
     List<GateReply.Stage> list() {
@@ -417,9 +475,17 @@ public final class Gate {
     Stages stages = q.stages();
     String sql = q.sql();
     List<ResultShape.Column> known = shapes.get(q.shapeKey());
-    // One span for the statement in its transaction (describe, plan, rows), named and shaped by its text.
-    Future<GateReply> outcome = executor.traced(q.bounded().executed(), () -> known == null ? described(q)
-        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e)));
+    java.util.function.Supplier<Future<GateReply>> work = () -> known == null ? described(q)
+        : guessed(q, known).recover(e -> e instanceof ShapeChanged ? described(q) : Future.failedFuture(e));
+    // One span for the statement in its transaction (describe, plan, rows), named and shaped by its text; a held
+    // check's span ends with its reply, and its run is a span of its own, under the node that asked for it.
+    Future<GateReply> outcome;
+    if (q.asked().hold() == null) {
+      outcome = executor.traced(q.bounded().executed(), work);
+    } else {
+      executor.traced(q.bounded().executed(), q.asked().hold()::checkReply);
+      outcome = work.get();
+    }
     return outcome.recover(err -> {
       if (err instanceof ReadOnlyExecutor.Stopped) return Future.succeededFuture(stages.failed(GateErrors.cancelled(sql), false));
       if (err instanceof ReadOnlyExecutor.TooLarge tooLarge) {
@@ -491,7 +557,17 @@ public final class Gate {
     double cost = PlanCheck.totalCost(planned.plan());
     stages.passed(new JsonObject().put("cost", cost));
     if (executor.stopped(q.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
-    if (!q.run()) return Future.succeededFuture(GateReply.checked(q.bounded().sql(), q.verdict().staticCheck(), cost, stages.list()));
+    if (!q.run()) {
+      GateReply checked = GateReply.checked(q.bounded().sql(), q.verdict().staticCheck(), cost, List.copyOf(stages.list()));
+      if (q.asked().hold() == null) return Future.succeededFuture(checked);
+      // The check's reply goes out; its run, when asked, continues here, in this transaction, with this plan.
+      return q.asked().hold().passed(checked).compose(v -> {
+        Query run = q.ran();
+        if (executor.stopped(run.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
+        return executor.traced(run.bounded().executed(),
+            () -> execute(run, columns, planned).map(rows -> shapeResult(run, columns, rows, masks, cost)));
+      });
+    }
     if (q.asked().streaming() != null) return streamed(q, columns, planned, cost, masks);
     return execute(q, columns, planned).map(rows -> shapeResult(q, columns, rows, masks, cost));
   }
@@ -529,7 +605,7 @@ public final class Gate {
    */
   private Future<Planned> plan(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
     return plan(conn, ResultShape.shaped(q.bounded().executed(), columns, true, q.cap() + 1),
-        ResultShape.prefix(columns).length(), q.run());
+        ResultShape.prefix(columns).length(), q.mayRun());
   }
 
   /** {@link #plan(SqlConnection, Query, List)} of a statement already shaped, {@code prefix} long before the query. */
@@ -614,7 +690,7 @@ public final class Gate {
 
   /** The masks of a statement's columns ({@link ResultMasks}), asked inside its transaction; none for a check. */
   private Future<Mask[]> masks(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
-    if (!q.run()) return Future.succeededFuture(new Mask[columns.size()]);
+    if (!q.mayRun()) return Future.succeededFuture(new Mask[columns.size()]);
     return resultMasks.of(conn, columns, q.verdict().lexed().tokens(), q.sensitivity().columns(), q.sensitivity().version());
   }
 
@@ -698,7 +774,7 @@ public final class Gate {
       }
     }, false);
     return text.compose(t -> pass(new Asked(t, true, Math.max(1, maxRows), null, dbRole, rowSettings, seeSensitive,
-        new Streaming(maxBytes, sink))));
+        new Streaming(maxBytes, sink), null)));
   }
 
   /** Where an export's rows go instead of the reply, and its byte bound. */

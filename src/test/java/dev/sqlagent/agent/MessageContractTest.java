@@ -161,6 +161,8 @@ class MessageContractTest {
     // validate_sql asks the gate to check the statement; execute_sql, once a check passed, to run that statement. A
     // refused check is the attempt's only request. Nothing else passes between them (no report, no acknowledgement).
     assertThat(gateRequests).extracting(r -> r.getBoolean("run")).containsExactly(false, false, true, false, true);
+    // Each check is held for its run, which continues in the check's transaction; a run holds nothing.
+    assertThat(gateRequests).extracting(r -> r.getBoolean("hold")).containsExactly(true, true, null, true, null);
     assertThat(gateRequests).allSatisfy(r -> assertThat(r.getString("run_id")).isEqualTo(a.runId()));
     assertThat(gateRequests.get(2).getString("sql")).isEqualTo(gateRequests.get(1).getString("sql"));
     assertThat(gateRequests.get(4).getString("sql")).isEqualTo(gateRequests.get(3).getString("sql"));

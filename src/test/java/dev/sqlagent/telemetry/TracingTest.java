@@ -151,6 +151,10 @@ class TracingTest {
     Set<String> gateNodes = nodes.stream().filter(n -> n.name().equals("validate_sql") || n.name().equals("execute_sql"))
         .map(Received::spanId).collect(Collectors.toSet());
     assertThat(target).allSatisfy(s -> assertThat(ancestors(s, byId)).containsAnyElementsOf(gateNodes));
+    // One under each: the check's, and the run's, which continued in the check's transaction.
+    for (Received gateNode : nodes.stream().filter(n -> gateNodes.contains(n.spanId())).toList()) {
+      assertThat(target).as(gateNode.name()).filteredOn(s -> s.parentSpanId().equals(gateNode.spanId())).hasSize(1);
+    }
 
     // The run's writes to the state store, in the same trace: its claim, its conversation turn, its query log row.
     for (String table : List.of("run_claims", "conversation_turns", "agent_query_log")) {
