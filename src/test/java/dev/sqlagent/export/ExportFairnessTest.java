@@ -38,6 +38,12 @@ class ExportFairnessTest {
   static final String BOB = "bob-token-" + UUID.randomUUID();
   static final String ROOT = "root-token-" + UUID.randomUUID();
   static final long STALL_MS = 4_000;
+  /**
+   * An export far larger than the sockets between the service and an unread client hold (about 110 MB against a few
+   * MB of loopback buffers), so that one nobody reads cannot finish before its stall bound.
+   */
+  static final String WIDE = "SELECT id, name, amount, ratio, taken_on, taken_at, seen_at, ok, note, big,"
+      + " repeat('x', 1000) AS pad FROM readings ORDER BY id";
 
   static ExportDatabase database;
   static Databases databases;
@@ -78,7 +84,7 @@ class ExportFairnessTest {
     List<RawExport> open = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
-        RawExport unread = RawExport.post(service.port(), ALICE, ExportDatabase.ALL, "csv");
+        RawExport unread = RawExport.post(service.port(), ALICE, WIDE, "csv");
         open.add(unread);
         assertThat(unread.status).isEqualTo(200);
       }
@@ -118,7 +124,9 @@ class ExportFairnessTest {
       assertThat(after).as("an export connection is free again").isNotNull();
       for (RawExport unread : open.subList(0, 2)) {
         unread.readAll();
-        assertThat(unread.complete).as("a stalled export is cut, not finished later").isFalse();
+        String text = unread.text();
+        assertThat(unread.complete).as("a stalled export is cut, not finished later (%d bytes read, ending %s)",
+            unread.bytesRead(), text.substring(Math.max(0, text.length() - 300))).isFalse();
       }
       after.readAll();
       assertThat(after.complete).isTrue();
