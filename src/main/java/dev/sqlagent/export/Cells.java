@@ -176,6 +176,20 @@ final class Cells {
     }
   }
 
+  /** The first year a spreadsheet's dates hold: an earlier date or timestamp is written as its text. */
+  static final int SPREADSHEET_FIRST_YEAR = 1900;
+  /** {@link LocalDate#toEpochDay()} of 1899-12-30, the spreadsheet's day 0 for every day from 1900-03-01. */
+  private static final long SPREADSHEET_EPOCH = -25_569;
+
+  /**
+   * A date from 1900 on as a spreadsheet's day number (1900-01-01 is 1). Days from 1900-03-01 count one more, as
+   * spreadsheets count a 29 February 1900 that never was.
+   */
+  static Long spreadsheetDay(LocalDate date) {
+    long day = date.toEpochDay() - SPREADSHEET_EPOCH;
+    return day >= 61 ? day : day - 1;
+  }
+
   /** A date column's cell ({@code 2024-01-31}) as a date: null for BC dates and infinity, which stay text. */
   static LocalDate date(Object cell) {
     String s = cell.toString();

@@ -15,8 +15,8 @@ import org.dhatim.fastexcel.Worksheet;
 
 /**
  * XLSX through fastexcel, a streaming writer: each chunk's rows are flushed into the zip as they come (text as
- * inline strings, so no table of every string is kept), numbers as numbers, dates and timestamps as dates with a
- * date format, booleans as booleans, the header in bold. The zip is deflated at the fastest level: the sheet's XML
+ * inline strings, so no table of every string is kept), numbers as numbers, dates and timestamps from 1900 on as dates
+ * with a date format (a spreadsheet has no earlier days: those stay PostgreSQL's text), booleans as booleans, the header in bold. The zip is deflated at the fastest level: the sheet's XML
  * is repetitive, so it still shrinks several times, at a fraction of the default level's cost.
  */
 final class XlsxTableWriter implements TableWriter {
@@ -123,14 +123,15 @@ final class XlsxTableWriter implements TableWriter {
     }
     if (kind == Kind.DATE) {
       LocalDate d = Cells.date(value);
-      if (d != null) {
-        sheet.value(row, c, d);
+      if (d != null && d.getYear() >= Cells.SPREADSHEET_FIRST_YEAR) {
+        // The day's number, written as digits: no double to print for a whole day.
+        sheet.value(row, c, Cells.spreadsheetDay(d));
         return true;
       }
     }
     if (kind == Kind.TIMESTAMP) {
       LocalDateTime t = Cells.timestamp(value);
-      if (t != null) {
+      if (t != null && t.getYear() >= Cells.SPREADSHEET_FIRST_YEAR) {
         sheet.value(row, c, t);
         return true;
       }

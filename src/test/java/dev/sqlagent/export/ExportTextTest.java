@@ -140,6 +140,28 @@ class ExportTextTest {
   }
 
   @Test
+  void anXlsxDateIsTheSpreadsheetsDayAndOneBefore1900StaysText() throws Exception {
+    var resp = export("SELECT date '2024-01-02' AS d, date '1900-02-28' AS early, date '1900-03-01' AS after_gap,"
+        + " date '1850-03-01' AS old, timestamp '1899-12-31 23:00:00' AS old_at, timestamp '2024-01-01 12:00:00' AS noon",
+        "xlsx");
+    assertThat(resp.statusCode()).isEqualTo(200);
+    try (ReadableWorkbook wb = new ReadableWorkbook(new ByteArrayInputStream(resp.body().getBytes()))) {
+      Row row = wb.getFirstSheet().read().get(1);
+      // The days spreadsheets give these dates (1900-03-01 is 61: they count a 29 February 1900), as whole numbers.
+      assertThat(row.getCell(0).getRawValue()).isEqualTo("45293");
+      assertThat(row.getCell(1).getRawValue()).isEqualTo("59");
+      assertThat(row.getCell(2).getRawValue()).isEqualTo("61");
+      assertThat(row.getCell(0).asDate()).isEqualTo(java.time.LocalDateTime.of(2024, 1, 2, 0, 0));
+      // A spreadsheet has no day before 1900: the cell is PostgreSQL's text, never a wrong number.
+      assertThat(row.getCell(3).getType()).isEqualTo(CellType.STRING);
+      assertThat(row.getCell(3).asString()).isEqualTo("1850-03-01");
+      assertThat(row.getCell(4).getType()).isEqualTo(CellType.STRING);
+      assertThat(row.getCell(4).asString()).isEqualTo("1899-12-31 23:00:00");
+      assertThat(row.getCell(5).asDate()).isEqualTo(java.time.LocalDateTime.of(2024, 1, 1, 12, 0));
+    }
+  }
+
+  @Test
   void theWritersWarmUpOnMadeUpRows() throws Exception {
     // The service runs this as it starts: every format's writer, through to the file's end.
     assertThat(ExportFormat.CSV.warmUpWriter()).isGreaterThan(20L * ExportFormat.WARM_UP_ROWS);
