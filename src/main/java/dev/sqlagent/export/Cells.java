@@ -178,16 +178,21 @@ final class Cells {
 
   /** The first year a spreadsheet's dates hold: an earlier date or timestamp is written as its text. */
   static final int SPREADSHEET_FIRST_YEAR = 1900;
-  /** {@link LocalDate#toEpochDay()} of 1899-12-30, the spreadsheet's day 0 for every day from 1900-03-01. */
-  private static final long SPREADSHEET_EPOCH = -25_569;
+  /** {@link LocalDate#toEpochDay()} of 1899-12-31, the day before the spreadsheet's day 1. */
+  private static final long SPREADSHEET_EPOCH = -25_568;
+
+  /** The days from 1899-12-31 to {@code date} (1900-01-01 is 1), as the calendar counts them. */
+  static long daysSince1900(LocalDate date) {
+    return date.toEpochDay() - SPREADSHEET_EPOCH;
+  }
 
   /**
    * A date from 1900 on as a spreadsheet's day number (1900-01-01 is 1). Days from 1900-03-01 count one more, as
    * spreadsheets count a 29 February 1900 that never was.
    */
-  static Long spreadsheetDay(LocalDate date) {
-    long day = date.toEpochDay() - SPREADSHEET_EPOCH;
-    return day >= 61 ? day : day - 1;
+  static long spreadsheetDay(LocalDate date) {
+    long day = daysSince1900(date);
+    return day >= 60 ? day + 1 : day;
   }
 
   /** A date column's cell ({@code 2024-01-31}) as a date: null for BC dates and infinity, which stay text. */
