@@ -316,6 +316,8 @@ final class XlsxTableWriter implements TableWriter {
         ascii(ch == '\t' ? "&#x9;" : ch == '\n' ? "&#xa;" : "&#xd;");
       } else if (ch < 0x20) {
         // Not a character XML 1.0 allows: left out.
+      } else if (ch < 0x80) {
+        out[at++] = (byte) ch;
       } else if (ch < 0x800) {
         out[at++] = (byte) (0xc0 | ch >> 6);
         out[at++] = (byte) (0x80 | ch & 0x3f);
