@@ -59,6 +59,12 @@ public final class ServeCommand implements Callable<Integer> {
     // The model loads in its own process while PostgreSQL starts.
     LocalModel localModel = nodeRole.worker() ? LocalModel.start(config) : LocalModel.none(config);
     config = localModel.config();
+    if (nodeRole.worker()) {
+      // The gate writes export files: their writers warm up while the service starts.
+      Thread warmUp = new Thread(dev.sqlagent.export.ExportFormat::warmUp, "export-warm-up");
+      warmUp.setDaemon(true);
+      warmUp.start();
+    }
     Databases db;
     try {
       db = Databases.open(config);

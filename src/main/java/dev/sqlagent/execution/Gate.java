@@ -198,6 +198,7 @@ public final class Gate {
         }, false)
         .compose(v -> catalogue.current())
         .map(snapshot -> {
+          executor.openExportConnection();
           LOG.info("gate ready: {} visible tables (catalogue version {}), row cap {}, max plan cost {}",
               snapshot.catalogue().tables().size(), snapshot.version(), settings.rowCap(), settings.maxPlanCost());
           return new Gate(vertx, settings, executor, catalogue);
@@ -604,8 +605,10 @@ public final class Gate {
    * within it, or cannot be read, is a result_too_large refusal rather than a stalled connection.
    */
   private Future<Planned> plan(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
-    return plan(conn, ResultShape.shaped(q.bounded().executed(), columns, true, q.cap() + 1),
-        ResultShape.prefix(columns).length(), q.mayRun());
+    // An export's file is written from PostgreSQL's text of every column.
+    boolean export = q.asked().streaming() != null;
+    return plan(conn, ResultShape.shaped(q.bounded().executed(), columns, true, export, q.cap() + 1),
+        ResultShape.prefix(columns, true, export).length(), q.mayRun());
   }
 
   /** {@link #plan(SqlConnection, Query, List)} of a statement already shaped, {@code prefix} long before the query. */
@@ -798,7 +801,7 @@ public final class Gate {
     boolean shown = q.sensitivity().seeSensitive();
     int[] sent = {0};
     RowSink guarded = (cols, rows) -> {
-      if (!shown) ResultMasks.applyToCells(masks, rows);
+      if (!shown) ResultMasks.applyToExportCells(masks, columns, rows);
       int before = sent[0];
       sent[0] += rows.size();
       return sink.accept(cols, rows).recover(e -> Future.failedFuture(new SinkGone(e, before)));

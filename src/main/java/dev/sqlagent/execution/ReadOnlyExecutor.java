@@ -126,6 +126,17 @@ public final class ReadOnlyExecutor {
         .build();
   }
 
+  /**
+   * Opens one export connection ahead of the first export, which then finds it signed in: a connection's SCRAM sign-in
+   * hashes the password thousands of times, slow in a JVM that has not run it yet. Best effort: an export opens its
+   * own when this one could not be.
+   */
+  void openExportConnection() {
+    exportPool.getConnection()
+        .onSuccess(SqlConnection::close)
+        .onFailure(e -> LOG.debug("no export connection opened ahead: {}", e.getMessage()));
+  }
+
   /** The pool, for trusted catalogue reads (never for user SQL). */
   Pool pool() {
     return pool;
@@ -473,7 +484,7 @@ public final class ReadOnlyExecutor {
    * rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size. A chunk is handed to the sink once the sink
    * has taken the one before, and the next read goes out as soon as it is handed over, so the database reads one chunk
    * while the sink works on the other and memory holds two chunks at most, whatever the result's size. At most
-   * {@code maxRows} rows and {@code maxBytes} bytes of cells ({@link #cellBytes}) are sent; one row past either is
+   * {@code maxRows} rows and {@code maxBytes} bytes of cells ({@link #cellBytes(Object[], List)}) are sent; one row past either is
    * {@link Streamed#truncatedBy()}. The first chunk carries {@code columns}, even when there are no rows.
    */
   Future<Streamed> stream(PreparedStatement ps, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
@@ -529,8 +540,8 @@ public final class ReadOnlyExecutor {
             break;
           }
           Object[] cells = new Object[width];
-          ResultJson.cells(r, columns, cells);
-          long size = cellBytes(cells);
+          ResultJson.exportCells(r, columns, cells);
+          long size = cellBytes(cells, columns);
           if (bytes + size > maxBytes) {
             cut = "bytes";
             break;
@@ -565,18 +576,29 @@ public final class ReadOnlyExecutor {
    * The bytes an export counts for one row against its bound: each cell's text as it travels (a string's characters,
    * a number's digits, a JSON value's encoding), with a separator or quotes, about its size as JSON.
    */
-  static long cellBytes(Object[] cells) {
+  static long cellBytes(Object[] cells, List<ResultShape.Column> columns) {
     long n = 2;
-    for (Object c : cells) {
-      if (c == null) n += 5;
-      else if (c instanceof String s) n += s.length() + 3;
-      else if (c instanceof Integer || c instanceof Long || c instanceof Short) n += digits(((Number) c).longValue()) + 1;
-      else if (c instanceof Boolean b) n += b ? 5 : 6;
-      else if (c instanceof JsonArray a) n += a.encode().length() + 1;
-      else if (c instanceof io.vertx.core.json.JsonObject o) n += o.encode().length() + 1;
-      else n += c.toString().length() + 1;
+    for (int i = 0; i < cells.length; i++) {
+      Object c = cells[i];
+      if (c instanceof String s && i < columns.size() && columns.get(i).kind() == ResultShape.Kind.NATIVE) {
+        // A number's digits, a boolean's true or false, unquoted: as the value counts in an answer.
+        n += s.length() + 1;
+      } else {
+        n += cellBytes(c);
+      }
     }
     return n;
+  }
+
+  /** The bytes of one cell, as {@link #cellBytes(Object[], List)} counts it. */
+  private static long cellBytes(Object c) {
+    if (c == null) return 5;
+    if (c instanceof String s) return s.length() + 3;
+    if (c instanceof Integer || c instanceof Long || c instanceof Short) return digits(((Number) c).longValue()) + 1;
+    if (c instanceof Boolean b) return b ? 5 : 6;
+    if (c instanceof JsonArray a) return a.encode().length() + 1;
+    if (c instanceof io.vertx.core.json.JsonObject o) return o.encode().length() + 1;
+    return c.toString().length() + 1;
   }
 
   private static int digits(long v) {

@@ -56,9 +56,32 @@ final class ResultJson {
     return cells;
   }
 
-  /** The cells of one row of a shaped result into {@code out}, each as {@link #row} has it, with no array around them. */
-  static void cells(Row r, java.util.List<ResultShape.Column> columns, Object[] out) {
-    for (int i = 0; i < out.length && i < r.size(); i++) out[i] = cell(r, i, columns);
+  /**
+   * The cells of one row of an export's shaped result into {@code out}: every column but json and arrays is
+   * PostgreSQL's text as it came ({@link ResultShape#prefix(java.util.List, boolean, boolean)}), json and arrays as
+   * {@link #row} has them.
+   */
+  static void exportCells(Row r, java.util.List<ResultShape.Column> columns, Object[] out) {
+    for (int i = 0; i < out.length && i < r.size(); i++) {
+      ResultShape.Kind kind = i < columns.size() ? columns.get(i).kind() : ResultShape.Kind.NATIVE;
+      out[i] = kind == ResultShape.Kind.JSON || kind == ResultShape.Kind.ARRAY ? cell(r, i, columns) : r.getValue(i);
+    }
+  }
+
+  /**
+   * A native column's cell from PostgreSQL's text (an export's) as {@link #cell(Object)} has the value the client
+   * decodes: what a mask is applied to, so a masked value reads the same in an export as in an answer.
+   */
+  static Object nativeValue(String text, String type) {
+    if (text == null) return null;
+    return switch (type) {
+      case "bool" -> "true".equals(text);
+      case "int2", "int4" -> Integer.valueOf(text);
+      case "int8" -> Long.valueOf(text);
+      case "float4" -> cell(Float.parseFloat(text));
+      case "float8" -> cell(Double.parseDouble(text));
+      default -> text;
+    };
   }
 
   private static Object cell(Row r, int i, java.util.List<ResultShape.Column> columns) {

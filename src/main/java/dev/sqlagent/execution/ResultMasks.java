@@ -115,6 +115,24 @@ final class ResultMasks {
     }
   }
 
+  /**
+   * The same for an export's rows ({@link ResultJson#exportCells}): a masked native column's text is first the value an
+   * answer would mask ({@link ResultJson#nativeValue}).
+   */
+  static void applyToExportCells(Mask[] masks, List<ResultShape.Column> columns, List<Object[]> rows) {
+    if (masks == null || !any(masks)) return;
+    for (Object[] row : rows) {
+      for (int i = 0; i < masks.length && i < row.length; i++) {
+        if (masks[i] == null) continue;
+        Object v = row[i];
+        if (i < columns.size() && columns.get(i).kind() == ResultShape.Kind.NATIVE && v instanceof String s) {
+          v = ResultJson.nativeValue(s, columns.get(i).type());
+        }
+        row[i] = masks[i].apply(v);
+      }
+    }
+  }
+
   static boolean any(Mask[] masks) {
     for (Mask m : masks) if (m != null) return true;
     return false;

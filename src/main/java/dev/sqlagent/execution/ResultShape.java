@@ -127,12 +127,22 @@ final class ResultShape {
    * whole text, and the bound on the result is the caller's byte budget alone.
    */
   static String prefix(List<Column> columns, boolean clip) {
+    return prefix(columns, clip, false);
+  }
+
+  /**
+   * The select list; with {@code nativeAsText} (an export's) the native columns too arrive as PostgreSQL's own text
+   * ({@code ::text}: a number as {@code psql} shows it, a boolean {@code true} or {@code false}): the file is written
+   * from text, so nothing is decoded into numbers only to be printed again.
+   */
+  static String prefix(List<Column> columns, boolean clip, boolean nativeAsText) {
     StringBuilder sb = new StringBuilder("SELECT ");
     for (int i = 0; i < columns.size(); i++) {
       if (i > 0) sb.append(", ");
       String c = "q.c" + (i + 1);
       if (columns.get(i).kind() == Kind.NATIVE) {
         sb.append(c);
+        if (nativeAsText) sb.append("::text");
       } else if (!clip || columns.get(i).kind() == Kind.TIME) {
         sb.append(c).append("::text");
       } else {
@@ -154,13 +164,18 @@ final class ResultShape {
    * first read).
    */
   static String shaped(String executed, List<Column> columns, boolean clip, int rows) {
+    return shaped(executed, columns, clip, false, rows);
+  }
+
+  /** The same, the native columns as text with {@code nativeAsText} (see {@link #prefix(List, boolean, boolean)}). */
+  static String shaped(String executed, List<Column> columns, boolean clip, boolean nativeAsText, int rows) {
     StringBuilder alias = new StringBuilder("\n) AS q");
     if (!columns.isEmpty()) {
       alias.append('(');
       for (int i = 0; i < columns.size(); i++) alias.append(i > 0 ? ", " : "").append('c').append(i + 1);
       alias.append(')');
     }
-    return prefix(columns, clip) + executed + alias + "\nLIMIT " + rows;
+    return prefix(columns, clip, nativeAsText) + executed + alias + "\nLIMIT " + rows;
   }
 
   /** Worst-case bytes of one row on the wire (UTF-8, four bytes a character), for the fetch size. */

@@ -9,7 +9,8 @@ import java.util.List;
 public interface RowSink {
   /**
    * One chunk: {@code columns} ({@code [{name, type}]}) with the first chunk only (null after), then the rows, each an
-   * array of cells as a gate result has them (masked already; the sink may keep them). While the sink works on one
+   * array of cells: PostgreSQL's text of the value (numbers, booleans {@code true}/{@code false}, dates and times),
+   * JSON values for json and arrays, a masked cell as its mask wrote it (masked already; the sink may keep them). While the sink works on one
    * chunk the gate reads the next from the database, and hands it over only once the returned future succeeded; a
    * failure stops the export.
    */

@@ -99,6 +99,73 @@ final class Cells {
     return whole.scale() <= 0 && d.abs().compareTo(BigDecimal.TEN.pow(SPREADSHEET_DIGITS)) >= 0;
   }
 
+  /**
+   * A numeric column's cell from PostgreSQL's text ({@code 42}, {@code -1234.50}, {@code 1.5e-07}) as a number that
+   * writes itself as that very text: null for NaN, infinities and anything else that is not a plain number (a clipped
+   * value), which stay text. A long integer part is read whole, for {@link #tooLongForASpreadsheet}.
+   */
+  static Number number(String text, String type) {
+    int n = text.length();
+    if (n == 0 || n > 400) return null;
+    int integerDigits = 0;
+    boolean digit = false;
+    boolean fraction = false;
+    for (int i = 0; i < n; i++) {
+      char c = text.charAt(i);
+      if (c >= '0' && c <= '9') {
+        digit = true;
+        if (!fraction) integerDigits++;
+      } else if (c == '.' || c == 'e' || c == 'E') {
+        fraction = true;
+      } else if (c != '-' && c != '+') {
+        return null;
+      }
+    }
+    if (!digit) return null;
+    if (integerDigits > SPREADSHEET_DIGITS) {
+      try {
+        return type.startsWith("int") ? Long.valueOf(text) : new BigDecimal(text);
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return new Text(text);
+  }
+
+  /** A number as PostgreSQL printed it: the spreadsheet's cell holds that text. */
+  private static final class Text extends Number {
+    private final String text;
+
+    Text(String text) {
+      this.text = text;
+    }
+
+    @Override
+    public String toString() {
+      return text;
+    }
+
+    @Override
+    public double doubleValue() {
+      return Double.parseDouble(text);
+    }
+
+    @Override
+    public float floatValue() {
+      return (float) doubleValue();
+    }
+
+    @Override
+    public long longValue() {
+      return (long) doubleValue();
+    }
+
+    @Override
+    public int intValue() {
+      return (int) doubleValue();
+    }
+  }
+
   /** A numeric column's cell as a number: null for NaN and infinities, which stay text. */
   static Number number(Object cell) {
     if (cell instanceof Number n) return n;
@@ -107,6 +174,25 @@ final class Cells {
     } catch (NumberFormatException e) {
       return null;
     }
+  }
+
+  /** The first year a spreadsheet's dates hold: an earlier date or timestamp is written as its text. */
+  static final int SPREADSHEET_FIRST_YEAR = 1900;
+  /** {@link LocalDate#toEpochDay()} of 1899-12-31, the day before the spreadsheet's day 1. */
+  private static final long SPREADSHEET_EPOCH = -25_568;
+
+  /** The days from 1899-12-31 to {@code date} (1900-01-01 is 1), as the calendar counts them. */
+  static long daysSince1900(LocalDate date) {
+    return date.toEpochDay() - SPREADSHEET_EPOCH;
+  }
+
+  /**
+   * A date from 1900 on as a spreadsheet's day number (1900-01-01 is 1). Days from 1900-03-01 count one more, as
+   * spreadsheets count a 29 February 1900 that never was.
+   */
+  static long spreadsheetDay(LocalDate date) {
+    long day = daysSince1900(date);
+    return day >= 60 ? day + 1 : day;
   }
 
   /** A date column's cell ({@code 2024-01-31}) as a date: null for BC dates and infinity, which stay text. */

@@ -14,21 +14,31 @@ import java.util.List;
 final class CsvTableWriter implements TableWriter {
 
   private static final char COMMENT = '#';
+  /** Types besides the numbers whose text never needs quotes (see {@link #bare}). */
+  private static final java.util.Set<String> BARE = java.util.Set.of("bool", "date", "time", "timetz", "timestamp",
+      "timestamptz");
 
   private final StringBuilder text = new StringBuilder(1 << 16);
   private Buffer bytes = Buffer.buffer(1 << 16);
   private String[] types = new String[0];
   /** Per column: its cells are numbers (never neutralised). */
   private boolean[] numeric = new boolean[0];
+  /**
+   * Per column: its text never needs quotes (numbers, booleans, dates and times as PostgreSQL prints them: no comma,
+   * quote or line break, never empty, never starting with a character up to {@code #} or ending with a space).
+   */
+  private boolean[] bare = new boolean[0];
 
   @Override
   public void start(JsonArray columns) {
     types = new String[columns.size()];
     numeric = new boolean[columns.size()];
+    bare = new boolean[columns.size()];
     for (int i = 0; i < columns.size(); i++) {
       JsonObject c = columns.getJsonObject(i);
       types[i] = c.getString("type");
       numeric[i] = Cells.numeric(types[i]);
+      bare[i] = numeric[i] || BARE.contains(types[i]);
       if (i > 0) text.append(',');
       field(Cells.neutralised(c.getString("name")), i == 0);
     }
@@ -49,6 +59,11 @@ final class CsvTableWriter implements TableWriter {
     if (i > 0) text.append(',');
     if (cell == null) return;
     if (cell instanceof String s) {
+      if (i < bare.length && bare[i] && !s.isEmpty()) {
+        // A number stays as it is; a date may be -infinity, neutralised as before (it starts with an apostrophe then).
+        text.append(numeric[i] ? s : Cells.neutralised(s));
+        return;
+      }
       field(i < numeric.length && numeric[i] ? s : Cells.neutralised(s), i == 0);
     } else if (cell instanceof Integer || cell instanceof Long) {
       // Digits and a sign only: never quoted.

@@ -2,6 +2,10 @@ package dev.sqlagent.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sqlagent.policy.Mask;
+import io.vertx.core.json.JsonArray;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -31,5 +35,25 @@ class ResultMasksTest {
     assertThat(reads("SELECT * FROM orders")).isFalse();
     assertThat(ResultMasks.readsSensitive(PgLexer.lex("SELECT upper(email) FROM customers").tokens(), Set.of(), Set.of()))
         .isFalse();
+  }
+
+  /**
+   * An export's cells are PostgreSQL's text; a masked number or boolean is masked as the value an answer holds (the
+   * client's Integer, Double, Boolean), so a hashed value reads the same in both.
+   */
+  @Test
+  void anExportMasksANumbersTextAsAnAnswerMasksTheNumber() {
+    List<ResultShape.Column> columns = List.of(new ResultShape.Column("i", "int4", ResultShape.Kind.NATIVE),
+        new ResultShape.Column("f", "float8", ResultShape.Kind.NATIVE),
+        new ResultShape.Column("b", "bool", ResultShape.Kind.NATIVE),
+        new ResultShape.Column("big", "int8", ResultShape.Kind.NATIVE));
+    Mask[] masks = {Mask.HASH, Mask.HASH, Mask.HASH, Mask.LAST4};
+    // PostgreSQL's text of the values beside the values the client decodes for an answer.
+    List<Object[]> exported = new ArrayList<>();
+    exported.add(new Object[] {"42", "12345678.9", "true", "1000000007"});
+    JsonArray answered = new JsonArray().add(new JsonArray().add(42).add(12345678.9d).add(true).add(1000000007L));
+    ResultMasks.applyToExportCells(masks, columns, exported);
+    ResultMasks.apply(masks, answered);
+    assertThat(List.of(exported.get(0))).isEqualTo(answered.getJsonArray(0).getList());
   }
 }

@@ -38,6 +38,12 @@ class ExportFairnessTest {
   static final String BOB = "bob-token-" + UUID.randomUUID();
   static final String ROOT = "root-token-" + UUID.randomUUID();
   static final long STALL_MS = 4_000;
+  /**
+   * An export far larger than the sockets between the service and an unread client hold (about 66 MB against a few
+   * MB of loopback buffers), so that one nobody reads cannot finish before its stall bound.
+   */
+  static final String WIDE = "SELECT id, name, amount, ratio, taken_on, taken_at, seen_at, ok, note, big,"
+      + " repeat('x', 1000) AS pad FROM readings ORDER BY id";
 
   static ExportDatabase database;
   static Databases databases;
@@ -73,12 +79,17 @@ class ExportFairnessTest {
         .putHeader("content-type", "application/json").sendJsonObject(new JsonObject().put("sql", sql));
   }
 
+  static void assertWhole(RawExport export) throws Exception {
+    assertThat(export.complete).as("a read export ends whole (%s)", export.cut).isTrue();
+    assertThat(CSVFormat.RFC4180.parse(new StringReader(export.text())).getRecords()).hasSize(ExportDatabase.ROWS + 1);
+  }
+
   @Test
   void unreadExportsAreBoundedPerUserRunOnTheirOwnConnectionsAndEndAfterTheStall() throws Exception {
     List<RawExport> open = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
-        RawExport unread = RawExport.post(service.port(), ALICE, ExportDatabase.ALL, "csv");
+        RawExport unread = RawExport.post(service.port(), ALICE, WIDE, "csv");
         open.add(unread);
         assertThat(unread.status).isEqualTo(200);
       }
@@ -101,28 +112,44 @@ class ExportFairnessTest {
       third.readAll();
       assertThat(new JsonObject(third.text()).getString("message")).contains("SQLAGENT_EXPORTS_PER_USER");
 
-      // Nobody reads Alice's exports: once their sockets are full, the service ends them after the stall bound and
-      // lets their connections go, so Bob's export starts.
-      RawExport after = null;
-      for (long until = System.nanoTime() + 120_000_000_000L; after == null && System.nanoTime() < until; ) {
-        RawExport tried = RawExport.post(service.port(), BOB, ExportDatabase.ALL, "csv");
-        open.add(tried);
-        if (tried.status == 200) {
-          after = tried;
+      // Nobody reads Alice's exports: once their sockets are full, the service ends each after the stall bound and
+      // lets its connection go. Only once Bob holds both export connections at once have both of Alice's ended, and
+      // only then are they read: read sooner, the one not yet past its bound would rightly go on.
+      List<RawExport> bobsTwo = null;
+      for (long until = System.nanoTime() + 120_000_000_000L; bobsTwo == null && System.nanoTime() < until; ) {
+        RawExport first = RawExport.post(service.port(), BOB, ExportDatabase.ALL, "csv");
+        open.add(first);
+        if (first.status != 200) {
+          assertThat(first.status).isEqualTo(503);
+          first.close();
+          Thread.sleep(500);
+          continue;
+        }
+        RawExport second = RawExport.post(service.port(), BOB, ExportDatabase.ALL, "csv");
+        open.add(second);
+        if (second.status == 200) {
+          bobsTwo = List.of(first, second);
         } else {
-          assertThat(tried.status).isEqualTo(503);
-          tried.close();
-          Thread.sleep(1_000);
+          assertThat(second.status).isEqualTo(503);
+          second.close();
+          // Read at once, before its own stall bound: it is whole, and its connection goes free again.
+          assertWhole(first.readAll());
+          Thread.sleep(500);
         }
       }
-      assertThat(after).as("an export connection is free again").isNotNull();
+      assertThat(bobsTwo).as("both export connections are free again").isNotNull();
+      // Bob's two are read side by side, so neither waits for the other past its stall bound.
+      for (boolean more = true; more; ) {
+        more = false;
+        for (RawExport export : bobsTwo) more |= export.read(1 << 20);
+      }
+      for (RawExport export : bobsTwo) assertWhole(export);
       for (RawExport unread : open.subList(0, 2)) {
         unread.readAll();
-        assertThat(unread.complete).as("a stalled export is cut, not finished later").isFalse();
+        String text = unread.text();
+        assertThat(unread.complete).as("a stalled export is cut, not finished later (%d bytes read, ending %s)",
+            unread.bytesRead(), text.substring(Math.max(0, text.length() - 300))).isFalse();
       }
-      after.readAll();
-      assertThat(after.complete).isTrue();
-      assertThat(CSVFormat.RFC4180.parse(new StringReader(after.text())).getRecords()).hasSize(ExportDatabase.ROWS + 1);
     } finally {
       for (RawExport x : open) x.close();
     }

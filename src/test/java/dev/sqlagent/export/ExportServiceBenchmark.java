@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * mvn -o -q package -DskipTests
  * mvn -o -B test -Dtest=ExportServiceBenchmark -Dgroups=benchmark -Dtest.excludedGroups= \
- *   [-Dexport.baseline.jar=/tmp/old-export/target/sql-agent.jar] [-Dexport.rounds=3]
+ *   [-Dexport.baseline.jar=/tmp/old-export/target/sql-agent.jar] [-Dexport.rounds=3] [-Dexport.afterIndexing=true]
+ *   [-Dexport.jfr=/tmp/jfr [-Dexport.jfr.settings=profile]]   (a flight recording of each export, cold and warm)
  * </pre>
  */
 @Tag("benchmark")
@@ -44,6 +45,14 @@ class ExportServiceBenchmark {
   static final String BASELINE = System.getProperty("export.baseline.jar", "");
   static final int ROUNDS = Integer.getInteger("export.rounds", 3);
   static final String PSQL = System.getProperty("sqlagent.psql", "psql");
+  /** A directory for a flight recording of each export (cold and warm apart), for a profile; empty: none. */
+  static final String JFR = System.getProperty("export.jfr", "");
+  /**
+   * With {@code -Dexport.afterIndexing=true} the cold export waits until the service's start-up indexing (its stored
+   * values, built in the background after it is ready) is done, so the cold time is the export's own and not shared
+   * with that work.
+   */
+  static final boolean AFTER_INDEXING = Boolean.getBoolean("export.afterIndexing");
 
   @Test
   void csvAndXlsxColdAndWarmBesidePsqlCopy() throws Exception {
@@ -105,16 +114,41 @@ class ExportServiceBenchmark {
     try {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       awaitReady(http, port, service, home);
+      if (AFTER_INDEXING) awaitLogLine(home.resolve("service.log"), "stored values ready");
+      String tag = Path.of(jar).getParent().getParent().getFileName() + "-" + format;
+      record(service, "start", tag + "-cold");
       long cpu0 = cpuMs(service);
       long cold = export(http, port, format);
       long cpu1 = cpuMs(service);
+      record(service, "stop", tag + "-cold");
+      record(service, "start", tag + "-warm");
+      long cpu2a = cpuMs(service);
       long warm = export(http, port, format);
       long cpu2 = cpuMs(service);
-      return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu1};
+      record(service, "stop", tag + "-warm");
+      return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu2a};
     } finally {
       service.destroy();
       if (!service.waitFor(30, TimeUnit.SECONDS)) service.destroyForcibly();
     }
+  }
+
+  /** Starts or stops a flight recording {@code name} in the service (with {@code -Dexport.jfr} only). */
+  static void record(Process service, String what, String name) throws Exception {
+    if (JFR.isBlank()) return;
+    Files.createDirectories(Path.of(JFR));
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    List<String> cmd = new ArrayList<>(List.of(jcmd, String.valueOf(service.pid()), "JFR." + what, "name=" + name));
+    if (what.equals("start")) cmd.add("settings=" + System.getProperty("export.jfr.settings", "profile"));
+    else cmd.add("filename=" + Path.of(JFR, name + ".jfr").toAbsolutePath());
+    Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
+  }
+
+  /** Waits (a minute at most) for {@code line} in the service's log. */
+  static void awaitLogLine(Path log, String line) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (System.nanoTime() < deadline && !Files.readString(log).contains(line)) Thread.sleep(100);
   }
 
   static long cpuMs(Process p) {
