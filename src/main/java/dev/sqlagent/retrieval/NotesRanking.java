@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * dates hold a named period goes up a little, and the tables of a business term the question uses go up.
  * Tables without dates, and questions that name no period, are left as the similarity put them.
  *
- * <p>The weights are a fraction of the spread of bge-small similarities between the tables of one question
+ * <p>The weights are a fraction of the spread of similarities between the tables of one question
  * (about 0.05 to 0.25 on the demo): enough to swap a near tie, not to bring in an unrelated table. Measured
  * with {@code RetrievalBenchmark} (see the README).
  */

@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Chooses the tables for a question by embedding similarity, with bge-small-en-v1.5 (quantised) running in
+ * Chooses the tables for a question by embedding similarity, with all-MiniLM-L6-v2 (quantised) running in
  * this process; the model ships inside the dependency's jar. Every method here is BLOCKING (ONNX inference,
  * and the embedding store's database): call it from a worker, never an event loop.
  *
@@ -39,10 +39,8 @@ public final class TableSelector {
   private static final Logger LOG = LoggerFactory.getLogger(TableSelector.class);
 
   /** The model's name in the embedding store's key: a different model never reads these vectors. */
-  public static final String MODEL = "bge-small-en-v1.5-q";
-  /** bge's instruction for the query side of asymmetric retrieval; documents are embedded without it. */
-  static final String QUERY_PREFIX = "Represent this sentence for searching relevant passages: ";
-  /** Questions longer than this are cut before embedding (bge reads 512 tokens at most). */
+  public static final String MODEL = "all-minilm-l6-v2-q";
+  /** Questions longer than this are cut before embedding (the model reads 512 tokens at most). */
   static final int MAX_QUESTION_CHARS = dev.sqlagent.access.AskRules.MAX_QUESTION_CHARS;
   /** Documents embedded per model call, and stored per INSERT batch (progress survives a crash mid-build). */
   static final int EMBED_BATCH = 64;
@@ -93,11 +91,11 @@ public final class TableSelector {
    * the model only to embed questions.
    */
   public static void loadModel() {
-    BgeModel.get();
+    MiniLmModel.get();
   }
 
   private static EmbeddingModel model() {
-    return BgeModel.get();
+    return MiniLmModel.get();
   }
 
   /** Forgets this JVM's embeddings, as a restart would (benchmarks and tests of the persistent cache). */
@@ -213,10 +211,10 @@ public final class TableSelector {
     return ranked;
   }
 
-  /** The question's vector, as {@link #rank} compares it with the tables' (bge's query instruction before it). */
+  /** The question's vector, as {@link #rank} compares it with the tables' (embedded as they are: no instruction). */
   public static Embedding embedQuestion(String question) {
     String q = question.length() > MAX_QUESTION_CHARS ? question.substring(0, MAX_QUESTION_CHARS) : question;
-    return model().embed(QUERY_PREFIX + q).content();
+    return model().embed(q).content();
   }
 
   /** The k tables most similar to the question, best first. */

@@ -1,11 +1,11 @@
 package dev.sqlagent.verified;
 
 import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.sqlagent.retrieval.BgeModel;
+import dev.sqlagent.retrieval.MiniLmModel;
 
 /**
- * Questions as vectors, for question-to-question similarity: the same bge-small-en-v1.5 model retrieval uses,
- * both sides embedded alike (no query instruction: a paraphrase is a sentence like the one it paraphrases).
+ * Questions as vectors, for question-to-question similarity: the same all-MiniLM-L6-v2 model retrieval uses,
+ * both sides embedded alike (a paraphrase is a sentence like the one it paraphrases).
  * BLOCKING (ONNX inference): call it from a worker.
  */
 public final class QuestionVectors {
@@ -35,6 +35,6 @@ public final class QuestionVectors {
   }
 
   private static EmbeddingModel model() {
-    return BgeModel.get();
+    return MiniLmModel.get();
   }
 }

@@ -47,9 +47,12 @@ public final class VerifiedVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(VerifiedVerticle.class);
 
-  /** Worked examples offered to the model: the closest few at or above this similarity. */
+  /**
+   * Worked examples offered to the model: the closest few at or above this similarity, which one pair of different
+   * questions in ten reaches (VerifiedBenchmark: p90 0.548 over the demo's evaluation set).
+   */
   public static final int EXAMPLES = 3;
-  public static final double EXAMPLE_MIN_SCORE = 0.70;
+  public static final double EXAMPLE_MIN_SCORE = 0.55;
   public static final int MAX_SQL_CHARS = 20_000;
   private static final long GATE_MS = 30_000;
   private static final long BUS_MS = 10_000;

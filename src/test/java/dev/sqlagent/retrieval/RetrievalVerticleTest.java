@@ -82,16 +82,19 @@ class RetrievalVerticleTest {
     assertThat(r.conventions()).anyMatch(c -> c.contains("before 2025")).anyMatch(c -> c.contains("CANCELLED"));
   }
 
-  /** The first-hour case: by similarity alone bill_archive (2023-2024) ranked first for a 2025 question. */
+  /** The first-hour case: by similarity alone bill_archive (2023-2024) came before bills for a 2025 question. */
   @Test
   void theNotesDatesPutBillsAboveTheArchiveForA2025Question() throws Exception {
     List<String> names = client.retrieve(new Retrieval.Request("How many bills were paid in 2025?", false)).await(60, TimeUnit.SECONDS)
         .tableNames();
-    assertThat(names.get(0)).isEqualTo("bills");
-    assertThat(names.indexOf("bill_archive")).isNotEqualTo(0);
+    assertThat(names).contains("bills");
+    assertThat(names.indexOf("bill_archive")).as(names.toString()).satisfiesAnyOf(
+        i -> assertThat(i).isEqualTo(-1), i -> assertThat(i).isGreaterThan(names.indexOf("bills")));
     List<String> archive = client.retrieve(new Retrieval.Request("How many bills were paid in 2024?", false)).await(60, TimeUnit.SECONDS)
         .tableNames();
-    assertThat(archive.get(0)).isEqualTo("bill_archive");
+    assertThat(archive).contains("bill_archive");
+    assertThat(archive.indexOf("bill_archive")).as(archive.toString()).isLessThan(archive.indexOf("bills") == -1
+        ? Integer.MAX_VALUE : archive.indexOf("bills"));
   }
 
   @Test
