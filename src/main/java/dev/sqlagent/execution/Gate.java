@@ -515,7 +515,7 @@ public final class Gate {
           shapes.put(q.shapeKey(), columns);
           Future<Planned> planned = plan(conn, q, columns);
           Future<Mask[]> masks = masks(conn, q, columns);
-          return planned.compose(p -> masks.compose(m -> checkPlanThenRun(q, columns, p, m)));
+          return planned.compose(p -> masks.compose(m -> checkPlanThenRun(conn, q, columns, p, m)));
         });
   }
 
@@ -539,7 +539,7 @@ public final class Gate {
             return sent.planned().transform(x -> Future.failedFuture(new ShapeChanged()));
           }
           Future<Mask[]> masks = masks(conn, q, known);
-          return sent.planned().compose(planned -> masks.compose(m -> checkPlanThenRun(q, known, planned, m)));
+          return sent.planned().compose(planned -> masks.compose(m -> checkPlanThenRun(conn, q, known, planned, m)));
         });
   }
 
@@ -551,7 +551,8 @@ public final class Gate {
   }
 
   /** A planned statement: the plan check; then a check's reply, or the rows read and shaped into the result. */
-  private Future<GateReply> checkPlanThenRun(Query q, List<ResultShape.Column> columns, Planned planned, Mask[] masks) {
+  private Future<GateReply> checkPlanThenRun(SqlConnection conn, Query q, List<ResultShape.Column> columns, Planned planned,
+      Mask[] masks) {
     Stages stages = q.stages();
     Optional<GateError> refused = checkPlan(q, planned);
     if (refused.isPresent()) return Future.succeededFuture(stages.failed(refused.get().withSql(q.sql()), false));
@@ -561,9 +562,12 @@ public final class Gate {
     if (!q.run()) {
       GateReply checked = GateReply.checked(q.bounded().sql(), q.verdict().staticCheck(), cost, List.copyOf(stages.list()));
       if (q.asked().hold() == null) return Future.succeededFuture(checked);
-      // The check's reply goes out; its run, when asked, continues here, in this transaction, with this plan.
+      // The check's reply goes out; its run, when asked, continues here, in this transaction, with this plan. While it
+      // waits the connection runs nothing, so a stop ends the wait rather than sending a cancel request.
+      executor.idle(q.runId(), conn);
       return q.asked().hold().passed(checked).compose(v -> {
         Query run = q.ran();
+        executor.busy(run.runId(), conn);
         if (executor.stopped(run.runId())) return Future.failedFuture(new ReadOnlyExecutor.Stopped());
         return executor.traced(run.bounded().executed(),
             () -> execute(run, columns, planned).map(rows -> shapeResult(run, columns, rows, masks, cost)));

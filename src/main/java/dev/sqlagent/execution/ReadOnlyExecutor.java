@@ -343,6 +343,19 @@ public final class ReadOnlyExecutor {
     running.stop(runId);
   }
 
+  /**
+   * {@code conn} runs nothing of {@code runId} for now (a held check waiting for its run): a stop has nothing there to
+   * cancel, and a cancel request sent to an idle backend could land on whatever it runs next.
+   */
+  void idle(String runId, SqlConnection conn) {
+    running.idle(runId, conn);
+  }
+
+  /** {@code conn} runs statements of {@code runId} again: a stop cancels them. */
+  void busy(String runId, SqlConnection conn) {
+    running.hold(runId, conn);
+  }
+
   /** Whether {@code runId} was stopped (its next step should not start). */
   public boolean stopped(String runId) {
     return running.stopped(runId);

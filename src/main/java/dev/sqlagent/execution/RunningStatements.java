@@ -63,6 +63,15 @@ final class RunningStatements {
     return last == null ? Future.succeededFuture() : last.otherwiseEmpty();
   }
 
+  /** {@code conn} runs nothing of {@code runId} until it is held again: a stop sends it no cancel request. */
+  void idle(String runId, SqlConnection conn) {
+    if (runId == null) return;
+    byRun.computeIfPresent(runId, (k, set) -> {
+      set.remove(conn);
+      return set.isEmpty() ? null : set;
+    });
+  }
+
   boolean stopped(String runId) {
     return runId != null && stopped.contains(runId);
   }
