@@ -29,11 +29,6 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
     this(sql, run, runId, rowCap, dbRole, seeSensitive, null, null);
   }
 
-  public GateRequest(String sql, boolean run, String runId, Integer rowCap, String dbRole, Boolean seeSensitive,
-      JsonObject settings) {
-    this(sql, run, runId, rowCap, dbRole, seeSensitive, settings, null);
-  }
-
   /** Run {@code sql}, as the gate's own role, with the configured cap. */
   public static GateRequest run(String sql) {
     return new GateRequest(sql, true, null, null, null, null);
@@ -51,7 +46,7 @@ public record GateRequest(String sql, boolean run, @OmitWhenNull String runId, @
 
   /** The same statement to run: what a check passed, asked again with its rows. */
   public GateRequest toRun() {
-    return new GateRequest(sql, true, runId, rowCap, dbRole, seeSensitive, settings);
+    return new GateRequest(sql, true, runId, rowCap, dbRole, seeSensitive, settings, null);
   }
 
   /** The same check, its transaction kept a moment once it passed, for the run of the same statement in the same run. */

@@ -55,10 +55,7 @@ final class RunningStatements {
    */
   Future<Void> release(String runId, SqlConnection conn) {
     if (runId == null) return Future.succeededFuture();
-    byRun.computeIfPresent(runId, (k, set) -> {
-      set.remove(conn);
-      return set.isEmpty() ? null : set;
-    });
+    idle(runId, conn);
     Future<Void> last = inFlight.remove(conn);
     return last == null ? Future.succeededFuture() : last.otherwiseEmpty();
   }
