@@ -611,8 +611,9 @@ public final class Gate {
   private Future<Planned> plan(SqlConnection conn, Query q, List<ResultShape.Column> columns) {
     // An export's file is written from PostgreSQL's text of every column.
     boolean export = q.asked().streaming() != null;
-    return plan(conn, ResultShape.shaped(q.bounded().executed(), columns, true, export, q.cap() + 1),
-        ResultShape.prefix(columns, true, export).length(), q.mayRun());
+    String shaped = ResultShape.shaped(q.bounded().executed(), columns, true, export, q.cap() + 1);
+    int prefix = ResultShape.prefix(columns, true, export).length();
+    return export ? planStreamed(conn, shaped, prefix) : plan(conn, shaped, prefix, q.mayRun());
   }
 
   /** {@link #plan(SqlConnection, Query, List)} of a statement already shaped, {@code prefix} long before the query. */
@@ -627,10 +628,58 @@ public final class Gate {
         + "EXECUTE " + name + "; SET LOCAL statement_timeout = " + Math.max(1, settings.statementTimeoutMs()))
         .map(RowSet::next);
     Future<PreparedStatement> runner = run ? conn.prepare("EXECUTE " + name) : Future.succeededFuture();
-    // The plan's timeout lands only where PostgreSQL checks for a cancel, and folding or printing a huge constant is
-    // not such a place (array_fill(1, ARRAY[40000000]): 5.5 s under the 1.5 s timeout): past the timeout and a grace,
-    // counted from the prepare's reply (the plan is next in line then), the connection itself is closed.
-    prepared.onSuccess(v -> {
+    watch(conn, prepared, planned, planMs);
+    int located = prepare.length() + prefix;
+    return prepared
+        .recover(e -> Future.failedFuture(new Located(e, located)))
+        .compose(v -> planned.recover(e -> planFailed(e, planMs)))
+        .compose(rows -> runner.recover(e -> Future.failedFuture(new Located(e, located)))
+            .map(ps -> new Planned(planOf(rows), ps, located, "EXECUTE " + name)));
+  }
+
+  /**
+   * An export's plan, for a statement whose rows stream out as PostgreSQL produces them. {@code EXECUTE} of a statement
+   * {@code PREPARE}d in SQL runs it to its end into a store before the first row leaves (a utility statement's
+   * result); the statement is prepared through the protocol instead (Parse of a named statement), which a portal
+   * reads a chunk at a time. It is still planned once: {@code EXPLAIN EXECUTE} of that statement, under the name
+   * PostgreSQL knows it by ({@code pg_prepared_statements}: a pooler may rename it), plans it and caches the plan, and
+   * the portal's Bind runs that plan (a statement without parameters has one plan, its generic one). Round trips: the
+   * parse with the name's lookup, the plan, then the rows.
+   */
+  private Future<Planned> planStreamed(SqlConnection conn, String shaped, int prefix) {
+    int planMs = Math.min(settings.statementTimeoutMs(), EXPLAIN_TIMEOUT_MS);
+    Future<PreparedStatement> runner = conn.prepare(shaped);
+    Future<String> named = conn.preparedQuery(PROTOCOL_STATEMENT_NAME).execute(io.vertx.sqlclient.Tuple.of(shaped))
+        .map(rows -> rows.iterator().hasNext() ? rows.iterator().next().getString(0) : null);
+    return runner.recover(e -> Future.failedFuture(new Located(e, prefix))).compose(ps -> named.compose(name -> {
+      // Not listed (a pooler that keeps its own statements): planned and run as a question's statement is.
+      if (name == null) return plan(conn, shaped, prefix, true);
+      Future<RowSet<Row>> planned = executor.simple(conn, "SET LOCAL statement_timeout = " + planMs + "; "
+          + EXPLAIN_PREFIX + "EXECUTE " + quotedName(name) + "; SET LOCAL statement_timeout = "
+          + Math.max(1, settings.statementTimeoutMs())).map(RowSet::next);
+      watch(conn, Future.succeededFuture(), planned, planMs);
+      return planned.recover(e -> planFailed(e, planMs))
+          .map(rows -> new Planned(planOf(rows), ps, prefix, "EXECUTE " + name));
+    }));
+  }
+
+  /** PostgreSQL's name of the protocol-level statement prepared with the text {@code $1} in this session. */
+  private static final String PROTOCOL_STATEMENT_NAME = "SELECT name FROM pg_catalog.pg_prepared_statements "
+      + "WHERE NOT from_sql AND statement = $1 ORDER BY prepare_time DESC LIMIT 1";
+
+  /** A statement's name as an identifier: a name the client or a pooler chose, quoted. */
+  private static String quotedName(String name) {
+    return '"' + name.replace("\"", "\"\"") + '"';
+  }
+
+  /**
+   * The plan's timeout lands only where PostgreSQL checks for a cancel, and folding or printing a huge constant is
+   * not such a place (array_fill(1, ARRAY[40000000]): 5.5 s under the 1.5 s timeout): past the timeout and a grace,
+   * counted from the reply before the plan ({@code before}: the plan is next in line then), the connection itself is
+   * closed.
+   */
+  private void watch(SqlConnection conn, Future<?> before, Future<?> planned, int planMs) {
+    before.onSuccess(v -> {
       long watchdog = vertx.setTimer(planMs + PLAN_GRACE_MS, id -> {
         if (planned.isComplete()) return;
         LOG.warn("plan still not back {} ms after its timeout: closing its connection", PLAN_GRACE_MS);
@@ -638,23 +687,24 @@ public final class Gate {
       });
       planned.onComplete(x -> vertx.cancelTimer(watchdog));
     });
-    int located = prepare.length() + prefix;
-    return prepared
-        .recover(e -> Future.failedFuture(new Located(e, located)))
-        .compose(v -> planned.recover(e -> {
-          boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
-          if (cancelled || !(e instanceof PgException)) {
-            LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
-            return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
-          }
-          // The text PostgreSQL saw holds no user text: a position in it points at nothing the user wrote.
-          return Future.failedFuture(new Located(e, Integer.MAX_VALUE / 2));
-        }))
-        .compose(rows -> runner.recover(e -> Future.failedFuture(new Located(e, located))).map(ps -> {
-          Object v = rows.iterator().next().getValue(0);
-          JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
-          return new Planned(plans.getJsonObject(0), ps, located, "EXECUTE " + name);
-        }));
+  }
+
+  /** A plan that failed: past its timeout or unreadable it is a result_too_large refusal, else PostgreSQL's error. */
+  private static <T> Future<T> planFailed(Throwable e, int planMs) {
+    boolean cancelled = e instanceof PgException pg && "57014".equals(pg.getSqlState());
+    if (cancelled || !(e instanceof PgException)) {
+      LOG.warn("plan not checked: {}", cancelled ? "cancelled after " + planMs + " ms" : e.getClass().getSimpleName());
+      return Future.failedFuture(new ReadOnlyExecutor.TooLarge(0, 0));
+    }
+    // The text PostgreSQL saw holds no user text: a position in it points at nothing the user wrote.
+    return Future.failedFuture(new Located(e, Integer.MAX_VALUE / 2));
+  }
+
+  /** The plan in {@code EXPLAIN (FORMAT JSON)}'s reply. */
+  private static JsonObject planOf(RowSet<Row> rows) {
+    Object v = rows.iterator().next().getValue(0);
+    JsonArray plans = v instanceof JsonArray a ? a : new JsonArray(String.valueOf(v));
+    return plans.getJsonObject(0);
   }
 
   // ---- stage 5: the plan check ---------------------------------------------------------------------
@@ -813,8 +863,8 @@ public final class Gate {
     JsonArray cols = columnsJson(columns, masks, shown);
     return executor.traced(planned.execute(),
             () -> executor.stream(planned.runner(), columns, cols, q.cap(), q.asked().streaming().maxBytes(), guarded))
-        .recover(e -> Future.failedFuture(e instanceof SinkGone || e instanceof ReadOnlyExecutor.Cut ? e
-            : new Located(e, planned.prefix())))
+        .recover(e -> Future.failedFuture(e instanceof SinkGone || e instanceof ReadOnlyExecutor.Cut cut && !cut.byStatement()
+            ? e : new Located(e instanceof ReadOnlyExecutor.Cut cut ? cut.getCause() : e, planned.prefix())))
         .map(streamed -> {
           long elapsed = (System.nanoTime() - q.t0()) / 1_000_000;
           GateReply.Result result = new GateReply.Result(cols, new JsonArray(), streamed.rows(),

@@ -634,6 +634,17 @@ public final class ReadOnlyExecutor {
       this.rows = rows;
       this.idleMs = idleMs;
     }
+
+    /**
+     * Whether the statement itself failed (a value it cannot compute, its timeout), which rows streaming as they are
+     * produced meet part way, rather than its connection or transaction (class 08, an operator's or the database's
+     * ending of the session, an idle transaction's timeout).
+     */
+    boolean byStatement() {
+      if (!(getCause() instanceof io.vertx.pgclient.PgException pg) || pg.getSqlState() == null) return false;
+      String state = pg.getSqlState();
+      return !state.startsWith("08") && !state.startsWith("57P") && !"25P03".equals(state);
+    }
   }
 
   /** The result grew past its byte budget. */

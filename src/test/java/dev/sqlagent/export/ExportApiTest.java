@@ -196,10 +196,25 @@ class ExportApiTest {
         .sendBuffer(Buffer.buffer("{}")).await(30, TimeUnit.SECONDS);
     assertThat(noSql.statusCode()).isEqualTo(400);
     assertThat(noSql.bodyAsJsonObject().getString("error_type")).isEqualTo("bad_request");
-    // PostgreSQL runs the checked plan (EXECUTE of the gate's prepared statement) to its end before the first row
-    // leaves: an error anywhere in the result is the gate's error, before the file begins.
+    // An error in the first rows read is the gate's error, before the file begins.
+    var failsFirst = export("SELECT g, 100 / (g - 1) AS q FROM generate_series(1, 100000) g", "csv");
+    assertThat(failsFirst.statusCode()).isEqualTo(422);
+    assertThat(failsFirst.bodyAsJsonObject().getString("error_type")).isEqualTo("division_by_zero");
+  }
+
+  @Test
+  void rowsLeaveAsPostgresqlProducesThemAndALateErrorEndsTheFile() throws Exception {
+    // The checked plan streams: the rows before row 50,000 are in the file, then a last line says why it ends there.
     var failsLate = export("SELECT g, 100 / (50000 - g) AS q FROM generate_series(1, 100000) g", "csv");
-    assertThat(failsLate.statusCode()).isEqualTo(422);
-    assertThat(failsLate.bodyAsJsonObject().getString("error_type")).isEqualTo("division_by_zero");
+    assertThat(failsLate.statusCode()).isEqualTo(200);
+    List<CSVRecord> records = csv(failsLate);
+    assertThat(records.get(0).values()).containsExactly("g", "q");
+    assertThat(records.get(1).values()).containsExactly("1", "0");
+    assertThat(records.get(records.size() - 1).get(0))
+        .startsWith("sql-agent: the export failed after the rows above: division by zero");
+    // Rows 1 to 49,999 are the only ones with a value, each in its place.
+    int rows = records.size() - 2;
+    assertThat(rows).isBetween(1, 49_999);
+    assertThat(records.get(rows).get(0)).isEqualTo(String.valueOf(rows));
   }
 }

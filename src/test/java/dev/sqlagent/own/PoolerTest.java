@@ -130,6 +130,22 @@ class PoolerTest {
     assertThat(failures).as("questions not answered right (of %d)", n).isEmpty();
   }
 
+  @Test
+  @Order(2)
+  void anExportStreamsThroughThePoolerWholeAndInOrder() throws Exception {
+    // Many chunks, each a read of the export's portal in the one transaction the pooler keeps on a server connection.
+    String sql = "SELECT g AS n, o.customer_no FROM generate_series(1, 30000) g CROSS JOIN sales.orders o "
+        + "WHERE o.customer_no = 3 ORDER BY g";
+    HttpResponse<Buffer> r = wideClient(service.vertx).post(service.port(), "127.0.0.1", "/api/query/export")
+        .timeout(120_000).sendJsonObject(new JsonObject().put("sql", sql).put("format", "csv"))
+        .await(120, TimeUnit.SECONDS);
+    assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+    String[] lines = r.bodyAsString().split("\r\n");
+    assertThat(lines[0]).isEqualTo("n,customer_no");
+    assertThat(lines).hasSize(30_001);
+    for (int i = 1; i <= 30_000; i++) assertThat(lines[i]).isEqualTo(i + ",3");
+  }
+
   /** Null when the reply is the customer's right count, else what was wrong. */
   static String check(HttpResponse<Buffer> r, String kind, int customer) {
     if (r.statusCode() != 200) return kind + " " + r.statusCode() + ": " + r.bodyAsString();
