@@ -59,12 +59,6 @@ public final class ServeCommand implements Callable<Integer> {
     // The model loads in its own process while PostgreSQL starts.
     LocalModel localModel = nodeRole.worker() ? LocalModel.start(config) : LocalModel.none(config);
     config = localModel.config();
-    if (nodeRole.worker()) {
-      // The gate writes export files: their writers warm up while the service starts.
-      Thread warmUp = new Thread(dev.sqlagent.export.ExportFormat::warmUp, "export-warm-up");
-      warmUp.setDaemon(true);
-      warmUp.start();
-    }
     Databases db;
     try {
       db = Databases.open(config);
@@ -98,6 +92,8 @@ public final class ServeCommand implements Callable<Integer> {
     }
     LOG.info("ready in {} ms", (System.nanoTime() - t0) / 1_000_000);
     running = true;
+    // The first exports would otherwise wait for the JIT: the service exports to itself once in each format.
+    if (nodeRole.edge() && nodeRole.worker()) dev.sqlagent.export.ExportWarmUp.run(vertx, config);
     long readyAt = System.nanoTime();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       long t1 = System.nanoTime();

@@ -655,7 +655,7 @@ public final class Gate {
       // Not listed (a pooler that keeps its own statements): planned and run as a question's statement is.
       if (name == null) return plan(conn, shaped, prefix, true);
       Future<RowSet<Row>> planned = executor.simple(conn, "SET LOCAL statement_timeout = " + planMs + "; "
-          + EXPLAIN_PREFIX + "EXECUTE " + quotedName(name) + "; SET LOCAL statement_timeout = "
+          + EXPLAIN_PREFIX + "EXECUTE " + dev.sqlagent.db.Identifiers.quote(name) + "; SET LOCAL statement_timeout = "
           + Math.max(1, settings.statementTimeoutMs())).map(RowSet::next);
       watch(conn, Future.succeededFuture(), planned, planMs);
       return planned.recover(e -> planFailed(e, planMs))
@@ -666,11 +666,6 @@ public final class Gate {
   /** PostgreSQL's name of the protocol-level statement prepared with the text {@code $1} in this session. */
   private static final String PROTOCOL_STATEMENT_NAME = "SELECT name FROM pg_catalog.pg_prepared_statements "
       + "WHERE NOT from_sql AND statement = $1 ORDER BY prepare_time DESC LIMIT 1";
-
-  /** A statement's name as an identifier: a name the client or a pooler chose, quoted. */
-  private static String quotedName(String name) {
-    return '"' + name.replace("\"", "\"\"") + '"';
-  }
 
   /**
    * The plan's timeout lands only where PostgreSQL checks for a cancel, and folding or printing a huge constant is

@@ -482,7 +482,7 @@ public final class ReadOnlyExecutor {
     });
   }
 
-  /** Rows per read of an export at most, and the bytes one read may hold at the worst-case row size. */
+  /** Rows per read of an export at most, and the bytes one read may hold (at the worst-case, then the widest row). */
   static final int STREAM_CHUNK_ROWS = 2000;
   static final long STREAM_CHUNK_BYTES = 4L << 20;
 
@@ -493,8 +493,9 @@ public final class ReadOnlyExecutor {
   record Streamed(int rows, String truncatedBy) {}
 
   /**
-   * Streams a shaped statement's rows to {@code sink} through a portal, one chunk per read: a read asks for no more
-   * rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size. A chunk is handed to the sink once the sink
+   * Streams a shaped statement's rows to {@code sink} through a portal, one chunk per read: the first read asks for no
+   * more rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size, each later one for as many as hold at
+   * the widest row read so far (a read is a round trip, and narrow rows would otherwise take hundreds). A chunk is handed to the sink once the sink
    * has taken the one before, and the next read goes out as soon as it is handed over, so the database reads one chunk
    * while the sink works on the other and memory holds two chunks at most, whatever the result's size. At most
    * {@code maxRows} rows and {@code maxBytes} bytes of cells ({@link #cellBytes(Object[], List)}) are sent; one row past either is
@@ -515,7 +516,10 @@ public final class ReadOnlyExecutor {
     private final int maxRows;
     private final long maxBytes;
     private final RowSink sink;
-    private final int chunk;
+    /** Rows the next read asks for. */
+    private int chunk;
+    /** The widest row read so far, in {@link #cellBytes(Object[], List)}. */
+    private long widest = 1;
     final Promise<Streamed> done = Promise.promise();
     /** Rows read and handed to the sink (or waiting to be), and their bytes. */
     private int sent;
@@ -560,9 +564,11 @@ public final class ReadOnlyExecutor {
             break;
           }
           bytes += size;
+          widest = Math.max(widest, size);
           out.add(cells);
         }
         sent += out.size();
+        chunk = (int) Math.max(1, Math.min(STREAM_CHUNK_ROWS, STREAM_CHUNK_BYTES / widest));
         boolean end = cut != null || !cursor.hasMore();
         String truncatedBy = cut;
         taking.onComplete(before -> {

@@ -37,11 +37,12 @@ class ExportApiTest {
   static ExportDatabase database;
   static Databases databases;
   static RunningService service;
+  static AppConfig config;
 
   @BeforeAll
   static void start() throws Exception {
     database = new ExportDatabase();
-    AppConfig config = database.config(Map.of());
+    config = database.config(Map.of());
     databases = database.open(config);
     service = RunningService.start(config, databases.target(), databases.state());
   }
@@ -216,5 +217,31 @@ class ExportApiTest {
     int rows = records.size() - 2;
     assertThat(rows).isBetween(1, 49_999);
     assertThat(records.get(rows).get(0)).isEqualTo(String.valueOf(rows));
+  }
+
+  @Test
+  void theWarmUpExportsEachFormatThroughTheRoutesAndItsPortAnswersOnlyItsSecret() throws Exception {
+    // Both formats' made-up rows, read to their end: every row of the CSV and a whole XLSX.
+    long bytes = ExportWarmUp.exports(service.vertx, config).await(120, TimeUnit.SECONDS);
+    assertThat(bytes).isGreaterThan(ExportWarmUp.ROWS * 100L);
+    // Its routes serve a request with the secret only: the port lets nobody else export.
+    io.vertx.core.http.HttpServer server = service.vertx.createHttpServer()
+        .requestHandler(ExportWarmUp.router(service.vertx, config, "s3cret")).listen(0, "127.0.0.1")
+        .await(10, TimeUnit.SECONDS);
+    try {
+      JsonObject body = new JsonObject().put("sql", "SELECT 1 AS one").put("format", "csv");
+      var without = service.client.post(server.actualPort(), "127.0.0.1", "/api/query/export")
+          .sendJsonObject(body).await(30, TimeUnit.SECONDS);
+      assertThat(without.statusCode()).isEqualTo(404);
+      var wrong = service.client.post(server.actualPort(), "127.0.0.1", "/api/query/export")
+          .putHeader(ExportWarmUp.SECRET_HEADER, "guess").sendJsonObject(body).await(30, TimeUnit.SECONDS);
+      assertThat(wrong.statusCode()).isEqualTo(404);
+      var with = service.client.post(server.actualPort(), "127.0.0.1", "/api/query/export")
+          .putHeader(ExportWarmUp.SECRET_HEADER, "s3cret").sendJsonObject(body).await(30, TimeUnit.SECONDS);
+      assertThat(with.statusCode()).isEqualTo(200);
+      assertThat(with.bodyAsString()).isEqualTo("one\r\n1\r\n");
+    } finally {
+      server.close().await(10, TimeUnit.SECONDS);
+    }
   }
 }

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
  * mvn -o -B test -Dtest=ExportServiceBenchmark -Dgroups=benchmark -Dtest.excludedGroups= \
  *   [-Dexport.baseline.jar=/tmp/old-export/target/sql-agent.jar] [-Dexport.rounds=3] [-Dexport.afterIndexing=true]
  *   [-Dexport.jfr=/tmp/jfr [-Dexport.jfr.settings=profile]]   (a flight recording of each export, cold and warm)
+ *   [-Dexport.threads=true]   (the warm export's service CPU by thread: the JIT's share shows)
+ *   [-Dexport.jvmArgs="..."]   (more options for the service's JVM)
  * </pre>
  */
 @Tag("benchmark")
@@ -48,11 +50,14 @@ class ExportServiceBenchmark {
   /** A directory for a flight recording of each export (cold and warm apart), for a profile; empty: none. */
   static final String JFR = System.getProperty("export.jfr", "");
   /**
-   * With {@code -Dexport.afterIndexing=true} the cold export waits until the service's start-up indexing (its stored
-   * values, built in the background after it is ready) is done, so the cold time is the export's own and not shared
-   * with that work.
+   * With {@code -Dexport.afterIndexing=true} the cold export waits until the service's start-up work is done (its
+   * stored values indexed and its exports warmed up, both in the background after it is ready, and the JIT idle after
+   * them), so the cold time is the first export's own, as a user meets it once the service has been up a few seconds,
+   * and not shared with that work. Without it, the cold export starts the moment the service is ready.
    */
   static final boolean AFTER_INDEXING = Boolean.getBoolean("export.afterIndexing");
+  /** More options for the service's JVM ({@code -Dexport.jvmArgs="-XX:+PrintCompilation"}: what the JIT compiles when). */
+  static final String JVM_ARGS = System.getProperty("export.jvmArgs", "");
 
   @Test
   void csvAndXlsxColdAndWarmBesidePsqlCopy() throws Exception {
@@ -106,7 +111,10 @@ class ExportServiceBenchmark {
     // Nothing read in the background while the exports run.
     env.put("SQLAGENT_MODEL_SEES", "schema");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-XX:MaxRAMPercentage=50", "-jar", jar)
+    List<String> command = new ArrayList<>(List.of(java, "-XX:MaxRAMPercentage=50"));
+    if (!JVM_ARGS.isBlank()) command.addAll(List.of(JVM_ARGS.trim().split("\\s+")));
+    command.addAll(List.of("-jar", jar));
+    ProcessBuilder pb = new ProcessBuilder(command)
         .redirectErrorStream(true).redirectOutput(home.resolve("service.log").toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("SQLAGENT_"));
     pb.environment().putAll(env);
@@ -114,17 +122,25 @@ class ExportServiceBenchmark {
     try {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       awaitReady(http, port, service, home);
-      if (AFTER_INDEXING) awaitLogLine(home.resolve("service.log"), "stored values ready");
+      if (AFTER_INDEXING) {
+        awaitLogLine(home.resolve("service.log"), "stored values ready");
+        awaitLogLine(home.resolve("service.log"), "exports warmed up");
+        awaitJitIdle(service);
+      }
       String tag = Path.of(jar).getParent().getParent().getFileName() + "-" + format;
       record(service, "start", tag + "-cold");
       long cpu0 = cpuMs(service);
+      Map<String, Long> coldThreads0 = threadCpuMs(service);
       long cold = export(http, port, format);
       long cpu1 = cpuMs(service);
+      if (THREADS) System.out.println(tag + " cold, service CPU by thread: " + since(coldThreads0, threadCpuMs(service)));
       record(service, "stop", tag + "-cold");
       record(service, "start", tag + "-warm");
       long cpu2a = cpuMs(service);
+      Map<String, Long> threads0 = threadCpuMs(service);
       long warm = export(http, port, format);
       long cpu2 = cpuMs(service);
+      if (THREADS) System.out.println(tag + " warm, service CPU by thread: " + since(threads0, threadCpuMs(service)));
       record(service, "stop", tag + "-warm");
       return new long[] {cold, warm, cpu1 - cpu0, cpu2 - cpu2a};
     } finally {
@@ -145,10 +161,67 @@ class ExportServiceBenchmark {
     assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
   }
 
+  /**
+   * Waits (30 s at most) until the service's JIT compilers have been idle for half a second: what start-up left them
+   * to compile is done (Linux; elsewhere at once).
+   */
+  static void awaitJitIdle(Process service) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long before = compilerCpuMs(service);
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      long now = compilerCpuMs(service);
+      if (now - before <= 20) return;
+      before = now;
+    }
+  }
+
+  static long compilerCpuMs(Process service) {
+    return threadCpuMs(service, true).entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
+        .mapToLong(Map.Entry::getValue).sum();
+  }
+
   /** Waits (a minute at most) for {@code line} in the service's log. */
   static void awaitLogLine(Path log, String line) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
     while (System.nanoTime() < deadline && !Files.readString(log).contains(line)) Thread.sleep(100);
+  }
+
+  /** With {@code -Dexport.threads=true}: each export's service CPU time by thread (Linux), where the time goes. */
+  static final boolean THREADS = Boolean.getBoolean("export.threads");
+
+  /** CPU ms by thread name (digits dropped, so a pool's threads add up), from {@code /proc}; empty off Linux. */
+  static Map<String, Long> threadCpuMs(Process p) {
+    return threadCpuMs(p, THREADS);
+  }
+
+  static Map<String, Long> threadCpuMs(Process p, boolean read) {
+    Map<String, Long> ms = new java.util.TreeMap<>();
+    if (!read) return ms;
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(p.pid()), "task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          String name = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          ms.merge(name, ticks * 10, Long::sum);
+        } catch (java.io.IOException | RuntimeException gone) {
+          // the thread ended
+        }
+      }
+    } catch (java.io.IOException noProc) {
+      return ms;
+    }
+    return ms;
+  }
+
+  static Map<String, Long> since(Map<String, Long> before, Map<String, Long> after) {
+    Map<String, Long> d = new LinkedHashMap<>();
+    after.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+        .filter(e -> e.getValue() > 0).sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+        .forEach(e -> d.put(e.getKey(), e.getValue()));
+    return d;
   }
 
   static long cpuMs(Process p) {

@@ -160,11 +160,4 @@ class ExportTextTest {
       assertThat(row.getCell(5).asDate()).isEqualTo(java.time.LocalDateTime.of(2024, 1, 1, 12, 0));
     }
   }
-
-  @Test
-  void theWritersWarmUpOnMadeUpRows() throws Exception {
-    // The service runs this as it starts: every format's writer, through to the file's end.
-    assertThat(ExportFormat.CSV.warmUpWriter()).isGreaterThan(20L * ExportFormat.WARM_UP_ROWS);
-    assertThat(ExportFormat.XLSX.warmUpWriter()).isGreaterThan(10_000L);
-  }
 }
