@@ -495,11 +495,11 @@ public final class ReadOnlyExecutor {
   /**
    * Streams a shaped statement's rows to {@code sink} through a portal, one chunk per read: the first read asks for no
    * more rows than {@link #STREAM_CHUNK_BYTES} hold at the worst-case row size, each later one for as many as hold at
-   * the widest row read so far (a read is a round trip, and narrow rows would otherwise take hundreds). A chunk is handed to the sink once the sink
-   * has taken the one before, and the next read goes out as soon as it is handed over, so the database reads one chunk
-   * while the sink works on the other and memory holds two chunks at most, whatever the result's size. At most
-   * {@code maxRows} rows and {@code maxBytes} bytes of cells ({@link #cellBytes(Object[], List)}) are sent; one row past either is
-   * {@link Streamed#truncatedBy()}. The first chunk carries {@code columns}, even when there are no rows.
+   * the widest row read so far (a read is a round trip, and narrow rows would otherwise take hundreds). A chunk is
+   * handed to the sink once the sink has taken the one before, and the next read goes out as soon as it is handed
+   * over, so the database reads one chunk while the sink works on the other and memory holds two chunks at most,
+   * whatever the result's size. At most {@code maxRows} rows and {@code maxBytes} bytes of cells
+   * ({@link #cellBytes(Object[], List)}) are sent; one row past either is {@link Streamed#truncatedBy()}. The first chunk carries {@code columns}, even when there are no rows.
    */
   Future<Streamed> stream(PreparedStatement ps, List<ResultShape.Column> columns, JsonArray columnsJson, int maxRows,
                           long maxBytes, RowSink sink) {

@@ -102,8 +102,13 @@ public final class ExportWarmUp {
   static Router router(Vertx vertx, AppConfig config, String secret) {
     Router router = Router.router(vertx);
     router.route().handler(ctx -> {
-      if (secret.equals(ctx.request().getHeader(SECRET_HEADER))) ctx.next();
-      else ctx.response().setStatusCode(404).end();
+      String given = ctx.request().getHeader(SECRET_HEADER);
+      if (given != null && java.security.MessageDigest.isEqual(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          given.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+        ctx.next();
+      } else {
+        ctx.response().setStatusCode(404).end();
+      }
     });
     ExportRoutes.mount(router, vertx, config);
     return router;
