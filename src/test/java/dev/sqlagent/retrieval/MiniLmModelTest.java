@@ -8,9 +8,17 @@ import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The one-thread session gives the vectors the library's own session gives, one text or many at once. */
+/**
+ * The one-thread session gives the vectors the library's own session gives, one text or many at once; a text asked for
+ * while it is being embedded is embedded once, and each caller gets its own copy of the vector.
+ */
 class MiniLmModelTest {
 
   @Test
@@ -30,5 +38,41 @@ class MiniLmModelTest {
     assertThat(many).hasSize(12);
     for (int i = 0; i < 12; i++) assertThat(many.get(i).vector()).containsExactly(expected.get(i).vector());
     assertThat(ours.dimension()).isEqualTo(384);
+  }
+
+  @Test
+  void aTextAskedForWhileItIsBeingEmbeddedIsEmbeddedOnce() throws Exception {
+    EmbeddingModel model = MiniLmModel.get();
+    // Long enough (~400 tokens) that callers released together all arrive while the first is still embedding it.
+    String text = "Which customers in the northern region placed more than three orders last quarter, and what was "
+        .repeat(20);
+    float[] alone = model.embed(text).content().vector();
+    int callers = 4;
+    CyclicBarrier together = new CyclicBarrier(callers);
+    ExecutorService pool = Executors.newFixedThreadPool(callers);
+    try {
+      long before = MiniLmModel.textsEmbedded();
+      List<Future<float[]>> asked = new ArrayList<>();
+      for (int i = 0; i < callers; i++) {
+        asked.add(pool.submit(() -> {
+          together.await(10, TimeUnit.SECONDS);
+          return model.embed(text).content().vector();
+        }));
+      }
+      List<float[]> got = new ArrayList<>();
+      for (Future<float[]> f : asked) got.add(f.get(60, TimeUnit.SECONDS));
+      long made = MiniLmModel.textsEmbedded() - before;
+      assertThat(made).as("embeddings the model made for %d callers at once", callers).isBetween(1L, (long) callers - 1);
+      for (float[] v : got) assertThat(v).containsExactly(alone);
+      // Copies: one caller changing its vector changes no other's.
+      got.get(0)[0] = 42f;
+      for (int i = 1; i < callers; i++) assertThat(got.get(i)[0]).isEqualTo(alone[0]);
+      // Asked again once that is done, the text is embedded again (nothing is kept).
+      long after = MiniLmModel.textsEmbedded();
+      model.embed(text);
+      assertThat(MiniLmModel.textsEmbedded()).isEqualTo(after + 1);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }
