@@ -95,16 +95,15 @@ public final class MiniLmModel {
 
   private static final class OneThreadEach extends AbstractInProcessEmbeddingModel {
     private final OnnxBertBiEncoder encoder;
+    /** Texts being embedded now, each with the embedding its first caller is making. */
+    private final ConcurrentHashMap<String, CompletableFuture<Response<Embedding>>> embedding = new ConcurrentHashMap<>();
+    /** Texts embedded one at a time, by the model (not shared). */
+    private final AtomicLong made = new AtomicLong();
 
     OneThreadEach(OnnxBertBiEncoder encoder, Executor bulk) {
       super(bulk);
       this.encoder = encoder;
     }
-
-    /** Texts being embedded now, each with the embedding its first caller is making. */
-    private final ConcurrentHashMap<String, CompletableFuture<Response<Embedding>>> embedding = new ConcurrentHashMap<>();
-    /** Texts embedded one at a time, by the model (not shared). */
-    private final AtomicLong made = new AtomicLong();
 
     @Override
     public Response<Embedding> embed(String text) {
