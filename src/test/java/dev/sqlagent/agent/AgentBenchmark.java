@@ -109,7 +109,7 @@ class AgentBenchmark {
       // compilations), while the JIT still compiles the question's path, its C2 thread taking most of one core of two
       // (about 1,400 methods of the path reach C2 one after another over the first two thousand questions). Settled:
       // once three rounds in a row kept the compiler threads busy less than half the round (at most SETTLE_ROUNDS
-      // more): the service as it runs after some thousands of questions. The breakdown by node is the settled one.
+      // more): the service as it runs after some thousands of questions. The breakdown by node shows both.
       java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
       for (int r = 0; r < WARM_UP_ROUNDS; r++) for (Question q : questions) ask(vertx, q.question());
       int rounds = 3;
@@ -129,8 +129,12 @@ class AgentBenchmark {
       double eventsPerQuestion = eventCount / (double) overhead.size();
       double publishMs = publishing(vertx);
       StringBuilder byStage = new StringBuilder();
-      stages.forEach((k, v) -> byStage.append(String.format("  %-46s mean %5.1f ms, p50 %3d ms, p90 %3d ms%n", k,
-          v.stream().mapToLong(Long::longValue).average().orElse(0), Percentiles.of(v, 50), Percentiles.of(v, 90))));
+      stages.forEach((k, v) -> {
+        List<Long> e = early.stages().getOrDefault(k, List.of(0L));
+        byStage.append(String.format("  %-46s mean %5.1f ms, p50 %3d ms, p90 %3d ms; early: mean %5.1f ms, p50 %3d ms%n", k,
+            v.stream().mapToLong(Long::longValue).average().orElse(0), Percentiles.of(v, 50), Percentiles.of(v, 90),
+            e.stream().mapToLong(Long::longValue).average().orElse(0), Percentiles.of(e, 50)));
+      });
 
       // The gate's share holds the statement's own time: the same SQL run directly, as the agent role (µs).
       List<Long> direct = new ArrayList<>();
@@ -195,7 +199,7 @@ class AgentBenchmark {
               + "  early (after %d warm-up rounds): p50 %d ms, p90 %d ms, p99 %d ms; the JIT's compiler threads busy %d ms of the %d ms%n"
               + "  settled (%d rounds more): p50 %d ms, p90 %d ms, p99 %d ms; the JIT's compiler threads busy %d ms of the %d ms%n"
               + "  settled, in full: p50 %d ms, p90 %d ms, p99 %d ms, max %d ms (whole question incl. instant model: p50 %d ms, p99 %d ms)%n"
-              + "where it goes, by node, from the run's events (ms timestamps, summed over a run's attempts):%n%s"
+              + "where it goes, by node, settled and early, from the run's events (ms timestamps, summed over a run's attempts):%n%s"
               + "  (one event published as a run publishes it, to its run's address and to every watcher's, with this"
               + " service's consumers: mean %.3f ms; %.1f events per question: %.2f ms a question)%n"
               + "  (the same SQL run directly as the agent role: p50 %.1f ms, p90 %.1f ms, of the gate's share)%n"
