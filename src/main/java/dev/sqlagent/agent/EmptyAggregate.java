@@ -1,13 +1,13 @@
 package dev.sqlagent.agent;
 
 import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.parsing.SqlParser;
 import io.vertx.core.json.JsonArray;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import net.sf.jsqlparser.JSQLParserException;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.select.AllColumns;
 import net.sf.jsqlparser.statement.select.PlainSelect;
@@ -33,7 +33,7 @@ final class EmptyAggregate {
   static List<Integer> aggregateColumns(String sql) {
     Statement statement;
     try {
-      statement = CCJSqlParserUtil.parse(sql, p -> p.withTimeOut(2_000));
+      statement = SqlParser.parse(sql, 2_000);
     } catch (JSQLParserException | RuntimeException e) {
       return List.of();
     }

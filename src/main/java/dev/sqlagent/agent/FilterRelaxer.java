@@ -1,5 +1,6 @@
 package dev.sqlagent.agent;
 
+import dev.sqlagent.parsing.SqlParser;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,7 +32,7 @@ public final class FilterRelaxer {
   public static Optional<Relaxed> relax(String sql) {
     Statement statement;
     try {
-      statement = CCJSqlParserUtil.parse(sql, p -> p.withTimeOut(2_000));
+      statement = SqlParser.parse(sql, 2_000);
     } catch (JSQLParserException | RuntimeException e) {
       return Optional.empty();
     }

@@ -5,12 +5,9 @@ import dev.sqlagent.contract.GateError;
 import dev.sqlagent.catalogue.DenyList;
 
 import dev.sqlagent.config.AppConfig;
+import dev.sqlagent.parsing.SqlParser;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.Statements;
 import net.sf.jsqlparser.statement.select.Select;
@@ -54,15 +51,6 @@ public final class StaticCheck {
       return new Verdict(e, null, false, null);
     }
   }
-
-  private static final AtomicInteger THREADS = new AtomicInteger();
-
-  /** Daemon threads for JSqlParser's own timeout; a timed-out parse stops at its next interruption check. */
-  private static final ExecutorService PARSER_THREADS = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "sql-agent-jsqlparser-" + THREADS.incrementAndGet());
-    t.setDaemon(true);
-    return t;
-  });
 
   private final VisibleSchema schema;
   private final Limits limits;
@@ -109,8 +97,7 @@ public final class StaticCheck {
   /** Loads JSqlParser's classes so the first real query is not the one that pays for it (and times out). */
   public static void warmUp() {
     try {
-      CCJSqlParserUtil.parseStatements("SELECT a, count(*) FROM t WHERE b > 1 GROUP BY a ORDER BY 2 DESC LIMIT 5",
-          PARSER_THREADS, p -> p.withTimeOut(10_000));
+      SqlParser.parseStatements("SELECT a, count(*) FROM t WHERE b > 1 GROUP BY a ORDER BY 2 DESC LIMIT 5", 10_000);
     } catch (Exception ignored) {
       // Warm-up only.
     }
@@ -147,7 +134,7 @@ public final class StaticCheck {
     }
     Statements parsed;
     try {
-      parsed = CCJSqlParserUtil.parseStatements(sql, PARSER_THREADS, p -> p.withTimeOut(limits.parseTimeoutMs()));
+      parsed = SqlParser.parseStatements(sql, limits.parseTimeoutMs());
     } catch (Exception | StackOverflowError e) {
       if (timedOut(e)) return new Verdict(null, lexed, false, Verdict.TIMED_OUT);
       String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");

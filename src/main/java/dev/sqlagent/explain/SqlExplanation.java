@@ -1,10 +1,11 @@
 package dev.sqlagent.explain;
 
+import dev.sqlagent.parsing.SqlParser;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.Expression;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.select.FromItem;
@@ -24,6 +25,9 @@ import net.sf.jsqlparser.statement.select.WithItem;
  * then shown without an account.
  */
 public final class SqlExplanation {
+  /** Runs of white space, compiled once: every expression an explanation quotes is flattened. */
+  private static final Pattern SPACES = Pattern.compile("\\s+");
+
   private SqlExplanation() {}
 
   /** The longest a quoted expression is shown before it is cut with an ellipsis. */
@@ -35,7 +39,7 @@ public final class SqlExplanation {
     if (sql == null || sql.isBlank()) return null;
     Statement statement;
     try {
-      statement = CCJSqlParserUtil.parse(sql, p -> p.withTimeOut(PARSE_TIMEOUT_MS));
+      statement = SqlParser.parse(sql, PARSE_TIMEOUT_MS);
     } catch (JSQLParserException | RuntimeException e) {
       return null;
     }
@@ -137,7 +141,7 @@ public final class SqlExplanation {
   }
 
   private static String quote(Object expression) {
-    String s = String.valueOf(expression).replaceAll("\\s+", " ").strip();
+    String s = SPACES.matcher(String.valueOf(expression)).replaceAll(" ").strip();
     return s.length() <= EXPRESSION_CHARS ? s : s.substring(0, EXPRESSION_CHARS - 1) + "…";
   }
 }

@@ -3,6 +3,7 @@ package dev.sqlagent.learn;
 import dev.sqlagent.catalogue.Catalogue;
 import dev.sqlagent.catalogue.TableInfo;
 import dev.sqlagent.execution.ParseTree;
+import dev.sqlagent.parsing.SqlParser;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,7 +26,6 @@ import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
 import net.sf.jsqlparser.expression.operators.relational.NotEqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
@@ -74,8 +74,7 @@ record QueryShape(Set<String> tables, Set<JoinPair> joins, Set<Condition> condit
     Statement statement;
     try {
       String query = PREPARED.matcher(sql).replaceFirst("");
-      statement = CCJSqlParserUtil.parse(NUMBERED_PARAMETER.matcher(query).replaceAll("?"),
-          parser -> parser.withTimeOut(2_000));
+      statement = SqlParser.parse(NUMBERED_PARAMETER.matcher(query).replaceAll("?"), 2_000);
     } catch (JSQLParserException | RuntimeException e) {
       return NONE;
     }
