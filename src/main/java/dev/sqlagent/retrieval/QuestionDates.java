@@ -6,7 +6,7 @@ import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,11 +27,25 @@ final class QuestionDates {
   private static final String MONTHS = "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
       + "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 
-  /** One kind of date expression and the range it names; tried in order, earlier kinds claim their text first. */
-  private record Kind(Pattern pattern, Function<MatchResult, DateRange> range) {}
+  /** One kind of date expression and the range it names as of a day; tried in order, earlier kinds claim their text first. */
+  private record Kind(Pattern pattern, BiFunction<MatchResult, LocalDate, DateRange> range) {}
+
+  /** Compiled once: a question is read against every kind. */
+  private static final List<Kind> KINDS = List.of(
+      kind("\\b" + YEAR + "-(\\d{2})-(\\d{2})\\b", (m, today) -> day(m.group(1), m.group(2), m.group(3))),
+      kind("\\b(?:between|from)?\\s*" + YEAR + "\\s*(?:-|–|to|through|until|and)\\s*" + YEAR + "\\b",
+          (m, today) -> years(m.group(1), m.group(2))),
+      kind("\\b" + YEAR + "-(\\d{2})\\b(?!-)", (m, today) -> month(m.group(1), m.group(2))),
+      kind("\\b" + MONTHS + "\\.?,?\\s+(?:of\\s+)?" + YEAR + "\\b", (m, today) -> monthNamed(m.group(1), m.group(2))),
+      kind("\\bq([1-4])\\s*(?:of\\s+)?" + YEAR + "\\b", (m, today) -> quarter(m.group(2), m.group(1))),
+      kind("\\b" + YEAR + "\\s*q([1-4])\\b", (m, today) -> quarter(m.group(1), m.group(2))),
+      kind("\\b(?:the\\s+)?(?:last|past|previous)\\s+(\\d{1,3})\\s+(day|week|month|year)s?\\b",
+          (m, today) -> lastN(today, Integer.parseInt(m.group(1)), m.group(2))),
+      kind("\\b(this|current|last|previous|past)\\s+(year|month)\\b", (m, today) -> relative(today, m.group(1), m.group(2))),
+      kind("\\b(today|yesterday)\\b", (m, today) -> m.group(1).equals("today") ? on(today) : on(today.minusDays(1))),
+      kind("\\b" + YEAR + "\\b(?!-\\d)", (m, today) -> DateRange.year(Integer.parseInt(m.group(1)))));
 
   private final LocalDate today;
-  private final List<Kind> kinds;
 
   private static final Pattern OPENS_BEFORE = Pattern.compile("(?:before|prior to|earlier than)\\s*$");
   private static final Pattern OPENS_UNTIL = Pattern.compile("(?:until|till|up to|through|to date)\\s*$");
@@ -43,22 +57,9 @@ final class QuestionDates {
 
   QuestionDates(LocalDate today) {
     this.today = today;
-    this.kinds = List.of(
-        kind("\\b" + YEAR + "-(\\d{2})-(\\d{2})\\b", m -> day(m.group(1), m.group(2), m.group(3))),
-        kind("\\b(?:between|from)?\\s*" + YEAR + "\\s*(?:-|–|to|through|until|and)\\s*" + YEAR + "\\b",
-            m -> years(m.group(1), m.group(2))),
-        kind("\\b" + YEAR + "-(\\d{2})\\b(?!-)", m -> month(m.group(1), m.group(2))),
-        kind("\\b" + MONTHS + "\\.?,?\\s+(?:of\\s+)?" + YEAR + "\\b", m -> monthNamed(m.group(1), m.group(2))),
-        kind("\\bq([1-4])\\s*(?:of\\s+)?" + YEAR + "\\b", m -> quarter(m.group(2), m.group(1))),
-        kind("\\b" + YEAR + "\\s*q([1-4])\\b", m -> quarter(m.group(1), m.group(2))),
-        kind("\\b(?:the\\s+)?(?:last|past|previous)\\s+(\\d{1,3})\\s+(day|week|month|year)s?\\b",
-            m -> lastN(Integer.parseInt(m.group(1)), m.group(2))),
-        kind("\\b(this|current|last|previous|past)\\s+(year|month)\\b", m -> relative(m.group(1), m.group(2))),
-        kind("\\b(today|yesterday)\\b", m -> m.group(1).equals("today") ? on(today) : on(today.minusDays(1))),
-        kind("\\b" + YEAR + "\\b(?!-\\d)", m -> DateRange.year(Integer.parseInt(m.group(1)))));
   }
 
-  private static Kind kind(String regex, Function<MatchResult, DateRange> range) {
+  private static Kind kind(String regex, BiFunction<MatchResult, LocalDate, DateRange> range) {
     return new Kind(Pattern.compile(regex, Pattern.CASE_INSENSITIVE), range);
   }
 
@@ -67,9 +68,9 @@ final class QuestionDates {
     String q = question.toLowerCase(Locale.ROOT);
     boolean[] claimed = new boolean[q.length()];
     List<DateRange> out = new ArrayList<>();
-    for (int k = 0; k < kinds.size(); k++) {
-      boolean bareYear = k == kinds.size() - 1;
-      Matcher m = kinds.get(k).pattern().matcher(q);
+    for (int k = 0; k < KINDS.size(); k++) {
+      boolean bareYear = k == KINDS.size() - 1;
+      Matcher m = KINDS.get(k).pattern().matcher(q);
       while (m.find()) {
         int start = m.start();
         while (start < m.end() && Character.isWhitespace(q.charAt(start))) start++;
@@ -78,7 +79,7 @@ final class QuestionDates {
         if (bareYear && !INTRODUCES_YEAR.matcher(before).find()) continue;
         DateRange r;
         try {
-          r = kinds.get(k).range().apply(m);
+          r = KINDS.get(k).range().apply(m, today);
         } catch (RuntimeException notADate) {  // 2025-13, February 30th: not a period
           continue;
         }
@@ -129,7 +130,7 @@ final class QuestionDates {
     return new DateRange(first.atDay(1), first.plusMonths(2).atEndOfMonth());
   }
 
-  private DateRange lastN(int n, String unit) {
+  private static DateRange lastN(LocalDate today, int n, String unit) {
     LocalDate from = switch (unit) {
       case "day" -> today.minusDays(n);
       case "week" -> today.minusWeeks(n);
@@ -139,7 +140,7 @@ final class QuestionDates {
     return new DateRange(from, today);
   }
 
-  private DateRange relative(String which, String unit) {
+  private static DateRange relative(LocalDate today, String which, String unit) {
     boolean previous = !which.equals("this") && !which.equals("current");
     if (unit.equals("year")) return DateRange.year(today.getYear() - (previous ? 1 : 0));
     return DateRange.month(YearMonth.from(today).minusMonths(previous ? 1 : 0));

@@ -6,12 +6,16 @@ import dev.sqlagent.catalogue.TableInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The schema as the model (and an MCP client) reads it: one CREATE TABLE per table with its note, row count
  * and comments. Notes and comments are flattened to one line so none can break out of its SQL comment.
  */
 public final class SchemaText {
+  /** Runs of white space, compiled once: every note and comment of every table offered is flattened. */
+  private static final Pattern SPACES = Pattern.compile("\\s+");
+
   private SchemaText() {}
 
   /** The CREATE TABLE-style description of one table. */
@@ -97,7 +101,7 @@ public final class SchemaText {
 
   static String oneLine(String text) {
     if (text == null) return null;
-    String s = text.replaceAll("\\s+", " ").strip();
+    String s = SPACES.matcher(text).replaceAll(" ").strip();
     return s.isEmpty() ? null : s;
   }
 }
