@@ -27,7 +27,10 @@ final class QuestionDates {
   private static final String MONTHS = "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
       + "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 
-  /** One kind of date expression and the range it names as of a day; tried in order, earlier kinds claim their text first. */
+  /**
+   * One kind of date expression and the range it names as of a day; tried in order, earlier kinds claim their text
+   * first.
+   */
   private record Kind(Pattern pattern, BiFunction<MatchResult, LocalDate, DateRange> range) {}
 
   /** Compiled once: a question is read against every kind. */
@@ -41,7 +44,8 @@ final class QuestionDates {
       kind("\\b" + YEAR + "\\s*q([1-4])\\b", (m, today) -> quarter(m.group(1), m.group(2))),
       kind("\\b(?:the\\s+)?(?:last|past|previous)\\s+(\\d{1,3})\\s+(day|week|month|year)s?\\b",
           (m, today) -> lastN(today, Integer.parseInt(m.group(1)), m.group(2))),
-      kind("\\b(this|current|last|previous|past)\\s+(year|month)\\b", (m, today) -> relative(today, m.group(1), m.group(2))),
+      kind("\\b(this|current|last|previous|past)\\s+(year|month)\\b",
+          (m, today) -> relative(today, m.group(1), m.group(2))),
       kind("\\b(today|yesterday)\\b", (m, today) -> m.group(1).equals("today") ? on(today) : on(today.minusDays(1))),
       kind("\\b" + YEAR + "\\b(?!-\\d)", (m, today) -> DateRange.year(Integer.parseInt(m.group(1)))));
 

@@ -17,7 +17,8 @@ class SqlParserTest {
     SqlParser.parse("SELECT 1", 5_000);  // the first thread may start here
     long started = ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
     for (int i = 0; i < 100; i++) {
-      assertInstanceOf(Select.class, SqlParser.parse("SELECT a, count(*) FROM t" + i + " WHERE b > " + i + " GROUP BY a", 5_000));
+      String sql = "SELECT a, count(*) FROM t" + i + " WHERE b > " + i + " GROUP BY a";
+      assertInstanceOf(Select.class, SqlParser.parse(sql, 5_000));
     }
     assertEquals(1, SqlParser.parseStatements("SELECT x FROM y ORDER BY 1", 5_000).size());
     long more = ManagementFactory.getThreadMXBean().getTotalStartedThreadCount() - started;
