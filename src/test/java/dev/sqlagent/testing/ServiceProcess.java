@@ -30,12 +30,19 @@ public final class ServiceProcess implements AutoCloseable {
    * at once, see {@link #awaitReady}.
    */
   public static ServiceProcess start(String name, List<String> jvmOptions, Map<String, String> env) throws IOException {
+    return start(name, Path.of(System.getProperty("java.home"), "bin", "java"), System.getProperty("java.class.path"),
+        jvmOptions, env);
+  }
+
+  /** {@link #start(String, List, Map)} with another {@code java} and class path. */
+  public static ServiceProcess start(String name, Path java, String classPath, List<String> jvmOptions,
+      Map<String, String> env) throws IOException {
     int port = FreePorts.next();
     Path log = Files.createDirectories(Path.of("target", "service-processes")).resolve(name + "-" + port + ".log");
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(java.toString());
     command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.sqlagent.cli.Main", "serve"));
+    command.addAll(List.of("-cp", classPath, "dev.sqlagent.cli.Main", "serve"));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("SQLAGENT_"));
     pb.environment().putAll(env);
