@@ -6,6 +6,7 @@ import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel;
+import dev.langchain4j.model.output.Response;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -38,6 +39,33 @@ class MiniLmModelTest {
     assertThat(many).hasSize(12);
     for (int i = 0; i < 12; i++) assertThat(many.get(i).vector()).containsExactly(expected.get(i).vector());
     assertThat(ours.dimension()).isEqualTo(384);
+  }
+
+  /**
+   * A text is tokenized once where the library tokenizes it three times; the vector is still the library's to the bit:
+   * every shipped evaluation question, accents and symbols, and a text too long for one run (the library's split).
+   */
+  @Test
+  void tokenizedOnceTheVectorIsStillTheLibrarys() {
+    EmbeddingModel stock = new AllMiniLmL6V2QuantizedEmbeddingModel(Runnable::run);
+    EmbeddingModel ours = MiniLmModel.get();
+    List<String> texts = new ArrayList<>(dev.sqlagent.eval.QuestionSet.shipped().stream()
+        .map(dev.sqlagent.eval.Question::question).toList());
+    assertThat(texts).hasSizeGreaterThan(40);
+    texts.add("Café crème, naïve résumé: what did Zoë pay in € and ¥ on 2024-12-31?");
+    texts.add("Columns: id (int8), e-mail, \"quoted\", x_y_z, 12.5%, a/b; <tag> & {brace} [bracket] don't");
+    texts.add("orders shipped late ".repeat(200));
+    for (String text : texts) {
+      Response<Embedding> mine = ours.embed(text);
+      Response<Embedding> theirs = stock.embed(text);
+      assertThat(mine.content().vector()).as(text).containsExactly(theirs.content().vector());
+      assertThat(mine.tokenUsage().inputTokenCount()).as(text).isEqualTo(theirs.tokenUsage().inputTokenCount());
+    }
+    List<TextSegment> all = texts.stream().map(TextSegment::from).toList();
+    List<Embedding> many = ours.embedAll(all).content();
+    for (int i = 0; i < texts.size(); i++) {
+      assertThat(many.get(i).vector()).as(texts.get(i)).containsExactly(stock.embed(texts.get(i)).content().vector());
+    }
   }
 
   @Test
