@@ -33,11 +33,21 @@ public final class ExportWarmUp {
   /** Rows each format exports: enough calls of every per-row step for the JIT's optimising compiler. */
   static final int ROWS = 150_000;
 
-  /** The cells of most results: numbers, text (some to quote), decimals, dates and times, booleans, nulls. */
-  static final String SQL = "SELECT g AS id, 'item ' || g AS name, round(g * 1.25 - 50, 2) AS amount, g / 7.0::float8 AS "
-      + "ratio, DATE '2024-01-01' + g % 3000 AS day, TIMESTAMP '2024-01-01' + g * INTERVAL '1 minute' AS at, "
+  /**
+   * The cells of most results: numbers, text, decimals, dates and times, booleans, nulls. The text takes every branch
+   * the writers have, in the first column and in others: plain, empty, to quote (a comma, a quote, a line break, a
+   * leading comment sign or space, a trailing space), a formula to neutralise, letters beyond ASCII. The JIT compiles
+   * the writers with branches a warm-up never took left out, and a user's first export that takes one throws the
+   * compiled code away and compiles it again while the rows wait.
+   */
+  static final String SQL = "SELECT CASE g % 100 WHEN 0 THEN '#' || g WHEN 1 THEN ' lead ' || g WHEN 2 THEN '' WHEN 3 THEN "
+      + "'say \"q\" ' || g WHEN 4 THEN '=' || g WHEN 5 THEN 'x,' || g WHEN 6 THEN 'cr' || chr(13) || g "
+      + "ELSE 'item ' || g END AS name, g AS id, round(g * 1.25 - 50, 2) AS amount, g / 7.0::float8 AS ratio, "
+      + "DATE '2024-01-01' + g % 3000 AS day, TIMESTAMP '2024-01-01' + g * INTERVAL '1 minute' AS at, "
       + "TIMESTAMPTZ '2024-01-01 00:00:00+00' + g * INTERVAL '1 second' AS seen, g % 2 = 0 AS ok, "
-      + "CASE WHEN g % 10 = 0 THEN NULL WHEN g % 100 = 1 THEN '=1+2, \"q\"' ELSE 'note ' || g END AS note, "
+      + "CASE WHEN g % 10 = 0 THEN NULL WHEN g % 100 = 1 THEN '=1+2, \"q\"' WHEN g % 100 = 11 THEN 'two' || chr(10) || "
+      + "'lines' WHEN g % 100 = 21 THEN 'trailing ' WHEN g % 100 = 31 THEN '' WHEN g % 100 = 41 THEN 'a,b' "
+      + "WHEN g % 100 = 51 THEN 'café ' || g WHEN g % 100 = 61 THEN 'said \"yes\"' ELSE 'note ' || g END AS note, "
       + "g::int8 * 1000000007 AS big FROM generate_series(1, " + ROWS + ") AS g";
 
   private ExportWarmUp() {}
