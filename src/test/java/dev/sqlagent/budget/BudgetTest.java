@@ -2,11 +2,12 @@ package dev.sqlagent.budget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.OidcServer;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.WsClients;
 import dev.sqlagent.users.Users;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -155,7 +156,7 @@ class BudgetTest {
     int calls = model.requestCount();
     refusedOverHttp(ask(service, alice), name("alice"), "questions_per_day", 2L, 2L, "user " + name("alice"));
 
-    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(service.vertx);
     // /ws: an error frame with the same body.
     List<JsonObject> frames = new CopyOnWriteArrayList<>();
     WebSocket ws = wsc.connect(options("/ws?access_token=" + alice)).await(30, TimeUnit.SECONDS);

@@ -2,10 +2,11 @@ package dev.sqlagent.cancel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.WsClients;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
@@ -231,7 +232,7 @@ class CancelTest {
 
   @Test
   void aWebSocketCancelStopsASlowModelCallAndAWatcherLeavingDoesNot() throws Exception {
-    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(service.vertx);
     List<JsonObject> frames = new CopyOnWriteArrayList<>();
     WebSocket ws = wsc.connect(new WebSocketConnectOptions().setPort(service.port()).setHost("127.0.0.1").setURI("/ws"))
         .await(10, TimeUnit.SECONDS);
@@ -261,7 +262,7 @@ class CancelTest {
 
   @Test
   void aSocketClosedMidRunCancelsItsRun() throws Exception {
-    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(service.vertx);
     List<JsonObject> frames = new CopyOnWriteArrayList<>();
     WebSocket ws = wsc.connect(new WebSocketConnectOptions().setPort(service.port()).setHost("127.0.0.1").setURI("/ws"))
         .await(10, TimeUnit.SECONDS);
@@ -280,7 +281,7 @@ class CancelTest {
    */
   @Test
   void everyDoorHoldingAConnectionStopsItsRunWhenTheConnectionGoes() throws Exception {
-    WebSocket bridge = service.vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setPort(service.port())
+    WebSocket bridge = WsClients.of(service.vertx).connect(new WebSocketConnectOptions().setPort(service.port())
         .setHost("127.0.0.1").setURI("/eventbus/websocket")).await(10, TimeUnit.SECONDS);
     bridge.writeTextMessage(new JsonObject().put("type", "send").put("address", "sqlagent.agent.ask")
         .put("replyAddress", java.util.UUID.randomUUID().toString())

@@ -2,9 +2,10 @@ package dev.sqlagent.cancel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.testing.WsClients;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
@@ -51,7 +52,7 @@ class LiveStepsTest {
   }
 
   static WebSocket ask(List<Seen> seen, String question) throws Exception {
-    WebSocket ws = service.vertx.createWebSocketClient()
+    WebSocket ws = WsClients.of(service.vertx)
         .connect(new WebSocketConnectOptions().setPort(service.port()).setHost("127.0.0.1").setURI("/ws"))
         .await(10, TimeUnit.SECONDS);
     ws.textMessageHandler(t -> seen.add(new Seen(System.currentTimeMillis(), new JsonObject(t))));

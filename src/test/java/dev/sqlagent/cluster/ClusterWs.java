@@ -1,5 +1,6 @@
 package dev.sqlagent.cluster;
 
+import dev.sqlagent.testing.WsClients;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketConnectOptions;
@@ -39,7 +40,7 @@ final class ClusterWs {
 
   private static ClusterWs connectOnce(Vertx vertx, int port) throws Exception {
     CompletableFuture<ClusterWs> made = new CompletableFuture<>();
-    vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/ws"))
+    WsClients.of(vertx).connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/ws"))
         .onSuccess(ws -> {
           ClusterWs c = new ClusterWs(ws);
           ws.textMessageHandler(t -> {

@@ -1,18 +1,19 @@
 package dev.sqlagent.execution;
 
-import dev.sqlagent.contract.GateClient;
-import dev.sqlagent.contract.GateRequest;
-import dev.sqlagent.contract.ErrorType;
-import dev.sqlagent.contract.GateReply;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.testing.DatabaseState;
 import dev.sqlagent.bus.Addresses;
+import dev.sqlagent.contract.ErrorType;
+import dev.sqlagent.contract.GateClient;
+import dev.sqlagent.contract.GateReply;
+import dev.sqlagent.contract.GateRequest;
 import dev.sqlagent.eval.Grader;
 import dev.sqlagent.eval.GradingGate;
 import dev.sqlagent.results.QueryResult;
+import dev.sqlagent.testing.DatabaseState;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.WsClients;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -240,7 +241,7 @@ class GradingModeTest {
   /** Sends text frames on a WebSocket of the service and returns the first {@code n} frames that come back. */
   static List<JsonObject> exchange(String uri, List<JsonObject> messages, int n) throws Exception {
     LinkedBlockingQueue<JsonObject> frames = new LinkedBlockingQueue<>();
-    WebSocket ws = service.vertx.createWebSocketClient()
+    WebSocket ws = WsClients.of(service.vertx)
         .connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(service.port()).setURI(uri))
         .await(10, TimeUnit.SECONDS);
     ws.textMessageHandler(t -> frames.add(new JsonObject(t)));

@@ -2,10 +2,11 @@ package dev.sqlagent.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.ServiceProcess;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.WsClients;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -169,7 +170,7 @@ class DrainTest {
   /** The first error frame a /ws ask gets. */
   static JsonObject askOverWebSocket(int port) throws Exception {
     CompletableFuture<JsonObject> error = new CompletableFuture<>();
-    vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/ws"))
+    WsClients.of(vertx).connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/ws"))
         .onSuccess(ws -> {
           ws.textMessageHandler(t -> {
             JsonObject f = new JsonObject(t);

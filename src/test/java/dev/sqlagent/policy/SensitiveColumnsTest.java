@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sqlagent.Databases;
 import dev.sqlagent.config.AppConfig;
-import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.LogCapture;
 import dev.sqlagent.testing.RunningService;
 import dev.sqlagent.testing.StoredValuesReady;
 import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.WsClients;
 import dev.sqlagent.users.Users;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
@@ -266,7 +267,7 @@ class SensitiveColumnsTest {
   @Test
   void theLiveSocketCarriesNoneOfThem() throws Exception {
     List<JsonObject> frames = new CopyOnWriteArrayList<>();
-    WebSocket ws = service.vertx.createWebSocketClient().connect(new WebSocketConnectOptions().setPort(service.port())
+    WebSocket ws = WsClients.of(service.vertx).connect(new WebSocketConnectOptions().setPort(service.port())
         .setHost("127.0.0.1").setURI("/ws?access_token=" + ALICE)).await(10, TimeUnit.SECONDS);
     ws.textMessageHandler(t -> frames.add(new JsonObject(t)));
     ws.writeTextMessage(new JsonObject().put("type", "ask").put("question", "Who are our customers?").encode());

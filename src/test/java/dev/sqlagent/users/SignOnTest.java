@@ -2,11 +2,12 @@ package dev.sqlagent.users;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.FakeModelServer.Reply;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.HeadlessChromium;
 import dev.sqlagent.testing.OidcServer;
 import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.testing.WsClients;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.UpgradeRejectedException;
@@ -147,7 +148,7 @@ class SignOnTest {
 
   @Test
   void theWebSocketTakesTheTokenAndRefusesABadOne() throws Exception {
-    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(service.vertx);
     for (Map.Entry<String, String> bad : badTokens().entrySet()) {
       assertThat(rejection(wsc, "/ws?access_token=" + bad.getKey())).as(bad.getValue()).isEqualTo(401);
     }
@@ -163,7 +164,7 @@ class SignOnTest {
 
   @Test
   void theSockJsBridgeTakesTheTokenAndRefusesABadOne() throws Exception {
-    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(service.vertx);
     for (Map.Entry<String, String> bad : badTokens().entrySet()) {
       assertThat(rejection(wsc, "/eventbus/websocket?access_token=" + bad.getKey())).as(bad.getValue()).isEqualTo(401);
     }
@@ -186,7 +187,7 @@ class SignOnTest {
    */
   @Test
   void aLiveSocketIsClosedWhenItsTokenExpires() throws Exception {
-    WebSocketClient wsc = service.vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(service.vertx);
     for (String path : List.of("/ws", "/eventbus/websocket")) {
       long now = System.currentTimeMillis() / 1000;
       String expiring = OidcServer.sign(key, idp.claims("bob").put("exp", now - 57));

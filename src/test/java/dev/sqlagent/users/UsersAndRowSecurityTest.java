@@ -7,14 +7,15 @@ import dev.sqlagent.MainVerticle;
 import dev.sqlagent.catalogue.GrantScript;
 import dev.sqlagent.config.AppConfig;
 import dev.sqlagent.db.PgUrl;
-import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.db.Target;
-import dev.sqlagent.testing.FakeModelServer;
-import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.execution.ExecutionVerticle;
 import dev.sqlagent.testing.FakeModelServer.Reply;
-import dev.sqlagent.testing.TestDatabase;
-import dev.sqlagent.testing.StoredValuesReady;
+import dev.sqlagent.testing.FakeModelServer;
 import dev.sqlagent.testing.LogCapture;
+import dev.sqlagent.testing.RunningService;
+import dev.sqlagent.testing.StoredValuesReady;
+import dev.sqlagent.testing.TestDatabase;
+import dev.sqlagent.testing.WsClients;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
@@ -281,7 +282,7 @@ class UsersAndRowSecurityTest {
 
   @Test
   void oneUserCannotWatchReplayOrCancelAnothersRun() throws Exception {
-    WebSocketClient wsc = vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(vertx);
     List<JsonObject> bobFrames = new CopyOnWriteArrayList<>();
     WebSocket bobWs = wsc.connect(wsOptions(BOB)).await(10, TimeUnit.SECONDS);
     bobWs.textMessageHandler(t -> bobFrames.add(new JsonObject(t)));
@@ -342,7 +343,7 @@ class UsersAndRowSecurityTest {
   @Test
   void theBridgeSendsARunsEventsToItsOwnerAndAdminsOnly() throws Exception {
     String runId = "chosen-" + UUID.randomUUID();
-    WebSocketClient wsc = vertx.createWebSocketClient();
+    WebSocketClient wsc = WsClients.of(vertx);
     List<JsonObject> aliceFrames = new CopyOnWriteArrayList<>();
     List<JsonObject> rootFrames = new CopyOnWriteArrayList<>();
     List<WebSocket> sockets = new java.util.ArrayList<>();
