@@ -280,8 +280,10 @@ class AgentFlowTest {
     try {
       MainVerticle m2 = new MainVerticle(TestDatabase.get().config(env), TestDatabase.get().target(), TestDatabase.get().state());
       v2.deployVerticle(m2).await(120, TimeUnit.SECONDS);
-      JsonObject a = WebClient.create(v2).post(m2.httpPort(), "127.0.0.1", "/api/ask").as(BodyCodec.jsonObject())
+      WebClient asking = WebClient.create(v2);  // kept reachable until the reply is in (see WsClients)
+      JsonObject a = asking.post(m2.httpPort(), "127.0.0.1", "/api/ask").as(BodyCodec.jsonObject())
           .sendJsonObject(new JsonObject().put("question", "What is customer 42's address?")).await(60, TimeUnit.SECONDS).body();
+      asking.close();
       assertThat(a.getJsonArray("rows").getJsonArray(0).getString(0)).isEqualTo(SeedData.INJECTION_ADDRESS);
       String wording = model.requests().stream().map(r -> r.body().encode())
           .filter(s -> s.contains("You state the answer")).findFirst().orElseThrow();

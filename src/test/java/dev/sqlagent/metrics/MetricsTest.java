@@ -31,7 +31,13 @@ class MetricsTest {
   }
 
   static HttpResponse<Buffer> scrape(Vertx vertx, HttpVerticle http) throws Exception {
-    return WebClient.create(vertx).get(http.actualPort(), "127.0.0.1", "/metrics").send().await(10, TimeUnit.SECONDS);
+    // The client stays reachable until the reply is in: Vert.x closes a client the collector finds unreachable.
+    WebClient client = WebClient.create(vertx);
+    try {
+      return client.get(http.actualPort(), "127.0.0.1", "/metrics").send().await(10, TimeUnit.SECONDS);
+    } finally {
+      client.close();
+    }
   }
 
   /** Scrapes until every expected line is there (publications are asynchronous). */
