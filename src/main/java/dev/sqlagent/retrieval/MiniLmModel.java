@@ -92,7 +92,7 @@ public final class MiniLmModel {
 
   /**
    * A text of up to 512 tokens, tokenized once and run: the library's encoder tokenizes every text three times (to
-   * count, to split, to check the split's round trip), a quarter of a question's embedding outside the model itself.
+   * count, to split, to check the split's round trip), work beside the model's own that a question need not wait for.
    * The vector is the library's to the bit: the same tokens, the same mean over every token, the same normalising.
    * Longer texts are the library's (it splits them and weighs the parts).
    */
@@ -105,8 +105,7 @@ public final class MiniLmModel {
     OneEncoding(OrtEnvironment env, OrtSession session, InputStream tokenizerJson) throws IOException {
       this.env = env;
       this.session = session;
-      this.tokenizer = HuggingFaceTokenizer.newInstance(tokenizerJson,
-          Map.of("padding", "false"));
+      this.tokenizer = HuggingFaceTokenizer.newInstance(tokenizerJson, Map.of("padding", "false"));
     }
 
     /** The text's vector and its token count (special tokens left out), or null when it is too long for one run. */
@@ -116,15 +115,12 @@ public final class MiniLmModel {
       if (ids.length > MAX_TOKENS) return null;
       long[] shape = {1, ids.length};
       try (OnnxTensor inputIds = OnnxTensor.createTensor(env, LongBuffer.wrap(ids), shape);
-          OnnxTensor mask = OnnxTensor.createTensor(env,
-              LongBuffer.wrap(encoding.getAttentionMask()), shape);
-          OnnxTensor types = OnnxTensor.createTensor(env,
-              LongBuffer.wrap(encoding.getTypeIds()), shape);
+          OnnxTensor mask = OnnxTensor.createTensor(env, LongBuffer.wrap(encoding.getAttentionMask()), shape);
+          OnnxTensor types = OnnxTensor.createTensor(env, LongBuffer.wrap(encoding.getTypeIds()), shape);
           OrtSession.Result result = session.run(Map.of("input_ids", inputIds, "attention_mask", mask,
               "token_type_ids", types))) {
         float[][] tokens = ((float[][][]) result.get(0).getValue())[0];
-        return Response.from(Embedding.from(normalised(mean(tokens))),
-            new TokenUsage(ids.length - 2));
+        return Response.from(Embedding.from(normalised(mean(tokens))), new TokenUsage(ids.length - 2));
       } catch (OrtException e) {
         throw new IllegalStateException("the embedding model failed: " + e.getMessage(), e);
       }
