@@ -35,9 +35,9 @@ public final class ExportWarmUp {
 
   /**
    * The cells of most results: numbers, text, decimals, dates and times, booleans, nulls. The text takes every branch
-   * the writers have, in the first column and in others: plain, empty, to quote (a comma, a quote, a line break, a
+   * the CSV writer has, in the first column and in others: plain, empty, to quote (a comma, a quote, a line break, a
    * leading comment sign or space, a trailing space), a formula to neutralise, letters beyond ASCII. The JIT compiles
-   * the writers with branches a warm-up never took left out, and a user's first export that takes one throws the
+   * the writer with branches a warm-up never took left out, and a user's first export that takes one throws the
    * compiled code away and compiles it again while the rows wait.
    */
   static final String SQL = "SELECT CASE g % 100 WHEN 0 THEN '#' || g WHEN 1 THEN ' lead ' || g WHEN 2 THEN '' WHEN 3 THEN "
