@@ -75,7 +75,7 @@ class ExportServiceBenchmark {
         List<String> order = new ArrayList<>(jars.keySet());
         if (round % 2 == 1) java.util.Collections.reverse(order);
         for (String name : order) {
-          for (String format : List.of("csv", "xlsx")) {
+          for (String format : List.of(System.getProperty("export.formats", "csv,xlsx").split(","))) {
             long[] coldWarm = twoExports(jars.get(name), db, format);
             times.computeIfAbsent(name + " " + format + " cold", k -> new ArrayList<>()).add(coldWarm[0]);
             times.computeIfAbsent(name + " " + format + " warm", k -> new ArrayList<>()).add(coldWarm[1]);
