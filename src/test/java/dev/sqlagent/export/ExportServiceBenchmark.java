@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Test;
  *   [-Dexport.jfr=/tmp/jfr [-Dexport.jfr.settings=profile]]   (a flight recording of each export, cold and warm)
  *   [-Dexport.threads=true]   (the warm export's service CPU by thread: the JIT's share shows)
  *   [-Dexport.jvmArgs="..."]   (more options for the service's JVM)
+ *   [-Dexport.formats=csv]   (the formats measured, comma-separated: csv,xlsx by default)
  * </pre>
  */
 @Tag("benchmark")
