@@ -93,18 +93,23 @@ class ResultBoundsTest {
    * PostgreSQL folds {@code array_fill(1, ARRAY[50000000])} into one constant and then spends seconds printing it in
    * the plan, where no cancel lands (the plan's statement timeout included: it fires only once the printing is
    * done). The refusal does not wait for that: past the plan's timeout and a grace the gate closes the connection.
+   * Where the timeout finds PostgreSQL still building the constant (a loaded machine), the cancel lands there and the
+   * refusal comes at the timeout itself; either way it comes long before the printing would end (7–8 s on 2 cores).
    */
   @Test
   void aPlanPostgresqlCannotStopPrintingIsRefusedWithoutWaitingForIt() throws Exception {
+    long t0 = System.nanoTime();
     JsonObject r = run("SELECT array_fill(1, ARRAY[50000000]) AS wide");
+    long ms = (System.nanoTime() - t0) / 1_000_000;
     assertThat(r.getString("error_type")).as(r.encode()).isEqualTo("result_too_large");
     assertThat(r.getString("message")).contains("could not show its plan within 1500 ms");
+    assertThat(ms).as("refused after ms").isLessThan(Gate.EXPLAIN_TIMEOUT_MS + Gate.PLAN_GRACE_MS + 1500);
     try (Connection c = TestDatabase.get().shopAdmin(); Statement s = c.createStatement()) {
       String printing = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
           + "AND pid <> pg_backend_pid() AND query LIKE '%EXPLAIN (FORMAT JSON, VERBOSE) EXECUTE sql_agent_gate_%'";
-      // Answered while PostgreSQL is still printing: had the gate waited for the plan, the backend would be idle.
-      assertThat(count(s, printing)).as("backends still printing the plan at the refusal").isEqualTo(1);
-      // The backend ends at its next write to the closed socket, and the gate goes on with other connections.
+      // At most the one backend, still printing when the gate closed its connection.
+      assertThat(count(s, printing)).as("backends still printing the plan at the refusal").isLessThanOrEqualTo(1);
+      // It ends at its next write to the closed socket, and the gate goes on with other connections.
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (count(s, printing) > 0 && System.nanoTime() < until) Thread.sleep(100);
       assertThat(count(s, printing)).as("backends printing the plan two minutes on").isZero();
