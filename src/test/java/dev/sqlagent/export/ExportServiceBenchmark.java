@@ -47,6 +47,8 @@ class ExportServiceBenchmark {
   static final String JAR = System.getProperty("export.jar", "target/sql-agent.jar");
   static final String BASELINE = System.getProperty("export.baseline.jar", "");
   static final int ROUNDS = Integer.getInteger("export.rounds", 3);
+  /** The formats measured ({@code -Dexport.formats=csv}: one of them). */
+  static final List<String> FORMATS = List.of(System.getProperty("export.formats", "csv,xlsx").split(","));
   static final String PSQL = System.getProperty("sqlagent.psql", "psql");
   /** A directory for a flight recording of each export (cold and warm apart), for a profile; empty: none. */
   static final String JFR = System.getProperty("export.jfr", "");
@@ -76,7 +78,7 @@ class ExportServiceBenchmark {
         List<String> order = new ArrayList<>(jars.keySet());
         if (round % 2 == 1) java.util.Collections.reverse(order);
         for (String name : order) {
-          for (String format : List.of(System.getProperty("export.formats", "csv,xlsx").split(","))) {
+          for (String format : FORMATS) {
             long[] coldWarm = twoExports(jars.get(name), db, format);
             times.computeIfAbsent(name + " " + format + " cold", k -> new ArrayList<>()).add(coldWarm[0]);
             times.computeIfAbsent(name + " " + format + " warm", k -> new ArrayList<>()).add(coldWarm[1]);
